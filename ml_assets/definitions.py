@@ -1,0 +1,44 @@
+"""The code location: every asset, check, job, schedule and resource of the pipeline."""
+
+from __future__ import annotations
+
+import dagster as dg
+
+from ml_assets.mlm_backbone import mlm_backbone
+from ml_assets.multitask_model import multitask_model
+from ml_assets.onnx_model import onnx_model
+from ml_assets.pruned_tokenizer import pruned_tokenizer, pruned_tokenizer_identical_on_training_text
+from ml_assets.raw_transactions import raw_transactions
+from ml_assets.transaction_features import transaction_features
+from resources.artifact_store import ArtifactRefIOManager, ArtifactStore
+from resources.params import ParamsResource
+from sensors.schedules import full_pipeline_job, nightly_full_pipeline
+
+ASSETS = [
+    raw_transactions,
+    transaction_features,
+    pruned_tokenizer,
+    mlm_backbone,
+    multitask_model,
+    onnx_model,
+]
+CHECKS = [pruned_tokenizer_identical_on_training_text]
+
+
+def build_resources(artifacts_root: str | None = None, profile: str | None = None) -> dict:
+    store = ArtifactStore(root=artifacts_root) if artifacts_root else ArtifactStore()
+    params = ParamsResource(profile=profile) if profile else ParamsResource()
+    return {
+        "artifact_store": store,
+        "io_manager": ArtifactRefIOManager(store=store),
+        "params": params,
+    }
+
+
+defs = dg.Definitions(
+    assets=ASSETS,
+    asset_checks=CHECKS,
+    jobs=[full_pipeline_job],
+    schedules=[nightly_full_pipeline],
+    resources=build_resources(),
+)

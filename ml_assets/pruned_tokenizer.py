@@ -1,0 +1,111 @@
+"""pruned_tokenizer: the backbone's WordPiece vocabulary cut down to what transactions use."""
+
+
+import time
+
+import dagster as dg
+import polars as pl
+
+from ml_assets.artifacts import artifact_output, entry_key, save_params
+from ml_assets.core.io import ArtifactRef, read_json
+from ml_assets.core.vocab import ID_MAP_FILE, compare_tokenization, load_tokenizer, prune_vocabulary
+from ml_assets.training.model import resolve_backbone
+from ml_assets.transaction_features import read_features
+from resources.artifact_store import ArtifactStore
+from resources.params import ParamsResource
+
+CHECK_SAMPLE = 2000
+
+
+def training_texts(features: pl.DataFrame) -> list[str]:
+    """Pruning and pretraining see only the train split, so held-out text stays unseen."""
+    return features.filter(pl.col("split") == "train")["text"].to_list()
+
+
+def heldout_texts(features: pl.DataFrame, limit: int, seed: int = 0) -> list[str]:
+    texts = features.filter(pl.col("split") != "train")["text"]
+    return texts.sample(min(limit, texts.len()), seed=seed).to_list() if texts.len() else []
+
+
+def backbone_source(tokenizer: ArtifactRef) -> str:
+    """The backbone the tokenizer was pruned from (the model must be sliced from the same one)."""
+    return resolve_backbone(read_json(tokenizer.dir / "params.json")["backbone"])
+
+
+def new_to_old_ids(tokenizer: ArtifactRef) -> list[int]:
+    return read_json(tokenizer.dir / ID_MAP_FILE)["new_to_old"]
+
+
+@dg.asset(
+    group_name="tokenizer",
+    kinds={"huggingface"},
+    description=(
+        "A fast WordPiece tokenizer (AutoTokenizer-loadable) holding only the backbone tokens used on "
+        "training text, plus special tokens and every single-character piece, so no string gets more "
+        "[UNK] than with the original. Includes the old->new id map used to slice the embeddings."
+    ),
+)
+def pruned_tokenizer(
+    context: dg.AssetExecutionContext,
+    transaction_features: ArtifactRef,
+    params: ParamsResource,
+    artifact_store: ArtifactStore,
+) -> dg.Output[ArtifactRef]:
+    config = params.load().pruned_tokenizer
+    started = time.perf_counter()
+    features = read_features(transaction_features)
+    source = resolve_backbone(config.backbone)
+    with artifact_store.write("pruned_tokenizer", entry_key(context)) as tmp:
+        report = prune_vocabulary(
+            source,
+            sorted(set(training_texts(features))),
+            tmp,
+            keep_short_pieces=config.keep_short_pieces,
+        )
+        save_params(tmp, config.model_dump(mode="json"))
+    ref = artifact_store.ref("pruned_tokenizer", entry_key(context))
+    original, pruned = load_tokenizer(source), load_tokenizer(ref.dir)
+    heldout = compare_tokenization(
+        original, pruned, heldout_texts(features, config.identity_sample)
+    )
+    return artifact_output(
+        ref,
+        {
+            "backbone": config.backbone,
+            "vocab_before": report.original_vocab_size,
+            "vocab_after": report.pruned_vocab_size,
+            "vocab_kept_share": round(report.pruned_vocab_size / report.original_vocab_size, 4),
+            "used_tokens": report.used_tokens,
+            "kept_single_char_pieces": report.kept_single_chars,
+            "kept_short_pieces": report.kept_short_pieces,
+            "heldout_identity_rate": round(heldout.identical_rate, 4),
+            "heldout_sample": heldout.n,
+            "heldout_unk_rate_original": round(heldout.unk_rate_original, 5),
+            "heldout_unk_rate_pruned": round(heldout.unk_rate_pruned, 5),
+            "heldout_mean_tokens_original": round(heldout.mean_tokens_original, 2),
+            "heldout_mean_tokens_pruned": round(heldout.mean_tokens_pruned, 2),
+            "seconds": round(time.perf_counter() - started, 2),
+        },
+    )
+
+
+@dg.asset_check(
+    asset=pruned_tokenizer,
+    additional_ins={"transaction_features": dg.AssetIn()},
+    description="Re-tokenizes a training sample with original and pruned tokenizers: token strings must be 100 % identical.",
+)
+def pruned_tokenizer_identical_on_training_text(
+    pruned_tokenizer: ArtifactRef, transaction_features: ArtifactRef
+) -> dg.AssetCheckResult:
+    features = read_features(transaction_features)
+    texts = pl.Series(training_texts(features))
+    sample = texts.sample(min(CHECK_SAMPLE, texts.len()), seed=1).to_list()
+    result = compare_tokenization(
+        load_tokenizer(backbone_source(pruned_tokenizer)),
+        load_tokenizer(pruned_tokenizer.dir),
+        sample,
+    )
+    return dg.AssetCheckResult(
+        passed=result.identical_rate == 1.0,
+        metadata={"sample": result.n, "identical_rate": result.identical_rate},
+    )

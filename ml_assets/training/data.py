@@ -1,0 +1,99 @@
+"""Input path for training: tokenize once, length-bucketed batches, vectorized MLM masking.
+
+Batch order is a pure function of (seed, epoch), so a loader position (epoch, batch index)
+saved in a checkpoint reproduces the exact next batch on resume.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass
+
+import numpy as np
+import torch
+
+from ml_assets.core.labels import IGNORE_INDEX  # noqa: F401  (re-exported)
+
+
+def encode_texts(tokenizer, texts: Sequence[str], max_length: int) -> list[np.ndarray]:
+    """Token ids (with [CLS]/[SEP], truncated, unpadded) for every text, in one batch call."""
+    encoded = tokenizer(
+        list(texts), add_special_tokens=True, truncation=True, max_length=max_length, padding=False
+    )["input_ids"]
+    return [np.asarray(ids, dtype=np.int32) for ids in encoded]
+
+
+@dataclass
+class LoaderPosition:
+    epoch: int = 0
+    batch: int = 0  # index of the next batch within the epoch
+
+
+class BucketedBatches:
+    """Shuffle, then sort by length inside windows of ``batch_size * window`` rows so batches
+    hold similar lengths (little padding) while their order stays random."""
+
+    def __init__(self, lengths: Sequence[int], batch_size: int, seed: int, window: int = 50):
+        self.lengths = np.asarray(lengths)
+        self.batch_size = batch_size
+        self.seed = seed
+        self.window = window
+
+    def epoch_batches(self, epoch: int) -> list[np.ndarray]:
+        rng = np.random.default_rng([self.seed, epoch])
+        order = rng.permutation(len(self.lengths))
+        span = self.batch_size * self.window
+        batches = []
+        for start in range(0, len(order), span):
+            chunk = order[start : start + span]
+            chunk = chunk[np.argsort(self.lengths[chunk], kind="stable")]
+            batches.extend(
+                chunk[i : i + self.batch_size] for i in range(0, len(chunk), self.batch_size)
+            )
+        permuted = rng.permutation(len(batches))
+        return [batches[i] for i in permuted]
+
+    def iterate(self, position: LoaderPosition):
+        """Yield (position_after, indices) forever, starting at ``position``."""
+        epoch, batch = position.epoch, position.batch
+        while True:
+            batches = self.epoch_batches(epoch)
+            for index in range(batch, len(batches)):
+                yield LoaderPosition(epoch, index + 1), batches[index]
+            epoch, batch = epoch + 1, 0
+
+
+def collate(sequences: Sequence[np.ndarray], pad_id: int) -> tuple[torch.Tensor, torch.Tensor]:
+    """Pad to the longest sequence in the batch; return input_ids and attention_mask."""
+    width = max(len(s) for s in sequences)
+    ids = np.full((len(sequences), width), pad_id, dtype=np.int64)
+    mask = np.zeros((len(sequences), width), dtype=np.int64)
+    for row, seq in enumerate(sequences):
+        ids[row, : len(seq)] = seq
+        mask[row, : len(seq)] = 1
+    return torch.from_numpy(ids), torch.from_numpy(mask)
+
+
+def mask_tokens(
+    input_ids: torch.Tensor,
+    special: torch.Tensor,
+    *,
+    mask_prob: float,
+    mask_id: int,
+    vocab_size: int,
+    generator: torch.Generator,
+) -> tuple[torch.Tensor, torch.Tensor]:
+    """BERT masking: choose ``mask_prob`` of the non-special tokens; of those 80 % -> [MASK],
+    10 % -> a random token, 10 % unchanged. Returns (inputs, labels with -100 elsewhere)."""
+    probs = torch.full(input_ids.shape, mask_prob)
+    probs.masked_fill_(special, 0.0)
+    chosen = torch.bernoulli(probs, generator=generator).bool()
+    labels = torch.where(chosen, input_ids, torch.full_like(input_ids, IGNORE_INDEX))
+    inputs = input_ids.clone()
+    roll = torch.rand(input_ids.shape, generator=generator)
+    to_mask = chosen & (roll < 0.8)
+    to_random = chosen & (roll >= 0.8) & (roll < 0.9)
+    inputs[to_mask] = mask_id
+    random_tokens = torch.randint(vocab_size, input_ids.shape, generator=generator)
+    inputs[to_random] = random_tokens[to_random]
+    return inputs, labels

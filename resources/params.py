@@ -1,0 +1,24 @@
+"""The pipeline's hyperparameters as a Dagster resource (params.yaml + an optional profile)."""
+
+
+import os
+
+import dagster as dg
+from pydantic import Field
+
+from ml_assets.core.params import PROFILE_ENV, PipelineParams, load_params
+
+
+class ParamsResource(dg.ConfigurableResource):
+    """Loads and validates params.yaml; ``profile`` selects a partial override such as ``tiny``."""
+
+    path: str | None = Field(
+        default=None, description="params.yaml to read (default: the repo's, or TXN_PARAMS)."
+    )
+    profile: str | None = Field(
+        default_factory=lambda: os.environ.get(PROFILE_ENV) or None,
+        description=f"Profile from params.yaml `profiles:` (default: ${PROFILE_ENV}).",
+    )
+
+    def load(self) -> PipelineParams:
+        return load_params(self.path, self.profile)

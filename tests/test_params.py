@@ -1,0 +1,47 @@
+from pathlib import Path
+
+import pytest
+import yaml
+
+from ml_assets.core.params import ParamsError, load_params
+
+REPO_PARAMS = Path(__file__).resolve().parents[1] / "params.yaml"
+
+
+def test_repo_params_validate_for_every_profile():
+    raw = yaml.safe_load(REPO_PARAMS.read_text())
+    defaults = load_params(REPO_PARAMS)
+    assert defaults.raw_transactions.source == "synthetic"
+    for profile in raw["profiles"]:
+        params = load_params(REPO_PARAMS, profile)
+        assert params.mlm_backbone.steps >= 1
+
+
+def test_tiny_profile_overrides_only_what_it_names():
+    default, tiny = load_params(REPO_PARAMS), load_params(REPO_PARAMS, "tiny")
+    assert tiny.raw_transactions.n_rows < default.raw_transactions.n_rows
+    assert tiny.mlm_backbone.learning_rate == default.mlm_backbone.learning_rate
+
+
+def test_unknown_key_is_named(tmp_path):
+    path = tmp_path / "params.yaml"
+    path.write_text("mlm_backbone:\n  stepz: 3\n")
+    with pytest.raises(ParamsError, match=r"mlm_backbone\.stepz"):
+        load_params(path)
+
+
+def test_unknown_profile_lists_known_ones():
+    with pytest.raises(ParamsError, match="unknown profile 'huge'.*tiny"):
+        load_params(REPO_PARAMS, "huge")
+
+
+def test_bad_combination_explains_fix(tmp_path):
+    path = tmp_path / "params.yaml"
+    path.write_text("raw_transactions:\n  source: files\n")
+    with pytest.raises(ParamsError, match="needs `path`"):
+        load_params(path)
+
+
+def test_env_profile_is_used(monkeypatch):
+    monkeypatch.setenv("TXN_PARAMS_PROFILE", "tiny")
+    assert load_params(REPO_PARAMS).raw_transactions.n_rows == load_params(REPO_PARAMS, "tiny").raw_transactions.n_rows

@@ -1,0 +1,134 @@
+import numpy as np
+import pytest
+import torch
+
+from ml_assets.core.vocab import load_tokenizer
+from ml_assets.training.checkpoint import find_latest_checkpoint, list_checkpoints
+from ml_assets.training.data import BucketedBatches, LoaderPosition, collate, encode_texts, mask_tokens
+from ml_assets.training.mlm import MlmConfig, pretrain_mlm
+from ml_assets.training.model import count_parameters, load_pruned_mlm
+
+from .conftest import SAMPLE_DESCRIPTIONS
+
+
+def test_bucketed_batches_cover_each_row_once_per_epoch():
+    lengths = np.random.default_rng(0).integers(3, 40, size=1037)
+    batches = BucketedBatches(lengths, batch_size=32, seed=5).epoch_batches(0)
+    seen = np.concatenate(batches)
+    assert sorted(seen.tolist()) == list(range(1037))
+    # length bucketing: padding share far below random batching
+    padded = sum(len(b) * lengths[b].max() for b in batches)
+    assert lengths.sum() / padded > 0.9
+
+
+def test_loader_resumes_at_the_exact_next_batch():
+    batches = BucketedBatches(np.arange(100) % 7 + 1, batch_size=8, seed=3)
+    stream = batches.iterate(LoaderPosition())
+    first = [next(stream) for _ in range(20)]  # crosses the epoch boundary (13 batches/epoch)
+    position, _ = first[9]
+    resumed = batches.iterate(position)
+    for (_, expected), (_, actual) in zip(first[10:], (next(resumed) for _ in range(10)), strict=True):
+        assert np.array_equal(expected, actual)
+
+
+def test_mask_rates_and_80_10_10_split():
+    ids = torch.randint(10, 1000, (400, 64))
+    special = torch.zeros_like(ids, dtype=torch.bool)
+    special[:, 0] = True
+    inputs, labels = mask_tokens(ids, special, mask_prob=0.15, mask_id=4, vocab_size=1000,
+                                 generator=torch.Generator().manual_seed(0))
+    chosen = labels != -100
+    assert not chosen[:, 0].any()  # special tokens never masked
+    rate = chosen.float().sum() / (~special).sum()
+    assert abs(rate - 0.15) < 0.01
+    masked = (inputs == 4) & chosen
+    unchanged = (inputs == ids) & chosen
+    assert abs(masked.sum() / chosen.sum() - 0.8) < 0.02
+    assert abs(unchanged.sum() / chosen.sum() - 0.1) < 0.02  # (random may rarely equal the original)
+    assert torch.equal(labels[chosen], ids[chosen])
+
+
+def test_pruned_model_hidden_states_match_original(backbone_source, tiny_tokenizer_dir):
+    from transformers import AutoTokenizer, BertModel
+
+    from ml_assets.core.io import read_json
+
+    new_to_old = read_json(tiny_tokenizer_dir / "id_map.json")["new_to_old"]
+    pruned, params_before = load_pruned_mlm(backbone_source, new_to_old)
+    original = BertModel.from_pretrained(backbone_source).eval()
+    pruned.eval()
+    assert count_parameters(pruned) < params_before * 0.6
+    text = "tst* blue bottle coffee oakland ca"
+    old_ids = AutoTokenizer.from_pretrained(backbone_source)(text, return_tensors="pt")["input_ids"]
+    new_ids = load_tokenizer(tiny_tokenizer_dir)(text, return_tensors="pt")["input_ids"]
+    assert [new_to_old[i] for i in new_ids[0].tolist()] == old_ids[0].tolist()
+    with torch.no_grad():
+        a = original(input_ids=old_ids).last_hidden_state
+        b = pruned.bert(input_ids=new_ids).last_hidden_state
+    assert torch.allclose(a, b, atol=1e-5)
+    assert pruned.cls.predictions.decoder.weight.data_ptr() == pruned.bert.embeddings.word_embeddings.weight.data_ptr()
+
+
+class Preempted(Exception):
+    pass
+
+
+def crash_after_checkpoint(step: int):
+    def log(message: str) -> None:
+        if message.startswith(f"step {step}/") and "checkpoint saved" in message:
+            raise Preempted(message)
+
+    return log
+
+
+def _train(tokenizer_dir, backbone_source, root, steps, seed=0, log=lambda _: None):
+    tokenizer = load_tokenizer(tokenizer_dir)
+    from ml_assets.core.io import read_json
+
+    new_to_old = read_json(tokenizer_dir / "id_map.json")["new_to_old"]
+    sequences = encode_texts(tokenizer, [t.lower() for t in SAMPLE_DESCRIPTIONS] * 6, 32)
+    model, _ = load_pruned_mlm(backbone_source, new_to_old, num_layers=1, seed=seed)
+    config = MlmConfig(batch_size=8, steps=steps, learning_rate=1e-3, weight_decay=0.01, warmup_steps=1,
+                       mask_prob=0.15, checkpoint_every=3, seed=seed)
+    result = pretrain_mlm(model, sequences, config, special_ids=tokenizer.all_special_ids,
+                          mask_id=tokenizer.mask_token_id, pad_id=tokenizer.pad_token_id,
+                          checkpoint_root=root, device=torch.device("cpu"), log=log)
+    return model, result
+
+
+@pytest.fixture(autouse=True)
+def _deterministic():
+    torch.use_deterministic_algorithms(True)
+    yield
+    torch.use_deterministic_algorithms(False)
+
+
+def test_resume_is_bit_identical(tiny_tokenizer_dir, backbone_source, tmp_path):
+    straight, straight_result = _train(tiny_tokenizer_dir, backbone_source, tmp_path / "a", steps=8)
+    # interrupted right after the step-3 checkpoint; a fresh model then resumes from it
+    with pytest.raises(Preempted):
+        _train(tiny_tokenizer_dir, backbone_source, tmp_path / "b", steps=8, log=crash_after_checkpoint(3))
+    resumed, resumed_result = _train(tiny_tokenizer_dir, backbone_source, tmp_path / "b", steps=8)
+    assert resumed_result.resumed_from_step == 3
+    assert resumed_result.loss_curve == straight_result.loss_curve
+    for (name, a), (_, b) in zip(straight.state_dict().items(), resumed.state_dict().items(), strict=True):
+        assert torch.equal(a, b), name
+    assert [p.name for p in list_checkpoints(tmp_path / "b")] == ["step-00000006", "step-00000008"]  # keep 2
+
+
+def test_corrupt_newest_checkpoint_falls_back(tiny_tokenizer_dir, backbone_source, tmp_path):
+    _train(tiny_tokenizer_dir, backbone_source, tmp_path, steps=6)
+    newest = list_checkpoints(tmp_path)[-1]
+    weights = newest / "model.safetensors"
+    data = bytearray(weights.read_bytes())
+    data[-10] ^= 0xFF
+    weights.write_bytes(bytes(data))
+    warnings = []
+    assert find_latest_checkpoint(tmp_path, warn=warnings.append).name == "step-00000003"
+    assert "does not match the manifest" in warnings[0]
+
+
+def test_collate_pads_to_longest():
+    ids, mask = collate([np.array([2, 5, 3]), np.array([2, 3])], pad_id=0)
+    assert ids.tolist() == [[2, 5, 3], [2, 3, 0]]
+    assert mask.tolist() == [[1, 1, 1], [1, 1, 0]]

