@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import inspect
+import warnings
 from types import ModuleType
 from typing import Any
 
@@ -37,7 +38,9 @@ def artifact_output(ref: ArtifactRef, metadata: dict[str, Any]) -> dg.Output[Art
         "artifact_digest": ref.digest,
         **metadata,
     }
-    return dg.Output(ref, metadata=full, data_version=dg.DataVersion(ref.digest))
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", dg.BetaWarning)  # user data versions are "beta" since 1.x
+        return dg.Output(ref, metadata=full, data_version=dg.DataVersion(ref.digest))
 
 
 def table_preview(frame, rows: int = 10) -> dg.TableMetadataValue:

@@ -1,6 +1,5 @@
 """mlm_backbone: the pretrained BERT sliced to the pruned vocabulary, MLM-adapted to transactions."""
 
-
 import dagster as dg
 
 from ml_assets.artifacts import artifact_output, code_digest, entry_key, save_params

@@ -1,6 +1,5 @@
 """multitask_model: the MLM backbone finetuned with one classification head per label."""
 
-
 import shutil
 
 import dagster as dg

@@ -1,6 +1,5 @@
 """onnx_model: the multitask model exported to ONNX and quantized to int8, verified and timed."""
 
-
 import shutil
 
 import dagster as dg

@@ -1,6 +1,5 @@
 """pruned_tokenizer: the backbone's WordPiece vocabulary cut down to what transactions use."""
 
-
 import time
 
 import dagster as dg

@@ -1,6 +1,5 @@
 """raw_transactions: the built-in synthetic bank data, or the user's own exports, as JSONL."""
 
-
 import time
 from pathlib import Path
 

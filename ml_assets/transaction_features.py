@@ -1,6 +1,5 @@
 """transaction_features: validated, normalized, split transactions as zstd Parquet."""
 
-
 import time
 
 import dagster as dg

@@ -5,7 +5,6 @@ Assets write large artifacts (Parquet, tokenizer, safetensors, ONNX) into entrie
 Every load re-verifies the entry's sha256 manifest, so a corrupt artifact is never used.
 """
 
-
 import contextlib
 import os
 from collections.abc import Iterator
@@ -64,11 +63,8 @@ class ArtifactRefIOManager(dg.ConfigurableIOManager):
 
     store: dg.ResourceDependency[ArtifactStore]
 
-    def _ref_path(self, context: dg.OutputContext | dg.InputContext) -> Path:
-        key = context.asset_key if context.has_asset_key else None
-        parts = list(key.path) if key else [context.name]
-        if context.has_asset_partitions:
-            parts.append(context.asset_partition_key)
+    def _ref_path(self, asset_key: dg.AssetKey, partition: str | None) -> Path:
+        parts = list(asset_key.path) + ([partition] if partition else [])
         return safe_join(self.store.root_path, "_refs", *parts[:-1], f"{parts[-1]}.json")
 
     def handle_output(self, context: dg.OutputContext, obj: ArtifactRef) -> None:
@@ -76,13 +72,15 @@ class ArtifactRefIOManager(dg.ConfigurableIOManager):
             raise TypeError(
                 f"{context.asset_key}: assets must return an ArtifactRef, got {type(obj).__name__}"
             )
-        atomic_write_json(self._ref_path(context), obj.to_json())
+        partition = context.asset_partition_key if context.has_asset_partitions else None
+        atomic_write_json(self._ref_path(context.asset_key, partition), obj.to_json())
 
     def load_input(self, context: dg.InputContext) -> ArtifactRef:
-        path = self._ref_path(context.upstream_output)
+        partition = context.asset_partition_key if context.has_asset_partitions else None
+        path = self._ref_path(context.asset_key, partition)
         if not path.is_file():
             raise FileNotFoundError(
-                f"{context.upstream_output.asset_key.to_user_string()} has no artifact in {self.store.root_path}; "
+                f"{context.asset_key.to_user_string()} has no artifact in {self.store.root_path}; "
                 "materialize it first (or point TXN_ARTIFACTS_DIR at the store that holds it)"
             )
         return ArtifactRef.from_json(read_json(path)).verified()

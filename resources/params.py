@@ -1,6 +1,5 @@
 """The pipeline's hyperparameters as a Dagster resource (params.yaml + an optional profile)."""
 
-
 import os
 
 import dagster as dg

@@ -7,8 +7,14 @@ from ml_assets.core.features import build_features, split_summary
 from ml_assets.core.ingest import RAW_SCHEMA, SchemaError, read_transactions
 from ml_assets.core.text import merchant_key_expr, normalize_texts
 
-SPLIT_ARGS = dict(max_description_chars=200, heldout_test_pct=20, heldout_valid_pct=10, seen_test_pct=5,
-                  seen_valid_pct=5, salt="s")
+SPLIT_ARGS = dict(
+    max_description_chars=200,
+    heldout_test_pct=20,
+    heldout_valid_pct=10,
+    seen_test_pct=5,
+    seen_valid_pct=5,
+    salt="s",
+)
 
 
 def raw_frame(n: int = 400) -> pl.DataFrame:
@@ -30,11 +36,16 @@ def raw_frame(n: int = 400) -> pl.DataFrame:
 
 
 def test_normalize_is_shared_and_stable():
-    assert normalize_texts(["  TST* Blue   BOTTLE #1234  ", "Ｃａｆé 12"]) == ["tst* blue bottle #0000", "café 00"]
+    assert normalize_texts(["  TST* Blue   BOTTLE #1234  ", "Ｃａｆé 12"]) == [
+        "tst* blue bottle #0000",
+        "café 00",
+    ]
 
 
 def test_merchant_key_strips_processor_prefix_and_ids():
-    texts = normalize_texts(["TST* BLUE BOTTLE COFFEE OAKLAND CA", "POS DEBIT SHELL OIL 57442 HOUSTON TX", "12345"])
+    texts = normalize_texts(
+        ["TST* BLUE BOTTLE COFFEE OAKLAND CA", "POS DEBIT SHELL OIL 57442 HOUSTON TX", "12345"]
+    )
     keys = pl.DataFrame({"t": texts}).select(merchant_key_expr(pl.col("t")))["t"].to_list()
     assert keys == ["blue bottle", "shell oil", "<none>"]
 
@@ -71,24 +82,50 @@ def write_lines(path, lines):
     path.write_bytes(b"\n".join(lines) + b"\n")
 
 
-GOOD = {"transaction_id": "1", "posted_date": "2026-01-02", "amount": -3.5, "description": "STARBUCKS"}
+GOOD = {
+    "transaction_id": "1",
+    "posted_date": "2026-01-02",
+    "amount": -3.5,
+    "description": "STARBUCKS",
+}
 
 
 @pytest.mark.parametrize(
     ("line", "message"),
     [
-        (b'{"transaction_id": "2", "posted_date": "2026-01-02", "amount": -3.5', r"data\.jsonl:2: malformed JSON"),
-        (b'{"transaction_id": "2", "posted_date": "02/01/2026", "amount": 1, "description": "x"}', r":2: field 'posted_date'"),
-        (b'{"transaction_id": "2", "posted_date": "2026-01-02", "amount": "abc", "description": "x"}', r":2: field 'amount'"),
-        (b'{"transaction_id": "2", "posted_date": "2026-01-02", "amount": 1}', r":2: required field 'description'"),
-        (b'{"transaction_id": "1", "posted_date": "2026-01-02", "amount": 1, "description": "x"}', r":2: duplicate transaction_id '1'"),
-        (b'{"transaction_id": "2", "posted_date": "2026-01-02", "amount": 1, "description": "\xff"}', r":2: not valid UTF-8"),
+        (
+            b'{"transaction_id": "2", "posted_date": "2026-01-02", "amount": -3.5',
+            r"data\.jsonl:2: malformed JSON",
+        ),
+        (
+            b'{"transaction_id": "2", "posted_date": "02/01/2026", "amount": 1, "description": "x"}',
+            r":2: field 'posted_date'",
+        ),
+        (
+            b'{"transaction_id": "2", "posted_date": "2026-01-02", "amount": "abc", "description": "x"}',
+            r":2: field 'amount'",
+        ),
+        (
+            b'{"transaction_id": "2", "posted_date": "2026-01-02", "amount": 1}',
+            r":2: required field 'description'",
+        ),
+        (
+            b'{"transaction_id": "1", "posted_date": "2026-01-02", "amount": 1, "description": "x"}',
+            r":2: duplicate transaction_id '1'",
+        ),
+        (
+            b'{"transaction_id": "2", "posted_date": "2026-01-02", "amount": 1, "description": "\xff"}',
+            r":2: not valid UTF-8",
+        ),
         (b"[1, 2]", r":2: expected a JSON object"),
     ],
 )
 def test_malformed_jsonl_names_file_line_and_field(tmp_path, line, message):
     path = tmp_path / "data.jsonl"
-    write_lines(path, [json.dumps(GOOD).encode(), line, json.dumps({**GOOD, "transaction_id": "3"}).encode()])
+    write_lines(
+        path,
+        [json.dumps(GOOD).encode(), line, json.dumps({**GOOD, "transaction_id": "3"}).encode()],
+    )
     with pytest.raises(SchemaError, match=message):
         read_transactions(path, "jsonl")
 
@@ -102,7 +139,13 @@ def test_csv_with_column_map_and_date_format(tmp_path):
     )
     frame = read_transactions(
         path,
-        column_map={"Id": "transaction_id", "Booked": "posted_date", "Amt": "amount", "Memo": "description", "Label": "category"},
+        column_map={
+            "Id": "transaction_id",
+            "Booked": "posted_date",
+            "Amt": "amount",
+            "Memo": "description",
+            "Label": "category",
+        },
         date_format="%m/%d/%Y",
     )
     assert frame["amount"].to_list() == [1234.5, -12.0]
@@ -113,16 +156,18 @@ def test_csv_with_column_map_and_date_format(tmp_path):
 
 def test_csv_error_reports_file_line(tmp_path):
     path = tmp_path / "export.csv"
-    path.write_text("transaction_id,posted_date,amount,description\nx,2026-01-01,1,A\ny,2026-01-01,oops,B\n")
+    path.write_text(
+        "transaction_id,posted_date,amount,description\nx,2026-01-01,1,A\ny,2026-01-01,oops,B\n"
+    )
     with pytest.raises(SchemaError, match=r"export\.csv:3: field 'amount'"):
         read_transactions(path)
 
 
 def test_parquet_folder_is_read(tmp_path):
     raw_frame(10).write_parquet(tmp_path / "part1.parquet")
-    raw_frame(20).with_columns(pl.concat_str(pl.lit("b"), pl.col("transaction_id")).alias("transaction_id")).write_parquet(
-        tmp_path / "part2.parquet"
-    )
+    raw_frame(20).with_columns(
+        pl.concat_str(pl.lit("b"), pl.col("transaction_id")).alias("transaction_id")
+    ).write_parquet(tmp_path / "part2.parquet")
     assert read_transactions(tmp_path).height == 30
 
 

@@ -51,7 +51,9 @@ def test_digest_depends_on_content_only(tmp_path):
     for name, meta in (("a", {"run": 1}), ("b", {"run": 2})):
         with staged_directory(tmp_path / name, meta=meta) as tmp:
             (tmp / "f").write_text("same")
-    assert manifest_digest(verify_entry(tmp_path / "a")) == manifest_digest(verify_entry(tmp_path / "b"))
+    assert manifest_digest(verify_entry(tmp_path / "a")) == manifest_digest(
+        verify_entry(tmp_path / "b")
+    )
 
 
 def test_ref_verification_catches_swapped_content(tmp_path):

@@ -44,4 +44,7 @@ def test_bad_combination_explains_fix(tmp_path):
 
 def test_env_profile_is_used(monkeypatch):
     monkeypatch.setenv("TXN_PARAMS_PROFILE", "tiny")
-    assert load_params(REPO_PARAMS).raw_transactions.n_rows == load_params(REPO_PARAMS, "tiny").raw_transactions.n_rows
+    assert (
+        load_params(REPO_PARAMS).raw_transactions.n_rows
+        == load_params(REPO_PARAMS, "tiny").raw_transactions.n_rows
+    )

