@@ -176,3 +176,12 @@ def test_unknown_column_map_target_is_rejected(tmp_path):
     write_lines(path, [json.dumps(GOOD).encode()])
     with pytest.raises(SchemaError, match="unknown columns"):
         read_transactions(path, column_map={"x": "merchant_name"})
+
+
+def test_supplied_merchant_wins_over_description():
+    frame = pl.DataFrame(
+        {"t": normalize_texts(["STARBUCKS DUBLIN IE", "STARBUCKS SEATTLE WA", "STARBUCKS #123 X"]),
+         "m": ["Starbucks", "STARBUCKS", None]}
+    )
+    keys = frame.select(merchant_key_expr(pl.col("t"), pl.col("m")))["t"].to_list()
+    assert keys == ["starbucks", "starbucks", "starbucks"]

@@ -24,6 +24,7 @@ SCHEMA = {
     "amount": pl.Float64,
     "currency": pl.Utf8,
     "description": pl.Utf8,
+    "merchant": pl.Utf8,
     "category": pl.Utf8,
     "transaction_type": pl.Utf8,
 }

@@ -93,7 +93,7 @@ def build_features(
             f"(first: transaction_id {empty['transaction_id'][0]!r})"
         )
     frame = frame.with_columns(
-        merchant_key=merchant_key_expr(pl.col("text")),
+        merchant_key=merchant_key_expr(pl.col("text"), pl.col("merchant")),
         amount_sign=pl.col("amount").sign().cast(pl.Int8),
         # log2 buckets of the absolute amount: 0 for < $1, 1 for $1-2, ..., 12 for ~$4k+
         amount_log_bucket=(pl.col("amount").abs() + 1).log(2).floor().cast(pl.Int8),
@@ -119,6 +119,7 @@ def build_features(
         "amount",
         "currency",
         "description",
+        "merchant",
         "text",
         "merchant_key",
         "amount_sign",

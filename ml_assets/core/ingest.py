@@ -22,11 +22,13 @@ RAW_SCHEMA: dict[str, pl.DataType] = {
     "amount": pl.Float64(),
     "currency": pl.Utf8(),
     "description": pl.Utf8(),
+    "merchant": pl.Utf8(),  # optional: a merchant name from the bank or an enrichment provider
     "category": pl.Utf8(),
     "transaction_type": pl.Utf8(),
 }
 REQUIRED = ("transaction_id", "posted_date", "amount", "description")
 OPTIONAL_DEFAULTS = {
+    "merchant": None,
     "account_id": None,
     "currency": "USD",
     "category": None,
@@ -101,7 +103,7 @@ def _coerce_record(record: dict, where: str, date_format: str | None) -> dict:
             f"{where}: field 'currency' must be a 3-letter ISO code, got {currency!r}"
         )
     out["currency"] = currency.upper()
-    for label in ("category", "transaction_type"):
+    for label in ("merchant", "category", "transaction_type"):
         if out[label] is not None and not isinstance(out[label], str):
             raise SchemaError(f"{where}: field {label!r} must be a string or null")
         if isinstance(out[label], str) and not out[label].strip():

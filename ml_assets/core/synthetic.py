@@ -271,6 +271,8 @@ def generate_transactions(
             "amount": pl.Series(amount, dtype=pl.Float64),
             "currency": pl.Series(currency, dtype=pl.Utf8),
             "description": pl.Series(description, dtype=pl.Utf8),
+            # The true merchant, as an enrichment provider would supply it; splits hash it.
+            "merchant": pl.Series(t.name, dtype=pl.Utf8).gather(merchant),
             "category": pl.Series(CATEGORIES, dtype=pl.Utf8).gather(t.category[merchant]),
             "transaction_type": pl.Series(TRANSACTION_TYPES, dtype=pl.Utf8).gather(type_index),
             "_labeled": labeled,

@@ -39,17 +39,26 @@ def normalize_texts(texts: Sequence[str]) -> list[str]:
     return frame.select(normalize_expr(pl.col("text")))["text"].to_list()
 
 
-def merchant_key_expr(normalized: pl.Expr) -> pl.Expr:
-    """A coarse merchant identity from normalized text: processor prefix dropped, then the
-    first two purely alphabetic words. Used only to split data so that test merchants are
-    never seen in training; it need not be a perfect merchant resolver."""
+def merchant_key_expr(normalized: pl.Expr, merchant: pl.Expr | None = None) -> pl.Expr:
+    """A merchant identity used to split data so test merchants are never seen in training.
+
+    A supplied merchant name (bank or enrichment data) wins. Otherwise it is derived from the
+    normalized description: processor prefix dropped, words up to the first one holding a digit,
+    '#' or '*' (store numbers and ids follow the name), at most two words. A heuristic: city
+    names directly after a one-word merchant still leak into the key.
+    """
     words = (
         normalized.str.replace(rf"^(?:{_PREFIXES})\s*", "")
-        .str.replace_all(r"[^\p{L}&' ]+[^ ]*", " ")
+        .str.replace(r"\s\S*[0-9#*].*$", "")
+        .str.replace_all(r"[^\p{L}&' ]+", " ")
         .str.replace_all(r"\s+", " ")
         .str.strip_chars()
         .str.split(" ")
         .list.head(2)
         .list.join(" ")
     )
-    return pl.when(words.str.len_chars() > 0).then(words).otherwise(pl.lit("<none>"))
+    derived = pl.when(words.str.len_chars() > 0).then(words).otherwise(pl.lit("<none>"))
+    if merchant is None:
+        return derived
+    supplied = normalize_expr(merchant)
+    return pl.when(supplied.str.len_chars() > 0).then(supplied).otherwise(derived)
