@@ -183,5 +183,5 @@ def test_supplied_merchant_wins_over_description():
         {"t": normalize_texts(["STARBUCKS DUBLIN IE", "STARBUCKS SEATTLE WA", "STARBUCKS #123 X"]),
          "m": ["Starbucks", "STARBUCKS", None]}
     )
-    keys = frame.select(merchant_key_expr(pl.col("t"), pl.col("m")))["t"].to_list()
+    keys = frame.select(key=merchant_key_expr(pl.col("t"), pl.col("m")))["key"].to_list()
     assert keys == ["starbucks", "starbucks", "starbucks"]
