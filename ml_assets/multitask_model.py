@@ -131,12 +131,14 @@ def multitask_model(
         "valid_curve": dg.MetadataValue.md(markdown_image(curve_png, "validation curve")),
     }
     for head in heads:
+        if test[head]["n"] == 0:
+            continue
         metadata[f"test_{head}_accuracy"] = round(test[head]["accuracy"], 4)
         metadata[f"test_{head}_macro_f1"] = round(test[head]["macro_f1"], 4)
-        if test_heldout:
+        if test_heldout and test_heldout[head]["n"] > 0:
             metadata[f"heldout_{head}_accuracy"] = round(test_heldout[head]["accuracy"], 4)
             metadata[f"heldout_{head}_macro_f1"] = round(test_heldout[head]["macro_f1"], 4)
     metadata["test_mean_accuracy"] = round(
-        float(np.mean([m["accuracy"] for m in test.values()])), 4
+        float(np.mean([m["accuracy"] for m in test.values() if m["n"]])), 4
     )
     return artifact_output(ref, metadata)

@@ -49,7 +49,9 @@ def raw_transactions(
         frame.write_ndjson(tmp / RAW_FILE)
         save_params(tmp, config.model_dump(mode="json"))
     ref = artifact_store.ref("raw_transactions", entry_key(context))
-    labeled = frame.filter(pl.col("category").is_not_null()).height
+    labeled = frame.filter(
+        pl.col("category").is_not_null() | pl.col("transaction_type").is_not_null()
+    ).height
     return artifact_output(
         ref,
         {

@@ -180,8 +180,12 @@ def test_unknown_column_map_target_is_rejected(tmp_path):
 
 def test_supplied_merchant_wins_over_description():
     frame = pl.DataFrame(
-        {"t": normalize_texts(["STARBUCKS DUBLIN IE", "STARBUCKS SEATTLE WA", "STARBUCKS #123 X"]),
-         "m": ["Starbucks", "STARBUCKS", None]}
+        {
+            "t": normalize_texts(
+                ["STARBUCKS DUBLIN IE", "STARBUCKS SEATTLE WA", "STARBUCKS #123 X"]
+            ),
+            "m": ["Starbucks", "STARBUCKS", None],
+        }
     )
     keys = frame.select(key=merchant_key_expr(pl.col("t"), pl.col("m")))["key"].to_list()
     assert keys == ["starbucks", "starbucks", "starbucks"]

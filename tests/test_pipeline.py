@@ -123,3 +123,54 @@ def test_definitions_load():
     repo = defs.get_repository_def()
     assert {k.to_user_string() for k in repo.assets_defs_by_key} == set(EXPECTED_METADATA)
     assert repo.has_schedule_def("nightly_full_pipeline")
+
+
+def _files_params(tmp_path, data_path):
+    params = tmp_path / "params.yaml"
+    params.write_text(
+        "raw_transactions:\n"
+        "  source: files\n"
+        f"  path: {data_path}\n"
+        "  column_map: {Id: transaction_id, Booked: posted_date, Amt: amount, Memo: description, Label: category}\n"
+        '  date_format: "%m/%d/%Y"\n'
+    )
+    return params
+
+
+def test_user_csv_flows_into_features(tmp_path):
+    from ml_assets.raw_transactions import raw_transactions
+    from ml_assets.transaction_features import transaction_features
+    from resources.params import ParamsResource
+
+    rows = [
+        f"t{i},03/{1 + i % 28:02d}/2026,-{i}.25,SQ *CAFE {i % 7} AUSTIN TX,{'coffee' if i % 2 else ''}"
+        for i in range(50)
+    ]
+    (tmp_path / "export.csv").write_text("Id,Booked,Amt,Memo,Label\n" + "\n".join(rows) + "\n")
+    resources = build_resources(str(tmp_path / "artifacts"))
+    resources["params"] = ParamsResource(path=str(_files_params(tmp_path, tmp_path / "export.csv")))
+    with dg.instance_for_test() as instance:
+        result = dg.materialize(
+            [raw_transactions, transaction_features], resources=resources, instance=instance
+        )
+    assert result.success
+    raw_md = result.asset_materializations_for_node("raw_transactions")[0].metadata
+    features_md = result.asset_materializations_for_node("transaction_features")[0].metadata
+    assert raw_md["rows"].value == 50 and raw_md["labeled_rows"].value == 25
+    assert features_md["rows"].value == 50
+
+
+def test_malformed_user_file_fails_naming_file_and_line(tmp_path):
+    from ml_assets.raw_transactions import raw_transactions
+    from resources.params import ParamsResource
+
+    (tmp_path / "export.csv").write_text(
+        "Id,Booked,Amt,Memo\na,03/01/2026,1.0,X\nb,03/02/2026,abc,Y\n"
+    )
+    resources = build_resources(str(tmp_path / "artifacts"))
+    resources["params"] = ParamsResource(path=str(_files_params(tmp_path, tmp_path / "export.csv")))
+    with (
+        dg.instance_for_test() as instance,
+        pytest.raises(Exception, match=r"export\.csv:3: field 'amount'"),
+    ):
+        dg.materialize([raw_transactions], resources=resources, instance=instance)

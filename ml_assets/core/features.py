@@ -100,7 +100,7 @@ def build_features(
         weekday=pl.col("posted_date").dt.weekday().cast(pl.Int8),
         day_of_month=pl.col("posted_date").dt.day().cast(pl.Int8),
         description_chars=pl.col("description").str.len_chars().cast(pl.Int32),
-        labeled=pl.all_horizontal(pl.col(c).is_not_null() for c in LABEL_COLUMNS),
+        labeled=pl.any_horizontal(pl.col(c).is_not_null() for c in LABEL_COLUMNS),
     )
     frame = assign_splits(
         frame,

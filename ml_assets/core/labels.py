@@ -15,7 +15,10 @@ def label_vocabularies(features: pl.DataFrame, heads: tuple[str, ...]) -> dict[s
     for head in heads:
         names = features[head].drop_nulls().unique().sort().to_list()
         if len(names) < 2:
-            raise ValueError(f"head {head!r} needs at least 2 distinct labels, found {names}")
+            raise ValueError(
+                f"head {head!r} needs at least 2 distinct labels in the data, found {names}; "
+                "label more rows or drop the head from multitask_model.heads in params.yaml"
+            )
         vocab[head] = names
     return vocab
 

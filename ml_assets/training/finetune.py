@@ -82,12 +82,20 @@ def evaluate(
         labels = data.labels[name]
         keep = labels != IGNORE_INDEX
         predicted = logits[name].argmax(axis=1)
-        results[name] = head_metrics(labels[keep], predicted[keep], len(model.head_labels[name]))
+        # a head with no labels in this set has no metrics (reported as n=0, never as 0.0)
+        results[name] = (
+            head_metrics(labels[keep], predicted[keep], len(model.head_labels[name]))
+            if keep.any()
+            else {"n": 0}
+        )
     return results
 
 
 def mean_macro_f1(metrics: dict[str, dict[str, float]]) -> float:
-    return float(np.mean([m["macro_f1"] for m in metrics.values()]))
+    scored = [m["macro_f1"] for m in metrics.values() if m["n"] > 0]
+    if not scored:
+        raise ValueError("no head has labeled rows in the validation split")
+    return float(np.mean(scored))
 
 
 def finetune(
@@ -159,7 +167,7 @@ def finetune(
                 best_score, best_step, bad_evals = score, step, 0
             else:
                 bad_evals += 1
-                if bad_evals >= config.patience:
+                if bad_evals >= config.patience and step < total:
                     stopped_early = True
                     log(f"early stop at step {step}: no improvement for {bad_evals} evaluations")
                     break

@@ -1,0 +1,98 @@
+import numpy as np
+import polars as pl
+import pytest
+import torch
+
+from ml_assets.core.export import export_onnx, quantize_int8
+from ml_assets.core.features import build_features
+from ml_assets.core.ingest import RAW_SCHEMA
+from ml_assets.core.io import read_json
+from ml_assets.core.scoring import OnnxScorer, encode_for_model, measure_latency
+from ml_assets.core.synthetic import generate_transactions
+from ml_assets.core.vocab import load_tokenizer
+from ml_assets.training.data import encode_texts
+from ml_assets.training.finetune import predict_logits
+from ml_assets.training.model import MultiTaskModel, load_pruned_mlm
+
+from .conftest import SAMPLE_DESCRIPTIONS
+
+HEADS = {"category": ["a", "b", "c", "d"], "transaction_type": ["x", "y"]}
+
+
+@pytest.fixture(scope="module")
+def exported(tiny_tokenizer_dir, backbone_source, tmp_path_factory):
+    out = tmp_path_factory.mktemp("export")
+    new_to_old = read_json(tiny_tokenizer_dir / "id_map.json")["new_to_old"]
+    mlm, _ = load_pruned_mlm(backbone_source, new_to_old, num_layers=2)
+    mlm.save_pretrained(out / "backbone")
+    torch.manual_seed(0)
+    model = MultiTaskModel.from_backbone(out / "backbone", HEADS, dropout=0.1).eval()
+    (out / "model").mkdir()
+    model.save(out / "model")
+    export_onnx(model, out / "fp32.onnx", opset=17)
+    quantize_int8(out / "fp32.onnx", out / "int8.onnx", per_channel=True)
+    return out, MultiTaskModel.load(out / "model")
+
+
+def test_saved_model_round_trips(exported):
+    out, reloaded = exported
+    original = MultiTaskModel.load(out / "model")
+    for (name, a), (_, b) in zip(
+        original.state_dict().items(), reloaded.state_dict().items(), strict=True
+    ):
+        assert torch.equal(a, b), name
+    assert reloaded.head_labels == HEADS
+
+
+def test_fp32_onnx_matches_pytorch(exported, tiny_tokenizer_dir):
+    out, model = exported
+    scorer = OnnxScorer(out / "fp32.onnx", tiny_tokenizer_dir, HEADS, max_length=32, threads=1)
+    sequences = encode_for_model(scorer.tokenizer, SAMPLE_DESCRIPTIONS, 32)
+    onnx_logits = scorer.logits(sequences, batch_size=4)  # mixed lengths: padding + dynamic axes
+    torch_logits = predict_logits(model, sequences, 4, scorer.pad_id, torch.device("cpu"))
+    for head in HEADS:
+        np.testing.assert_allclose(onnx_logits[head], torch_logits[head], atol=1e-4)
+
+
+def test_int8_is_smaller_and_mostly_agrees(exported, tiny_tokenizer_dir):
+    out, model = exported
+    assert (out / "int8.onnx").stat().st_size < (out / "fp32.onnx").stat().st_size / 2.5
+    scorer = OnnxScorer(out / "int8.onnx", tiny_tokenizer_dir, HEADS, max_length=32, threads=1)
+    texts = generate_transactions(300, seed=3)["description"].to_list()
+    sequences = encode_for_model(scorer.tokenizer, texts, 32)
+    onnx_pred = scorer.logits(sequences)["category"].argmax(1)
+    torch_pred = predict_logits(model, sequences, 64, scorer.pad_id, torch.device("cpu"))[
+        "category"
+    ].argmax(1)
+    # random heads make near-ties common, so this bound is loose; the real gate runs in onnx_model
+    assert np.mean(onnx_pred == torch_pred) > 0.85
+    latency = measure_latency(scorer, texts, requests=20, warmup=2)
+    assert 0 < latency["p50_ms"] <= latency["p99_ms"]
+    predicted = scorer.predict(texts[:3])
+    assert set(predicted) == set(HEADS) and all(
+        p in HEADS["category"] for p in predicted["category"]
+    )
+
+
+def test_serving_token_ids_equal_training_token_ids(tiny_tokenizer_dir):
+    """No train-serve skew: the scorer's path (raw text in) gives byte-identical ids to the
+    features path (normalize in polars, then the training encoder)."""
+    raw = generate_transactions(500, seed=11)
+    features = build_features(
+        raw.select(list(RAW_SCHEMA)),
+        max_description_chars=512,
+        heldout_test_pct=10,
+        heldout_valid_pct=10,
+        seen_test_pct=5,
+        seen_valid_pct=5,
+        salt="s",
+    )
+    tokenizer = load_tokenizer(tiny_tokenizer_dir)
+    served = encode_for_model(tokenizer, raw["description"].to_list(), 48)
+    trained = encode_texts(tokenizer, features["text"].to_list(), 48)
+    assert len(served) == len(trained) == 500
+    for a, b in zip(served, trained, strict=True):
+        assert a.astype(np.int64).tobytes() == b.astype(np.int64).tobytes()
+    assert (
+        pl.Series(features["text"]).str.contains("[A-Z]").sum() == 0
+    )  # normalized text is lowercase
