@@ -4,14 +4,18 @@ import dagster as dg
 
 from ml_assets.artifacts import artifact_output, code_digest, entry_key, save_params
 from ml_assets.core.io import ArtifactRef, atomic_write_json, sha256_json
+from ml_assets.core.layouts import entry_params, new_to_old_ids, read_features, training_texts
 from ml_assets.core.plots import line_chart_png, markdown_image
 from ml_assets.core.vocab import load_tokenizer
-from ml_assets.pruned_tokenizer import backbone_source, new_to_old_ids, training_texts
 from ml_assets.training import checkpoint, data, mlm, model, optim
 from ml_assets.training.data import encode_texts
 from ml_assets.training.mlm import MlmConfig, pretrain_mlm
-from ml_assets.training.model import count_parameters, load_pruned_mlm, pick_device
-from ml_assets.transaction_features import read_features
+from ml_assets.training.model import (
+    count_parameters,
+    load_pruned_mlm,
+    pick_device,
+    resolve_backbone,
+)
 from resources.artifact_store import ArtifactStore
 from resources.params import ParamsResource
 
@@ -37,7 +41,7 @@ def mlm_backbone(
     texts = training_texts(read_features(transaction_features))
     sequences = encode_texts(tokenizer, texts, config.max_length)  # tokenized once, not per step
     net, params_before = load_pruned_mlm(
-        backbone_source(pruned_tokenizer),
+        resolve_backbone(entry_params(pruned_tokenizer)["backbone"]),
         new_to_old_ids(pruned_tokenizer),
         config.num_layers,
         config.seed,

@@ -1,7 +1,5 @@
 """multitask_model: the MLM backbone finetuned with one classification head per label."""
 
-import shutil
-
 import dagster as dg
 import numpy as np
 import polars as pl
@@ -9,16 +7,14 @@ import polars as pl
 from ml_assets.artifacts import artifact_output, entry_key, save_params
 from ml_assets.core.io import ArtifactRef, atomic_write_json
 from ml_assets.core.labels import label_ids, label_vocabularies
+from ml_assets.core.layouts import TOKENIZER_DIR, copy_tokenizer, read_features
 from ml_assets.core.plots import line_chart_png, markdown_image
-from ml_assets.core.vocab import OUTPUT_FILES, load_tokenizer
+from ml_assets.core.vocab import load_tokenizer
 from ml_assets.training.data import encode_texts
 from ml_assets.training.finetune import FinetuneConfig, LabeledSet, evaluate, finetune
 from ml_assets.training.model import MultiTaskModel, pick_device
-from ml_assets.transaction_features import read_features
 from resources.artifact_store import ArtifactStore
 from resources.params import ParamsResource
-
-TOKENIZER_DIR = "tokenizer"
 
 
 def labeled_set(
@@ -28,13 +24,6 @@ def labeled_set(
         sequences=encode_texts(tokenizer, frame["text"].to_list(), max_length),
         labels={head: label_ids(frame[head], names) for head, names in heads.items()},
     )
-
-
-def copy_tokenizer(tokenizer: ArtifactRef, destination) -> None:
-    """The model artifact carries its tokenizer, so serving needs nothing else."""
-    destination.mkdir()
-    for name in OUTPUT_FILES:
-        shutil.copy2(tokenizer.dir / name, destination / name)
 
 
 @dg.asset(
@@ -107,7 +96,7 @@ def multitask_model(
     curve_png = line_chart_png(curve, "Validation during finetuning", "step", "macro-F1")
     with artifact_store.write("multitask_model", entry_key(context)) as tmp:
         net.cpu().save(tmp)
-        copy_tokenizer(pruned_tokenizer, tmp / TOKENIZER_DIR)
+        copy_tokenizer(pruned_tokenizer.dir, tmp / TOKENIZER_DIR)
         atomic_write_json(
             tmp / "metrics.json", {"test": test, "test_heldout_merchants": test_heldout}
         )

@@ -9,19 +9,21 @@ import torch
 
 from ml_assets.artifacts import artifact_output, entry_key, save_params
 from ml_assets.core.export import export_onnx, quantize_int8
-from ml_assets.core.io import ArtifactRef, atomic_write_json, read_json
+from ml_assets.core.io import ArtifactRef, atomic_write_json
 from ml_assets.core.labels import IGNORE_INDEX, label_ids
+from ml_assets.core.layouts import (
+    FP32_FILE,
+    INT8_FILE,
+    SERVING_CONFIG,
+    TOKENIZER_DIR,
+    entry_params,
+    read_features,
+)
 from ml_assets.core.scoring import OnnxScorer, encode_for_model, measure_latency
-from ml_assets.multitask_model import TOKENIZER_DIR
 from ml_assets.training.finetune import predict_logits
 from ml_assets.training.model import MultiTaskModel
-from ml_assets.transaction_features import read_features
 from resources.artifact_store import ArtifactStore
 from resources.params import ParamsResource
-
-FP32_FILE = "model_fp32.onnx"
-INT8_FILE = "model_int8.onnx"
-SERVING_CONFIG = "serving.json"
 
 
 def compare_with_pytorch(
@@ -73,7 +75,7 @@ def onnx_model(
     artifact_store: ArtifactStore,
 ) -> dg.Output[ArtifactRef]:
     config = params.load().onnx_model
-    max_length = read_json(multitask_model.dir / "params.json")["max_length"]
+    max_length = entry_params(multitask_model)["max_length"]
     net = MultiTaskModel.load(multitask_model.dir)
     test = read_features(transaction_features).filter(
         (pl.col("split") == "test") & pl.col("labeled")

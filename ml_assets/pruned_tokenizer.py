@@ -6,33 +6,19 @@ import dagster as dg
 import polars as pl
 
 from ml_assets.artifacts import artifact_output, entry_key, save_params
-from ml_assets.core.io import ArtifactRef, read_json
-from ml_assets.core.vocab import ID_MAP_FILE, compare_tokenization, load_tokenizer, prune_vocabulary
+from ml_assets.core.io import ArtifactRef
+from ml_assets.core.layouts import entry_params, read_features, training_texts
+from ml_assets.core.vocab import compare_tokenization, load_tokenizer, prune_vocabulary
 from ml_assets.training.model import resolve_backbone
-from ml_assets.transaction_features import read_features
 from resources.artifact_store import ArtifactStore
 from resources.params import ParamsResource
 
 CHECK_SAMPLE = 2000
 
 
-def training_texts(features: pl.DataFrame) -> list[str]:
-    """Pruning and pretraining see only the train split, so held-out text stays unseen."""
-    return features.filter(pl.col("split") == "train")["text"].to_list()
-
-
 def heldout_texts(features: pl.DataFrame, limit: int, seed: int = 0) -> list[str]:
     texts = features.filter(pl.col("split") != "train")["text"]
     return texts.sample(min(limit, texts.len()), seed=seed).to_list() if texts.len() else []
-
-
-def backbone_source(tokenizer: ArtifactRef) -> str:
-    """The backbone the tokenizer was pruned from (the model must be sliced from the same one)."""
-    return resolve_backbone(read_json(tokenizer.dir / "params.json")["backbone"])
-
-
-def new_to_old_ids(tokenizer: ArtifactRef) -> list[int]:
-    return read_json(tokenizer.dir / ID_MAP_FILE)["new_to_old"]
 
 
 @dg.asset(
@@ -100,7 +86,7 @@ def pruned_tokenizer_identical_on_training_text(
     texts = pl.Series(training_texts(features))
     sample = texts.sample(min(CHECK_SAMPLE, texts.len()), seed=1).to_list()
     result = compare_tokenization(
-        load_tokenizer(backbone_source(pruned_tokenizer)),
+        load_tokenizer(resolve_backbone(entry_params(pruned_tokenizer)["backbone"])),
         load_tokenizer(pruned_tokenizer.dir),
         sample,
     )

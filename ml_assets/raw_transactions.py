@@ -9,11 +9,10 @@ import polars as pl
 from ml_assets.artifacts import artifact_output, entry_key, save_params, table_preview
 from ml_assets.core.ingest import read_transactions
 from ml_assets.core.io import ArtifactRef
+from ml_assets.core.layouts import RAW_FILE
 from ml_assets.core.synthetic import generate_transactions
 from resources.artifact_store import ArtifactStore
 from resources.params import ParamsResource
-
-RAW_FILE = "transactions.jsonl"
 
 
 @dg.asset(

@@ -3,21 +3,14 @@
 import time
 
 import dagster as dg
-import polars as pl
 
 from ml_assets.artifacts import artifact_output, entry_key, save_params, table_preview
 from ml_assets.core.features import build_features, split_summary
 from ml_assets.core.ingest import read_transactions
 from ml_assets.core.io import ArtifactRef
-from ml_assets.raw_transactions import RAW_FILE
+from ml_assets.core.layouts import FEATURES_FILE, RAW_FILE
 from resources.artifact_store import ArtifactStore
 from resources.params import ParamsResource
-
-FEATURES_FILE = "features.parquet"
-
-
-def read_features(ref: ArtifactRef) -> pl.DataFrame:
-    return pl.read_parquet(ref.dir / FEATURES_FILE)
 
 
 @dg.asset(

@@ -1,0 +1,47 @@
+"""On-disk layout contracts of each asset's artifact entry, and the readers downstream uses.
+
+Asset modules import these instead of importing each other, so an asset's code version
+depends only on code it actually runs.
+"""
+
+from __future__ import annotations
+
+import shutil
+from pathlib import Path
+
+import polars as pl
+
+from ml_assets.core.io import ArtifactRef, read_json
+from ml_assets.core.vocab import ID_MAP_FILE, OUTPUT_FILES
+
+PARAMS_FILE = "params.json"  # resolved params section, beside every artifact
+RAW_FILE = "transactions.jsonl"  # raw_transactions
+FEATURES_FILE = "features.parquet"  # transaction_features
+TOKENIZER_DIR = "tokenizer"  # inside multitask_model and onnx_model entries
+FP32_FILE = "model_fp32.onnx"  # onnx_model
+INT8_FILE = "model_int8.onnx"
+SERVING_CONFIG = "serving.json"
+
+
+def read_features(ref: ArtifactRef) -> pl.DataFrame:
+    return pl.read_parquet(ref.dir / FEATURES_FILE)
+
+
+def training_texts(features: pl.DataFrame) -> list[str]:
+    """Pruning and pretraining see only the train split, so held-out text stays unseen."""
+    return features.filter(pl.col("split") == "train")["text"].to_list()
+
+
+def entry_params(ref: ArtifactRef) -> dict:
+    return read_json(ref.dir / PARAMS_FILE)
+
+
+def new_to_old_ids(tokenizer: ArtifactRef) -> list[int]:
+    return read_json(tokenizer.dir / ID_MAP_FILE)["new_to_old"]
+
+
+def copy_tokenizer(tokenizer_dir: Path, destination: Path) -> None:
+    """Model artifacts carry their tokenizer, so serving needs nothing else."""
+    destination.mkdir()
+    for name in OUTPUT_FILES:
+        shutil.copy2(tokenizer_dir / name, destination / name)
