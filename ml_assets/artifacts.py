@@ -1,34 +1,128 @@
-"""Glue shared by the asset wrappers: write an artifact entry and return it as an Output."""
+"""Glue shared by the asset wrappers: fingerprint, look up, compute on a miss, report.
 
-from __future__ import annotations
+Every asset body is ``memoized_output(...)`` around a ``build(folder) -> metadata`` function:
+  fingerprint = sha256(code files + library versions, effective params, input data versions)
+  hit  -> no work; the same entry and data version are reported with ``memoized: true``
+  miss -> build into a temp folder, commit it under the fingerprint, report what it took.
+"""
 
-import inspect
+import time
 import warnings
-from types import ModuleType
+from collections.abc import Callable
+from pathlib import Path
 from typing import Any
 
 import dagster as dg
 
-from ml_assets.core.io import ArtifactRef, atomic_write_json, sha256_json
+from ml_assets.core.io import ArtifactRef, atomic_write_json, read_json, sha256_json
+from ml_assets.core.layouts import PARAMS_FILE
+from ml_assets.core.versioning import CodeVersion
+from resources.artifact_store import ArtifactStore
+
+MEMO_FILE = "memo.json"  # provenance: fingerprint components, producing run, seconds, metadata
 
 
-def entry_key(context: dg.AssetExecutionContext) -> str:
-    """One entry per run (and partition): artifacts of earlier runs are never overwritten."""
-    key = context.run.run_id
-    if context.has_partition_key:
-        key = f"{context.partition_key}/{key}"
-    return key
+class StageConfig(dg.Config):
+    """Per-run overrides of this asset's params.yaml section (launchpad or CLI run config),
+    e.g. ``{"learning_rate": 3.0e-4}``. They are part of the fingerprint."""
+
+    overrides: dict[str, Any] = {}
 
 
-def code_digest(*modules: ModuleType) -> str:
-    """Hash of the source of the given modules (a resumable run's checkpoints are keyed by it,
-    so changed training code never resumes from checkpoints written by the old code)."""
-    return sha256_json([inspect.getsource(module) for module in modules])[:16]
+def fingerprint_components(
+    code: CodeVersion, params: dict[str, Any], inputs: dict[str, ArtifactRef]
+) -> dict:
+    return {
+        "code": {"files": code.files, "libraries": code.libraries},
+        "params": params,
+        "inputs": {name: ref.digest for name, ref in sorted(inputs.items())},
+    }
 
 
-def save_params(directory, section: dict[str, Any]) -> None:
-    """The resolved config is stored beside every artifact it produced."""
-    atomic_write_json(directory / "params.json", section)
+def fingerprint_of(components: dict) -> str:
+    return sha256_json(components)[:32]
+
+
+def _plain(metadata: dict[str, Any]) -> dict[str, Any]:
+    """The JSON-able part of metadata (numbers, strings, markdown), kept for memo hits."""
+    kept = {}
+    for key, value in metadata.items():
+        scalar = isinstance(value, bool | int | float | str) or value is None
+        flat_dict = isinstance(value, dict) and all(
+            isinstance(v, int | float | str) for v in value.values()
+        )
+        if scalar or flat_dict:
+            kept[key] = value
+        elif isinstance(value, dg.MarkdownMetadataValue):
+            kept[key] = {"__markdown__": value.md_str}
+    return kept
+
+
+def _revive(metadata: dict[str, Any]) -> dict[str, Any]:
+    return {
+        key: dg.MetadataValue.md(value["__markdown__"])
+        if isinstance(value, dict) and "__markdown__" in value
+        else value
+        for key, value in metadata.items()
+    }
+
+
+def memoized_output(
+    context: dg.AssetExecutionContext,
+    store: ArtifactStore,
+    *,
+    asset: str,
+    code: CodeVersion,
+    params: dict[str, Any],
+    inputs: dict[str, ArtifactRef],
+    build: Callable[[Path, str], dict[str, Any]],
+) -> dg.Output[ArtifactRef]:
+    """Reuse the entry for this fingerprint if one verifies; otherwise ``build(folder, fingerprint)``."""
+    components = fingerprint_components(code, params, inputs)
+    fingerprint = fingerprint_of(components)
+    hit = store.lookup(asset, fingerprint, warn=context.log.warning)
+    if hit is not None:
+        memo = read_json(hit.dir / MEMO_FILE)
+        context.log.info(
+            f"{asset}: fingerprint {fingerprint} unchanged; reusing {hit.path} (no compute)"
+        )
+        return artifact_output(
+            hit,
+            {
+                **_revive(memo["metadata"]),
+                "memoized": True,
+                "fingerprint": fingerprint,
+                "produced_by_run": memo["run_id"],
+                "seconds_saved": memo["seconds"],
+            },
+        )
+    started = time.perf_counter()
+    with store.write(asset, fingerprint, meta={"asset": asset}) as folder:
+        metadata = build(folder, fingerprint)
+        seconds = round(time.perf_counter() - started, 2)
+        atomic_write_json(folder / PARAMS_FILE, params)
+        atomic_write_json(
+            folder / MEMO_FILE,
+            {
+                "fingerprint": fingerprint,
+                "components": components,
+                "run_id": context.run.run_id,
+                "seconds": seconds,
+                "created_at": time.time(),
+                "metadata": _plain(metadata),
+            },
+        )
+    ref = store.ref(asset, fingerprint)
+    return artifact_output(
+        ref,
+        {
+            **metadata,
+            "memoized": False,
+            "fingerprint": fingerprint,
+            "produced_by_run": context.run.run_id,
+            "compute_seconds": seconds,
+        },
+    )
 
 
 def artifact_output(ref: ArtifactRef, metadata: dict[str, Any]) -> dg.Output[ArtifactRef]:
@@ -57,3 +151,26 @@ def table_preview(frame, rows: int = 10) -> dg.TableMetadataValue:
         for row in head.iter_rows(named=True)
     ]
     return dg.MetadataValue.table(records=records, schema=dg.TableSchema(columns=columns))
+
+
+def automation_condition() -> dg.AutomationCondition:
+    """Materialize when missing, when an upstream produced a *different* data version, or when
+    this asset's code version (source, params, libraries) changed. With memoization a run whose
+    fingerprint is unchanged costs a lookup, so a spurious trigger is cheap."""
+    on_new_upstream_data = dg.AutomationCondition.eager().replace(
+        "newly_updated", dg.AutomationCondition.data_version_changed()
+    )
+    on_new_code = (
+        dg.AutomationCondition.code_version_changed()
+        & ~dg.AutomationCondition.in_progress()
+        & ~dg.AutomationCondition.any_deps_missing()
+    )
+    return (on_new_upstream_data | on_new_code).with_label("new data, new code or missing")
+
+
+def stage_code_version(module: str, section: str, libraries: tuple[str, ...]) -> CodeVersion:
+    """Computed when the asset module is imported: source closure, default params, libraries."""
+    from ml_assets.core.params import load_params
+    from ml_assets.core.versioning import code_version
+
+    return code_version(module, load_params().section(section), libraries)

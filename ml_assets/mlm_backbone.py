@@ -1,13 +1,20 @@
 """mlm_backbone: the pretrained BERT sliced to the pruned vocabulary, MLM-adapted to transactions."""
 
+from pathlib import Path
+
 import dagster as dg
 
-from ml_assets.artifacts import artifact_output, code_digest, entry_key, save_params
-from ml_assets.core.io import ArtifactRef, atomic_write_json, sha256_json
+from ml_assets.artifacts import (
+    StageConfig,
+    automation_condition,
+    memoized_output,
+    stage_code_version,
+)
+from ml_assets.core.io import ArtifactRef, atomic_write_json
 from ml_assets.core.layouts import entry_params, new_to_old_ids, read_features, training_texts
+from ml_assets.core.params import MlmBackboneParams
 from ml_assets.core.plots import line_chart_png, markdown_image
 from ml_assets.core.vocab import load_tokenizer
-from ml_assets.training import checkpoint, data, mlm, model, optim
 from ml_assets.training.data import encode_texts
 from ml_assets.training.mlm import MlmConfig, pretrain_mlm
 from ml_assets.training.model import (
@@ -19,72 +26,72 @@ from ml_assets.training.model import (
 from resources.artifact_store import ArtifactStore
 from resources.params import ParamsResource
 
+CODE = stage_code_version(
+    __name__, "mlm_backbone", ("torch", "transformers", "tokenizers", "safetensors")
+)
+
 
 @dg.asset(
     group_name="pretraining",
     kinds={"pytorch", "safetensors"},
+    code_version=CODE.version,
+    automation_condition=automation_condition(),
     description=(
         "The backbone (default all-MiniLM-L6-v2) with word embeddings and the tied MLM decoder sliced "
         "to the pruned vocabulary, then masked-LM pretrained on training-split description text "
-        "(labeled and unlabeled). Checkpoints every N steps; a rerun with the same inputs resumes."
+        "(labeled and unlabeled). Checkpoints every N steps under the fingerprint; a rerun resumes."
     ),
 )
 def mlm_backbone(
     context: dg.AssetExecutionContext,
+    config: StageConfig,
     transaction_features: ArtifactRef,
     pruned_tokenizer: ArtifactRef,
     params: ParamsResource,
     artifact_store: ArtifactStore,
 ) -> dg.Output[ArtifactRef]:
-    config = params.load().mlm_backbone
-    tokenizer = load_tokenizer(pruned_tokenizer.dir)
-    texts = training_texts(read_features(transaction_features))
-    sequences = encode_texts(tokenizer, texts, config.max_length)  # tokenized once, not per step
-    net, params_before = load_pruned_mlm(
-        resolve_backbone(entry_params(pruned_tokenizer)["backbone"]),
-        new_to_old_ids(pruned_tokenizer),
-        config.num_layers,
-        config.seed,
-    )
-    run_key = sha256_json(
-        {
-            "params": config.model_dump(mode="json"),
-            "inputs": [transaction_features.digest, pruned_tokenizer.digest],
-            "code": code_digest(checkpoint, data, mlm, model, optim),
-        }
-    )[:16]
-    result = pretrain_mlm(
-        net,
-        sequences,
-        MlmConfig(
-            batch_size=config.batch_size,
-            steps=config.steps,
-            learning_rate=config.learning_rate,
-            weight_decay=config.weight_decay,
-            warmup_steps=config.warmup_steps,
-            mask_prob=config.mask_prob,
-            checkpoint_every=config.checkpoint_every,
-            seed=config.seed,
-        ),
-        special_ids=tokenizer.all_special_ids,
-        mask_id=tokenizer.mask_token_id,
-        pad_id=tokenizer.pad_token_id,
-        checkpoint_root=artifact_store.checkpoint_root("mlm_backbone", run_key),
-        device=pick_device(),
-        log=context.log.info,
-    )
-    curve_png = line_chart_png(
-        {"MLM loss": result.loss_curve}, "MLM pretraining loss", "step", "loss"
-    )
-    with artifact_store.write("mlm_backbone", entry_key(context)) as tmp:
-        net.cpu().save_pretrained(tmp, safe_serialization=True)
-        atomic_write_json(tmp / "loss_curve.json", result.loss_curve)
-        (tmp / "loss_curve.png").write_bytes(curve_png)
-        save_params(tmp, config.model_dump(mode="json"))
-    ref = artifact_store.ref("mlm_backbone", entry_key(context))
-    return artifact_output(
-        ref,
-        {
+    section = params.section("mlm_backbone", config.overrides)
+    settings = MlmBackboneParams.model_validate(section)
+
+    def build(folder: Path, fingerprint: str) -> dict:
+        tokenizer = load_tokenizer(pruned_tokenizer.dir)
+        texts = training_texts(read_features(transaction_features))
+        sequences = encode_texts(
+            tokenizer, texts, settings.max_length
+        )  # tokenized once, not per step
+        net, params_before = load_pruned_mlm(
+            resolve_backbone(entry_params(pruned_tokenizer)["backbone"]),
+            new_to_old_ids(pruned_tokenizer),
+            settings.num_layers,
+            settings.seed,
+        )
+        result = pretrain_mlm(
+            net,
+            sequences,
+            MlmConfig(
+                batch_size=settings.batch_size,
+                steps=settings.steps,
+                learning_rate=settings.learning_rate,
+                weight_decay=settings.weight_decay,
+                warmup_steps=settings.warmup_steps,
+                mask_prob=settings.mask_prob,
+                checkpoint_every=settings.checkpoint_every,
+                seed=settings.seed,
+            ),
+            special_ids=tokenizer.all_special_ids,
+            mask_id=tokenizer.mask_token_id,
+            pad_id=tokenizer.pad_token_id,
+            checkpoint_root=artifact_store.checkpoint_root("mlm_backbone", fingerprint),
+            device=pick_device(),
+            log=context.log.info,
+        )
+        curve_png = line_chart_png(
+            {"MLM loss": result.loss_curve}, "MLM pretraining loss", "step", "loss"
+        )
+        net.cpu().save_pretrained(folder, safe_serialization=True)
+        atomic_write_json(folder / "loss_curve.json", result.loss_curve)
+        (folder / "loss_curve.png").write_bytes(curve_png)
+        return {
             "params_before_pruning": params_before,
             "params_after_pruning": count_parameters(net),
             "vocab_size": net.config.vocab_size,
@@ -97,7 +104,15 @@ def mlm_backbone(
             "final_mlm_loss": round(result.final_loss, 4),
             "first_mlm_loss": round(result.loss_curve[0][1], 4) if result.loss_curve else None,
             "device": result.device,
-            "checkpoint_key": run_key,
             "loss_curve": dg.MetadataValue.md(markdown_image(curve_png, "MLM loss curve")),
-        },
+        }
+
+    return memoized_output(
+        context,
+        artifact_store,
+        asset="mlm_backbone",
+        code=CODE,
+        params=section,
+        inputs={"transaction_features": transaction_features, "pruned_tokenizer": pruned_tokenizer},
+        build=build,
     )

@@ -1,13 +1,19 @@
 """onnx_model: the multitask model exported to ONNX and quantized to int8, verified and timed."""
 
 import shutil
+from pathlib import Path
 
 import dagster as dg
 import numpy as np
 import polars as pl
 import torch
 
-from ml_assets.artifacts import artifact_output, entry_key, save_params
+from ml_assets.artifacts import (
+    StageConfig,
+    automation_condition,
+    memoized_output,
+    stage_code_version,
+)
 from ml_assets.core.export import export_onnx, quantize_int8
 from ml_assets.core.io import ArtifactRef, atomic_write_json
 from ml_assets.core.labels import IGNORE_INDEX, label_ids
@@ -16,14 +22,20 @@ from ml_assets.core.layouts import (
     INT8_FILE,
     SERVING_CONFIG,
     TOKENIZER_DIR,
+    VERIFICATION_FILE,
     entry_params,
     read_features,
 )
+from ml_assets.core.params import OnnxModelParams
 from ml_assets.core.scoring import OnnxScorer, encode_for_model, measure_latency
 from ml_assets.training.finetune import predict_logits
 from ml_assets.training.model import MultiTaskModel
 from resources.artifact_store import ArtifactStore
 from resources.params import ParamsResource
+
+CODE = stage_code_version(
+    __name__, "onnx_model", ("torch", "onnx", "onnxruntime", "tokenizers", "transformers")
+)
 
 
 def compare_with_pytorch(
@@ -60,6 +72,8 @@ def compare_with_pytorch(
 @dg.asset(
     group_name="export",
     kinds={"onnx"},
+    code_version=CODE.version,
+    automation_condition=automation_condition(),
     description=(
         "The multitask model as ONNX (dynamic batch and sequence axes, one logits output per head), "
         "quantized to int8 with onnxruntime (dynamic, per-channel weights). Verified against PyTorch on "
@@ -69,63 +83,72 @@ def compare_with_pytorch(
 )
 def onnx_model(
     context: dg.AssetExecutionContext,
+    config: StageConfig,
     multitask_model: ArtifactRef,
     transaction_features: ArtifactRef,
     params: ParamsResource,
     artifact_store: ArtifactStore,
 ) -> dg.Output[ArtifactRef]:
-    config = params.load().onnx_model
-    max_length = entry_params(multitask_model)["max_length"]
-    net = MultiTaskModel.load(multitask_model.dir)
-    test = read_features(transaction_features).filter(
-        (pl.col("split") == "test") & pl.col("labeled")
-    )
-    with artifact_store.write("onnx_model", entry_key(context)) as tmp:
-        export_onnx(net, tmp / FP32_FILE, config.opset)
+    section = params.section("onnx_model", config.overrides)
+    settings = OnnxModelParams.model_validate(section)
+
+    def build(folder: Path, fingerprint: str) -> dict:
+        max_length = entry_params(multitask_model)["max_length"]
+        net = MultiTaskModel.load(multitask_model.dir)
+        test = read_features(transaction_features).filter(
+            (pl.col("split") == "test") & pl.col("labeled")
+        )
+        export_onnx(net, folder / FP32_FILE, settings.opset)
         excluded = quantize_int8(
-            tmp / FP32_FILE,
-            tmp / INT8_FILE,
-            per_channel=config.per_channel,
-            exclude_op_types=config.exclude_op_types,
+            folder / FP32_FILE,
+            folder / INT8_FILE,
+            per_channel=settings.per_channel,
+            exclude_op_types=settings.exclude_op_types,
         )
-        shutil.copytree(multitask_model.dir / TOKENIZER_DIR, tmp / TOKENIZER_DIR)
-        atomic_write_json(
-            tmp / SERVING_CONFIG,
-            {
-                "model": INT8_FILE,
-                "tokenizer": TOKENIZER_DIR,
-                "heads": net.head_labels,
-                "max_length": max_length,
-            },
-        )
+        shutil.copytree(multitask_model.dir / TOKENIZER_DIR, folder / TOKENIZER_DIR)
+        serving = {
+            "model": INT8_FILE,
+            "tokenizer": TOKENIZER_DIR,
+            "heads": net.head_labels,
+            "max_length": max_length,
+        }
+        atomic_write_json(folder / SERVING_CONFIG, serving)
         scorer = OnnxScorer(
-            tmp / INT8_FILE,
-            tmp / TOKENIZER_DIR,
+            folder / INT8_FILE,
+            folder / TOKENIZER_DIR,
             net.head_labels,
             max_length,
-            config.intra_op_num_threads,
+            settings.intra_op_num_threads,
         )
         texts = test["description"].to_list()
         labels = {head: label_ids(test[head], names) for head, names in net.head_labels.items()}
-        parity = compare_with_pytorch(scorer, net, texts, labels, config.eval_batch_size)
-        latency = measure_latency(scorer, texts, config.latency_requests)
-        atomic_write_json(tmp / "verification.json", {"parity": parity, "latency": latency})
-        save_params(tmp, config.model_dump(mode="json"))
-    ref = artifact_store.ref("onnx_model", entry_key(context))
-    metadata = {
-        "opset": config.opset,
-        "per_channel": config.per_channel,
-        "fp32_onnx_bytes": (ref.dir / FP32_FILE).stat().st_size,
-        "int8_onnx_bytes": (ref.dir / INT8_FILE).stat().st_size,
-        "nodes_kept_fp32": len(excluded),
-        "verified_on_test_rows": len(texts),
-        "latency_p50_ms": round(latency["p50_ms"], 3),
-        "latency_p99_ms": round(latency["p99_ms"], 3),
-        "latency_threads": config.intra_op_num_threads,
-    }
-    for head, values in parity.items():
-        metadata[f"{head}_argmax_agreement"] = round(values["agreement"], 4)
-        if "accuracy_int8" in values:
-            metadata[f"{head}_accuracy_int8"] = round(values["accuracy_int8"], 4)
-            metadata[f"{head}_accuracy_delta_pt"] = round(values["accuracy_delta_pt"], 3)
-    return artifact_output(ref, metadata)
+        parity = compare_with_pytorch(scorer, net, texts, labels, settings.eval_batch_size)
+        latency = measure_latency(scorer, texts, settings.latency_requests)
+        atomic_write_json(folder / VERIFICATION_FILE, {"parity": parity, "latency": latency})
+        metadata = {
+            "opset": settings.opset,
+            "per_channel": settings.per_channel,
+            "fp32_onnx_bytes": (folder / FP32_FILE).stat().st_size,
+            "int8_onnx_bytes": (folder / INT8_FILE).stat().st_size,
+            "nodes_kept_fp32": len(excluded),
+            "verified_on_test_rows": len(texts),
+            "latency_p50_ms": round(latency["p50_ms"], 3),
+            "latency_p99_ms": round(latency["p99_ms"], 3),
+            "latency_threads": settings.intra_op_num_threads,
+        }
+        for head, values in parity.items():
+            metadata[f"{head}_argmax_agreement"] = round(values["agreement"], 4)
+            if "accuracy_int8" in values:
+                metadata[f"{head}_accuracy_int8"] = round(values["accuracy_int8"], 4)
+                metadata[f"{head}_accuracy_delta_pt"] = round(values["accuracy_delta_pt"], 3)
+        return metadata
+
+    return memoized_output(
+        context,
+        artifact_store,
+        asset="onnx_model",
+        code=CODE,
+        params=section,
+        inputs={"multitask_model": multitask_model, "transaction_features": transaction_features},
+        build=build,
+    )

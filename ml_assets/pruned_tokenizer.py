@@ -1,18 +1,25 @@
 """pruned_tokenizer: the backbone's WordPiece vocabulary cut down to what transactions use."""
 
-import time
+from pathlib import Path
 
 import dagster as dg
 import polars as pl
 
-from ml_assets.artifacts import artifact_output, entry_key, save_params
+from ml_assets.artifacts import (
+    StageConfig,
+    automation_condition,
+    memoized_output,
+    stage_code_version,
+)
 from ml_assets.core.io import ArtifactRef
 from ml_assets.core.layouts import entry_params, read_features, training_texts
+from ml_assets.core.params import PrunedTokenizerParams
 from ml_assets.core.vocab import compare_tokenization, load_tokenizer, prune_vocabulary
 from ml_assets.training.model import resolve_backbone
 from resources.artifact_store import ArtifactStore
 from resources.params import ParamsResource
 
+CODE = stage_code_version(__name__, "pruned_tokenizer", ("tokenizers", "transformers"))
 CHECK_SAMPLE = 2000
 
 
@@ -24,6 +31,8 @@ def heldout_texts(features: pl.DataFrame, limit: int, seed: int = 0) -> list[str
 @dg.asset(
     group_name="tokenizer",
     kinds={"huggingface"},
+    code_version=CODE.version,
+    automation_condition=automation_condition(),
     description=(
         "A fast WordPiece tokenizer (AutoTokenizer-loadable) holding only the backbone tokens used on "
         "training text, plus special tokens and every single-character piece, so no string gets more "
@@ -32,31 +41,29 @@ def heldout_texts(features: pl.DataFrame, limit: int, seed: int = 0) -> list[str
 )
 def pruned_tokenizer(
     context: dg.AssetExecutionContext,
+    config: StageConfig,
     transaction_features: ArtifactRef,
     params: ParamsResource,
     artifact_store: ArtifactStore,
 ) -> dg.Output[ArtifactRef]:
-    config = params.load().pruned_tokenizer
-    started = time.perf_counter()
-    features = read_features(transaction_features)
-    source = resolve_backbone(config.backbone)
-    with artifact_store.write("pruned_tokenizer", entry_key(context)) as tmp:
+    section = params.section("pruned_tokenizer", config.overrides)
+    settings = PrunedTokenizerParams.model_validate(section)
+
+    def build(folder: Path, fingerprint: str) -> dict:
+        features = read_features(transaction_features)
+        source = resolve_backbone(settings.backbone)
         report = prune_vocabulary(
             source,
             sorted(set(training_texts(features))),
-            tmp,
-            keep_short_pieces=config.keep_short_pieces,
+            folder,
+            keep_short_pieces=settings.keep_short_pieces,
         )
-        save_params(tmp, config.model_dump(mode="json"))
-    ref = artifact_store.ref("pruned_tokenizer", entry_key(context))
-    original, pruned = load_tokenizer(source), load_tokenizer(ref.dir)
-    heldout = compare_tokenization(
-        original, pruned, heldout_texts(features, config.identity_sample)
-    )
-    return artifact_output(
-        ref,
-        {
-            "backbone": config.backbone,
+        original, pruned = load_tokenizer(source), load_tokenizer(folder)
+        heldout = compare_tokenization(
+            original, pruned, heldout_texts(features, settings.identity_sample)
+        )
+        return {
+            "backbone": settings.backbone,
             "vocab_before": report.original_vocab_size,
             "vocab_after": report.pruned_vocab_size,
             "vocab_kept_share": round(report.pruned_vocab_size / report.original_vocab_size, 4),
@@ -69,8 +76,16 @@ def pruned_tokenizer(
             "heldout_unk_rate_pruned": round(heldout.unk_rate_pruned, 5),
             "heldout_mean_tokens_original": round(heldout.mean_tokens_original, 2),
             "heldout_mean_tokens_pruned": round(heldout.mean_tokens_pruned, 2),
-            "seconds": round(time.perf_counter() - started, 2),
-        },
+        }
+
+    return memoized_output(
+        context,
+        artifact_store,
+        asset="pruned_tokenizer",
+        code=CODE,
+        params=section,
+        inputs={"transaction_features": transaction_features},
+        build=build,
     )
 
 
@@ -82,14 +97,10 @@ def pruned_tokenizer(
 def pruned_tokenizer_identical_on_training_text(
     pruned_tokenizer: ArtifactRef, transaction_features: ArtifactRef
 ) -> dg.AssetCheckResult:
-    features = read_features(transaction_features)
-    texts = pl.Series(training_texts(features))
+    texts = pl.Series(training_texts(read_features(transaction_features)))
     sample = texts.sample(min(CHECK_SAMPLE, texts.len()), seed=1).to_list()
-    result = compare_tokenization(
-        load_tokenizer(resolve_backbone(entry_params(pruned_tokenizer)["backbone"])),
-        load_tokenizer(pruned_tokenizer.dir),
-        sample,
-    )
+    original = load_tokenizer(resolve_backbone(entry_params(pruned_tokenizer)["backbone"]))
+    result = compare_tokenization(original, load_tokenizer(pruned_tokenizer.dir), sample)
     return dg.AssetCheckResult(
         passed=result.identical_rate == 1.0,
         metadata={"sample": result.n, "identical_rate": result.identical_rate},

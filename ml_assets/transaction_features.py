@@ -1,21 +1,42 @@
 """transaction_features: validated, normalized, split transactions as zstd Parquet."""
 
-import time
+from pathlib import Path
 
 import dagster as dg
 
-from ml_assets.artifacts import artifact_output, entry_key, save_params, table_preview
+from ml_assets.artifacts import (
+    StageConfig,
+    automation_condition,
+    memoized_output,
+    stage_code_version,
+    table_preview,
+)
 from ml_assets.core.features import build_features, split_summary
 from ml_assets.core.ingest import read_transactions
 from ml_assets.core.io import ArtifactRef
 from ml_assets.core.layouts import FEATURES_FILE, RAW_FILE
+from ml_assets.core.params import TransactionFeaturesParams
 from resources.artifact_store import ArtifactStore
 from resources.params import ParamsResource
+
+CODE = stage_code_version(__name__, "transaction_features", ("polars", "pyarrow"))
+
+
+def split_table(summary: dict[str, dict[str, int]]) -> dg.TableMetadataValue:
+    columns = [dg.TableColumn("split", "string")] + [
+        dg.TableColumn(c, "int") for c in next(iter(summary.values()))
+    ]
+    return dg.MetadataValue.table(
+        records=[dg.TableRecord({"split": name, **values}) for name, values in summary.items()],
+        schema=dg.TableSchema(columns=columns),
+    )
 
 
 @dg.asset(
     group_name="features",
     kinds={"polars", "parquet"},
+    code_version=CODE.version,
+    automation_condition=automation_condition(),
     description=(
         "One row per raw transaction: the description normalized by the same function serving uses, "
         "amount sign and log2 bucket, weekday, day of month, a merchant key, and a deterministic "
@@ -25,48 +46,38 @@ from resources.params import ParamsResource
 )
 def transaction_features(
     context: dg.AssetExecutionContext,
+    config: StageConfig,
     raw_transactions: ArtifactRef,
     params: ParamsResource,
     artifact_store: ArtifactStore,
 ) -> dg.Output[ArtifactRef]:
-    config = params.load().transaction_features
-    started = time.perf_counter()
-    raw = read_transactions(raw_transactions.dir / RAW_FILE, fmt="jsonl")
-    features = build_features(
-        raw,
-        max_description_chars=config.max_description_chars,
-        heldout_test_pct=config.heldout_test_merchant_pct,
-        heldout_valid_pct=config.heldout_valid_merchant_pct,
-        seen_test_pct=config.seen_test_row_pct,
-        seen_valid_pct=config.seen_valid_row_pct,
-        salt=config.split_salt,
-    )
-    with artifact_store.write("transaction_features", entry_key(context)) as tmp:
-        features.write_parquet(tmp / FEATURES_FILE, compression="zstd")
-        save_params(tmp, config.model_dump(mode="json"))
-    ref = artifact_store.ref("transaction_features", entry_key(context))
-    parquet_bytes = (ref.dir / FEATURES_FILE).stat().st_size
-    jsonl_bytes = (raw_transactions.dir / RAW_FILE).stat().st_size
-    summary = split_summary(features)
-    splits = dg.MetadataValue.table(
-        records=[dg.TableRecord({"split": name, **values}) for name, values in summary.items()],
-        schema=dg.TableSchema(
-            columns=[dg.TableColumn("split", "string")]
-            + [dg.TableColumn(c, "int") for c in next(iter(summary.values()))]
-        ),
-    )
-    return artifact_output(
-        ref,
-        {
+    section = params.section("transaction_features", config.overrides)
+    settings = TransactionFeaturesParams.model_validate(section)
+
+    def build(folder: Path, fingerprint: str) -> dict:
+        raw = read_transactions(raw_transactions.dir / RAW_FILE, fmt="jsonl")
+        features = build_features(
+            raw,
+            max_description_chars=settings.max_description_chars,
+            heldout_test_pct=settings.heldout_test_merchant_pct,
+            heldout_valid_pct=settings.heldout_valid_merchant_pct,
+            seen_test_pct=settings.seen_test_row_pct,
+            seen_valid_pct=settings.seen_valid_row_pct,
+            salt=settings.split_salt,
+        )
+        features.write_parquet(folder / FEATURES_FILE, compression="zstd")
+        parquet_bytes = (folder / FEATURES_FILE).stat().st_size
+        jsonl_bytes = (raw_transactions.dir / RAW_FILE).stat().st_size
+        summary = split_summary(features)
+        return {
             "rows": features.height,
             **{f"rows_{name}": values["rows"] for name, values in summary.items()},
             **{f"labeled_{name}": values["labeled"] for name, values in summary.items()},
-            "splits": splits,
+            "splits": split_table(summary),
             "merchants": features["merchant_key"].n_unique(),
             "parquet_bytes": parquet_bytes,
             "jsonl_bytes": jsonl_bytes,
             "parquet_to_jsonl_ratio": round(parquet_bytes / jsonl_bytes, 4),
-            "seconds": round(time.perf_counter() - started, 2),
             "dagster/column_schema": dg.TableSchema(
                 columns=[
                     dg.TableColumn(name, str(dtype)) for name, dtype in features.schema.items()
@@ -75,5 +86,14 @@ def transaction_features(
             "preview": table_preview(
                 features.select("text", "merchant_key", "split", "category", "transaction_type")
             ),
-        },
+        }
+
+    return memoized_output(
+        context,
+        artifact_store,
+        asset="transaction_features",
+        code=CODE,
+        params=section,
+        inputs={"raw_transactions": raw_transactions},
+        build=build,
     )

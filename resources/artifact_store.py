@@ -1,27 +1,46 @@
-"""Where artifacts live, and the IO manager that passes references to them between assets.
+"""The content-addressed artifact store, and the IO manager that passes references between assets.
 
-Assets write large artifacts (Parquet, tokenizer, safetensors, ONNX) into entries of the
-``ArtifactStore``; only a small JSON ``ArtifactRef`` travels through Dagster's IO manager.
-Every load re-verifies the entry's sha256 manifest, so a corrupt artifact is never used.
+Entries are keyed by fingerprint: ``<asset>/<fingerprint>/`` holding the artifact's files and a
+MANIFEST.json with the sha256 of each. Locally an entry is built in a temp folder and renamed
+into place once manifested and verified; every read re-hashes it, and a corrupt or half-written
+entry counts as missing (it is moved aside and recomputed).
+
+With a remote backend (S3 via dagster-aws ``S3Resource``, GCS via dagster-gcp ``GCSResource``)
+the local folder is a verified cache. Remote layout:
+    blobs/<sha256>                      file contents, immutable, written first
+    entries/<asset>/<fingerprint>.json  the manifest: the commit marker, written last
+Two writers of the same fingerprint never corrupt each other: blobs are content-addressed and a
+manifest is a single object put. Readers download blobs and check every sha256.
 """
 
 import contextlib
+import json
 import os
-from collections.abc import Iterator
+import shutil
+import time
+from collections.abc import Callable, Iterator
 from pathlib import Path
-from typing import Any
+from typing import Any, Literal
 
 import dagster as dg
 from pydantic import Field
 
 from ml_assets.core.io import (
+    ArtifactIntegrityError,
     ArtifactRef,
     atomic_write_json,
+    canonical_json,
     manifest_digest,
     read_json,
     safe_join,
+    sha256_file,
     staged_directory,
     verify_entry,
+)
+from resources.blob_backends import (
+    BlobNotFound,
+    gcs_backend_from_resource,
+    s3_backend_from_resource,
 )
 
 DEFAULT_ROOT = os.environ.get(
@@ -30,32 +49,139 @@ DEFAULT_ROOT = os.environ.get(
 
 
 class ArtifactStore(dg.ConfigurableResource):
-    """A local folder of verified artifact entries: ``<root>/<asset>/<key>/`` + MANIFEST.json."""
+    """Verified, fingerprint-keyed artifact entries on local disk, optionally mirrored to S3/GCS."""
 
     root: str = Field(
-        default=DEFAULT_ROOT, description="Folder holding artifact entries (TXN_ARTIFACTS_DIR)."
+        default=DEFAULT_ROOT,
+        description="Local folder of entries (TXN_ARTIFACTS_DIR); a cache when remote.",
+    )
+    backend: Literal["local", "s3", "gcs"] = Field(
+        default_factory=lambda: os.environ.get("TXN_ARTIFACT_BACKEND", "local"),
+        description="Where entries are shared: local only, S3 or GCS (TXN_ARTIFACT_BACKEND).",
+    )
+    bucket: str | None = Field(
+        default_factory=lambda: os.environ.get("TXN_ARTIFACT_BUCKET"),
+        description="Bucket for s3/gcs.",
+    )
+    prefix: str = Field(
+        default_factory=lambda: os.environ.get("TXN_ARTIFACT_PREFIX", "txn-ml"),
+        description="Key prefix in the bucket.",
+    )
+    s3_endpoint_url: str | None = Field(
+        default_factory=lambda: os.environ.get("TXN_S3_ENDPOINT_URL"),
+        description="S3-compatible endpoint (MinIO, SeaweedFS, moto); credentials come from the AWS provider chain.",
+    )
+    gcp_project: str | None = Field(
+        default_factory=lambda: os.environ.get("TXN_GCP_PROJECT"),
+        description="GCP project for gcs.",
     )
 
     @property
     def root_path(self) -> Path:
         return Path(self.root).expanduser().resolve()
 
+    def _remote(self):
+        if self.backend == "local":
+            return None
+        if not self.bucket:
+            raise ValueError(
+                f"artifact store backend {self.backend!r} needs a bucket (TXN_ARTIFACT_BUCKET)"
+            )
+        if self.backend == "s3":
+            from dagster_aws.s3 import S3Resource
+
+            return s3_backend_from_resource(
+                S3Resource(endpoint_url=self.s3_endpoint_url), self.bucket, self.prefix
+            )
+        from dagster_gcp import GCSResource
+
+        return gcs_backend_from_resource(
+            GCSResource(project=self.gcp_project), self.bucket, self.prefix
+        )
+
+    def entry_path(self, asset: str, key: str) -> Path:
+        return safe_join(self.root_path, asset, key)
+
+    def lookup(
+        self, asset: str, key: str, warn: Callable[[str], None] = print
+    ) -> ArtifactRef | None:
+        """A verified entry for ``key``, from the local cache or the remote; None if absent."""
+        entry = self.entry_path(asset, key)
+        if entry.exists():
+            try:
+                return self._ref(asset, entry)
+            except ArtifactIntegrityError as err:
+                warn(f"{asset}: cached entry {key} is corrupt and will be recomputed: {err}")
+                corrupt = entry.with_name(f".corrupt-{key}-{int(time.time())}")
+                os.replace(entry, corrupt)
+                shutil.rmtree(corrupt, ignore_errors=True)
+        remote = self._remote()
+        if remote is None:
+            return None
+        try:
+            manifest = read_json_bytes(remote.get_bytes(f"entries/{asset}/{key}.json"))
+        except BlobNotFound:
+            return None
+        try:
+            with staged_directory(entry, meta=manifest.get("meta")) as tmp:
+                for rel, info in manifest["files"].items():
+                    target = safe_join(tmp, rel)
+                    remote.get_file(f"blobs/{info['sha256']}", target)
+                    actual = sha256_file(target)
+                    if (
+                        actual != info["sha256"]
+                    ):  # the remote manifest is the reference, not the bytes
+                        raise ArtifactIntegrityError(
+                            f"{remote.uri_prefix}/blobs/{info['sha256']} ({rel}): sha256 {actual[:12]}... "
+                            "does not match the manifest"
+                        )
+            return self._ref(asset, entry)
+        except (ArtifactIntegrityError, BlobNotFound) as err:
+            warn(
+                f"{asset}: remote entry {key} is incomplete or corrupt and will be recomputed: {err}"
+            )
+            return None
+
     @contextlib.contextmanager
     def write(self, asset: str, key: str, meta: dict[str, Any] | None = None) -> Iterator[Path]:
-        """Yield a temp folder to fill; it is manifested, verified and renamed on success."""
-        final = safe_join(self.root_path, asset, key)
+        """Yield a temp folder to fill; it is manifested, verified, renamed, and then published."""
+        final = self.entry_path(asset, key)
         with staged_directory(final, meta=meta) as tmp:
             yield tmp
+        remote = self._remote()
+        if remote is not None:
+            manifest = verify_entry(final)
+            for rel, info in manifest["files"].items():
+                blob = f"blobs/{info['sha256']}"
+                if not remote.exists(blob):
+                    remote.put_file(blob, final / rel)
+            remote.put_bytes(f"entries/{asset}/{key}.json", canonical_json(manifest).encode())
 
-    def ref(self, asset: str, key: str) -> ArtifactRef:
-        entry = safe_join(self.root_path, asset, key)
+    def _ref(self, asset: str, entry: Path) -> ArtifactRef:
         return ArtifactRef(
             asset=asset, path=str(entry), digest=manifest_digest(verify_entry(entry))
         )
 
+    def ref(self, asset: str, key: str) -> ArtifactRef:
+        return self._ref(asset, self.entry_path(asset, key))
+
     def checkpoint_root(self, asset: str, run_key: str) -> Path:
-        """Stable per-configuration folder for resumable training checkpoints."""
+        """Stable per-fingerprint folder for resumable training checkpoints."""
         return safe_join(self.root_path, "_checkpoints", asset, run_key)
+
+    def current_ref(self, asset: str) -> ArtifactRef | None:
+        """The entry the asset's last materialization points to (see ArtifactRefIOManager)."""
+        path = ref_pointer_path(self.root_path, dg.AssetKey(asset), None)
+        return ArtifactRef.from_json(read_json(path)) if path.is_file() else None
+
+
+def read_json_bytes(data: bytes) -> dict:
+    return json.loads(data)
+
+
+def ref_pointer_path(root: Path, asset_key: dg.AssetKey, partition: str | None) -> Path:
+    parts = list(asset_key.path) + ([partition] if partition else [])
+    return safe_join(root, "_refs", *parts[:-1], f"{parts[-1]}.json")
 
 
 class ArtifactRefIOManager(dg.ConfigurableIOManager):
@@ -63,21 +189,19 @@ class ArtifactRefIOManager(dg.ConfigurableIOManager):
 
     store: dg.ResourceDependency[ArtifactStore]
 
-    def _ref_path(self, asset_key: dg.AssetKey, partition: str | None) -> Path:
-        parts = list(asset_key.path) + ([partition] if partition else [])
-        return safe_join(self.store.root_path, "_refs", *parts[:-1], f"{parts[-1]}.json")
-
     def handle_output(self, context: dg.OutputContext, obj: ArtifactRef) -> None:
         if not isinstance(obj, ArtifactRef):
             raise TypeError(
                 f"{context.asset_key}: assets must return an ArtifactRef, got {type(obj).__name__}"
             )
         partition = context.asset_partition_key if context.has_asset_partitions else None
-        atomic_write_json(self._ref_path(context.asset_key, partition), obj.to_json())
+        atomic_write_json(
+            ref_pointer_path(self.store.root_path, context.asset_key, partition), obj.to_json()
+        )
 
     def load_input(self, context: dg.InputContext) -> ArtifactRef:
         partition = context.asset_partition_key if context.has_asset_partitions else None
-        path = self._ref_path(context.asset_key, partition)
+        path = ref_pointer_path(self.store.root_path, context.asset_key, partition)
         if not path.is_file():
             raise FileNotFoundError(
                 f"{context.asset_key.to_user_string()} has no artifact in {self.store.root_path}; "

@@ -1,6 +1,7 @@
 """The pipeline's hyperparameters as a Dagster resource (params.yaml + an optional profile)."""
 
 import os
+from typing import Any
 
 import dagster as dg
 from pydantic import Field
@@ -21,3 +22,9 @@ class ParamsResource(dg.ConfigurableResource):
 
     def load(self) -> PipelineParams:
         return load_params(self.path, self.profile)
+
+    def section(self, name: str, overrides: dict[str, Any] | None = None) -> dict[str, Any]:
+        """One stage's resolved section, with per-run overrides applied and validated."""
+        return load_params(
+            self.path, self.profile, {name: overrides} if overrides else None
+        ).section(name)

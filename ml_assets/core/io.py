@@ -93,9 +93,15 @@ def build_manifest(entry: Path, meta: dict[str, Any] | None = None) -> dict[str,
     return {"format": MANIFEST_FORMAT, "files": files, "meta": meta or {}}
 
 
+# Files that record how an entry was made (run id, timings, resolved params), not what it is.
+# They are verified like every file but left out of the content digest, so recomputing the
+# same bytes in another run yields the same data version and downstream stays fresh.
+PROVENANCE_FILES = frozenset({"memo.json", "params.json", "verification.json"})
+
+
 def manifest_digest(manifest: dict[str, Any]) -> str:
-    """Content hash of an entry: depends on file names and bytes only, not on meta."""
-    return sha256_json(manifest["files"])
+    """Content hash of an entry: file names and bytes of the artifact itself, not provenance."""
+    return sha256_json({k: v for k, v in manifest["files"].items() if k not in PROVENANCE_FILES})
 
 
 def verify_entry(entry: Path) -> dict[str, Any]:

@@ -12,15 +12,23 @@ from pathlib import Path
 import polars as pl
 
 from ml_assets.core.io import ArtifactRef, read_json
-from ml_assets.core.vocab import ID_MAP_FILE, OUTPUT_FILES
 
 PARAMS_FILE = "params.json"  # resolved params section, beside every artifact
 RAW_FILE = "transactions.jsonl"  # raw_transactions
 FEATURES_FILE = "features.parquet"  # transaction_features
+TOKENIZER_ID_MAP = "id_map.json"  # pruned_tokenizer: {"new_to_old": [...], ...}
+TOKENIZER_FILES = (  # pruned_tokenizer: everything AutoTokenizer.from_pretrained needs + the id map
+    "tokenizer.json",
+    "vocab.txt",
+    "tokenizer_config.json",
+    "special_tokens_map.json",
+    TOKENIZER_ID_MAP,
+)
 TOKENIZER_DIR = "tokenizer"  # inside multitask_model and onnx_model entries
 FP32_FILE = "model_fp32.onnx"  # onnx_model
 INT8_FILE = "model_int8.onnx"
 SERVING_CONFIG = "serving.json"
+VERIFICATION_FILE = "verification.json"  # onnx_model: parity and latency (timings vary run to run)
 
 
 def read_features(ref: ArtifactRef) -> pl.DataFrame:
@@ -37,11 +45,11 @@ def entry_params(ref: ArtifactRef) -> dict:
 
 
 def new_to_old_ids(tokenizer: ArtifactRef) -> list[int]:
-    return read_json(tokenizer.dir / ID_MAP_FILE)["new_to_old"]
+    return read_json(tokenizer.dir / TOKENIZER_ID_MAP)["new_to_old"]
 
 
 def copy_tokenizer(tokenizer_dir: Path, destination: Path) -> None:
     """Model artifacts carry their tokenizer, so serving needs nothing else."""
     destination.mkdir()
-    for name in OUTPUT_FILES:
+    for name in TOKENIZER_FILES:
         shutil.copy2(tokenizer_dir / name, destination / name)

@@ -32,14 +32,8 @@ from tokenizers import Tokenizer
 from transformers import AutoTokenizer, PreTrainedTokenizerBase
 from transformers.utils import cached_file
 
-ID_MAP_FILE = "id_map.json"
-OUTPUT_FILES = (
-    "tokenizer.json",
-    "vocab.txt",
-    "tokenizer_config.json",
-    "special_tokens_map.json",
-    ID_MAP_FILE,
-)
+from ml_assets.core.layouts import TOKENIZER_FILES as OUTPUT_FILES
+from ml_assets.core.layouts import TOKENIZER_ID_MAP as ID_MAP_FILE
 
 # Keys of tokenizer_config.json that are bound to the source (ids, file paths, hub name) or that
 # would re-enable implicit padding/truncation; they are rewritten or dropped in the pruned copy.

@@ -1,0 +1,144 @@
+"""Never pay twice: real materializations on one persistent instance and store (tiny profile)."""
+
+import shutil
+from pathlib import Path
+
+import dagster as dg
+import pytest
+import yaml
+
+from ml_assets.definitions import ASSETS, CHECKS, build_resources
+from ml_assets.plan import build_plan
+from resources.params import ParamsResource
+
+REPO = Path(__file__).resolve().parents[1]
+ALL = {
+    "raw_transactions",
+    "transaction_features",
+    "pruned_tokenizer",
+    "mlm_backbone",
+    "multitask_model",
+    "onnx_model",
+}
+
+pytestmark = pytest.mark.slow
+
+
+class Pipeline:
+    def __init__(self, tmp: Path, instance: dg.DagsterInstance):
+        self.params_path = tmp / "params.yaml"
+        shutil.copy(REPO / "params.yaml", self.params_path)
+        self.root = tmp / "artifacts"
+        self.instance = instance
+
+    def resources(self) -> dict:
+        resources = build_resources(str(self.root))
+        resources["params"] = ParamsResource(path=str(self.params_path), profile="tiny")
+        return resources
+
+    def set_param(self, section: str, key: str, value) -> None:
+        data = yaml.safe_load(self.params_path.read_text())
+        data[section][key] = value
+        self.params_path.write_text(yaml.safe_dump(data))
+
+    def run(self, run_config: dict | None = None) -> dict[str, dict]:
+        result = dg.materialize(
+            [*ASSETS, *CHECKS],
+            resources=self.resources(),
+            instance=self.instance,
+            run_config=run_config or {},
+        )
+        assert result.success
+        out = {}
+        for event in result.get_asset_materialization_events():
+            mat = event.event_specific_data.materialization
+            out[mat.asset_key.to_user_string()] = {k: v.value for k, v in mat.metadata.items()}
+        return out
+
+    def plan(self):
+        return {
+            p.asset: p
+            for p in build_plan(self.resources()["artifact_store"], str(self.params_path), "tiny")
+        }
+
+
+def recomputed(run: dict[str, dict]) -> set[str]:
+    return {asset for asset, md in run.items() if md["memoized"] is False}
+
+
+@pytest.fixture(scope="module")
+def pipeline(tmp_path_factory):
+    with dg.instance_for_test() as instance:
+        pipe = Pipeline(tmp_path_factory.mktemp("memo"), instance)
+        pipe.first = pipe.run()
+        yield pipe
+
+
+def test_second_run_computes_nothing(pipeline):
+    assert recomputed(pipeline.first) == ALL
+    second = pipeline.run()
+    assert recomputed(second) == set()
+    for asset, md in second.items():
+        assert md["memoized"] is True
+        assert md["fingerprint"] == pipeline.first[asset]["fingerprint"]
+        assert (
+            md["artifact_digest"] == pipeline.first[asset]["artifact_digest"]
+        )  # same data version
+        assert md["produced_by_run"] == pipeline.first[asset]["produced_by_run"]
+        assert md["seconds_saved"] >= 0
+    # the original metrics are reported again on a hit
+    assert (
+        second["multitask_model"]["test_category_accuracy"]
+        == pipeline.first["multitask_model"]["test_category_accuracy"]
+    )
+    assert all(p.status == "fresh" for p in pipeline.plan().values())
+
+
+def test_finetune_param_recomputes_only_finetune_and_export(pipeline):
+    pipeline.set_param("multitask_model", "learning_rate", 2.0e-4)
+    plan = pipeline.plan()
+    assert plan["multitask_model"].status == "stale"
+    assert (
+        "param multitask_model.learning_rate: 0.0001 -> 0.0002" in plan["multitask_model"].reasons
+    )
+    assert plan["onnx_model"].status == "stale"
+    assert {a for a, p in plan.items() if p.status == "fresh"} == ALL - {
+        "multitask_model",
+        "onnx_model",
+    }
+    run = pipeline.run()
+    assert recomputed(run) == {"multitask_model", "onnx_model"}
+    pipeline.set_param(
+        "multitask_model", "learning_rate", 1.0e-4
+    )  # back: the old entries are reused
+    assert recomputed(pipeline.run()) == set()
+
+
+def test_run_config_override_changes_fingerprint(pipeline):
+    config = {"ops": {"multitask_model": {"config": {"overrides": {"dropout": 0.2}}}}}
+    run = pipeline.run(config)
+    assert recomputed(run) == {"multitask_model", "onnx_model"}
+    assert run["multitask_model"]["fingerprint"] != pipeline.first["multitask_model"]["fingerprint"]
+    assert recomputed(pipeline.run(config)) == set()  # and is memoized under its own fingerprint
+
+
+def test_corrupt_artifact_is_detected_and_recomputed(pipeline):
+    entry = Path(pipeline.first["transaction_features"]["artifact_path"])
+    parquet = entry / "features.parquet"
+    data = bytearray(parquet.read_bytes())
+    data[len(data) // 2] ^= 0xFF
+    parquet.write_bytes(bytes(data))
+    assert pipeline.plan()["transaction_features"].status != "fresh"
+    run = pipeline.run()
+    assert recomputed(run) == {"transaction_features"}  # identical bytes again: downstream reused
+    assert (
+        run["transaction_features"]["artifact_digest"]
+        == pipeline.first["transaction_features"]["artifact_digest"]
+    )
+
+
+def test_half_written_entry_is_treated_as_missing(pipeline):
+    entry = Path(pipeline.first["pruned_tokenizer"]["artifact_path"])
+    (entry / "MANIFEST.json").unlink()  # as if the writer died before committing
+    run = pipeline.run()
+    assert recomputed(run) == {"pruned_tokenizer"}
