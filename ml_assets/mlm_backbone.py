@@ -10,6 +10,7 @@ from ml_assets.artifacts import (
     memoized_output,
     stage_code_version,
 )
+from ml_assets.core.backbones import resolve_backbone
 from ml_assets.core.io import ArtifactRef, atomic_write_json
 from ml_assets.core.layouts import entry_params, new_to_old_ids, read_features, training_texts
 from ml_assets.core.params import MlmBackboneParams
@@ -21,7 +22,6 @@ from ml_assets.training.model import (
     count_parameters,
     load_pruned_mlm,
     pick_device,
-    resolve_backbone,
 )
 from resources.artifact_store import ArtifactStore
 from resources.params import ParamsResource

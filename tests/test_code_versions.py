@@ -1,0 +1,131 @@
+"""Automatic code versions: what changes them and what must not."""
+
+import json
+import os
+import shutil
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from ml_assets.core.versioning import code_version, module_closure
+from ml_assets.plan import GRAPH
+
+REPO = Path(__file__).resolve().parents[1]
+
+
+def copy_tree(destination: Path) -> Path:
+    for package in ("ml_assets", "resources", "sensors", "tests"):
+        shutil.copytree(
+            REPO / package, destination / package, ignore=shutil.ignore_patterns("__pycache__")
+        )
+    shutil.copy(REPO / "params.yaml", destination / "params.yaml")
+    return destination
+
+
+def versions(root: Path) -> dict[str, str]:
+    return {
+        asset: code_version(module, {}, (), root=root).version
+        for asset, (module, _) in GRAPH.items()
+    }
+
+
+def edit(path: Path, old: str, new: str) -> None:
+    text = path.read_text()
+    assert old in text, f"{old!r} not in {path}"
+    path.write_text(text.replace(old, new, 1))
+
+
+def test_closure_follows_imports_but_not_other_assets():
+    closure = module_closure("ml_assets.transaction_features")
+    assert "ml_assets.core.features" in closure and "ml_assets.core.text" in closure
+    assert "ml_assets.raw_transactions" not in closure  # assets never import each other
+    assert "ml_assets.core.params" not in closure  # the schema; resolved values are hashed instead
+    assert "ml_assets.training.model" in module_closure("ml_assets.onnx_model")
+
+
+@pytest.fixture
+def tree(tmp_path) -> Path:
+    return copy_tree(tmp_path / "repo")
+
+
+def test_comments_formatting_and_docstrings_do_not_count(tree):
+    before = versions(tree)
+    features = tree / "ml_assets/core/features.py"
+    edit(features, "SPLITS = (", "# a new comment\n\n\nSPLITS = (  # trailing comment\n")
+    edit(features, '"""Map each key to 0..9999', '"""Reworded docstring. Map each key to 0..9999')
+    edit(
+        tree / "ml_assets/core/export.py", "import warnings", "import warnings  # unrelated comment"
+    )
+    assert versions(tree) == before
+
+
+def test_helper_change_moves_only_assets_that_import_it(tree):
+    before = versions(tree)
+    edit(
+        tree / "ml_assets/core/features.py",
+        '"train", "valid", "test"',
+        '"train", "valid", "test", "extra"',
+    )
+    after = versions(tree)
+    assert {a for a in before if before[a] != after[a]} == {"transaction_features"}
+    edit(
+        tree / "ml_assets/core/export.py",
+        'warnings.simplefilter("ignore")',
+        'warnings.simplefilter("default")',
+    )
+    assert {a for a in before if before[a] != versions(tree)[a]} == {
+        "transaction_features",
+        "onnx_model",
+    }
+
+
+def test_params_and_libraries_are_part_of_the_version():
+    module = GRAPH["multitask_model"][0]
+    base = code_version(module, {"learning_rate": 1e-4}, ("torch",))
+    assert code_version(module, {"learning_rate": 2e-4}, ("torch",)).version != base.version
+    assert (
+        code_version(module, {"learning_rate": 1e-4}, ("torch", "polars")).version != base.version
+    )
+    assert base.libraries["torch"].startswith("2.")
+
+
+def run_harness(tree: Path, artifacts: Path) -> dict[str, bool]:
+    env = {**os.environ, "PYTHONPATH": str(tree), "TXN_PARAMS": str(tree / "params.yaml")}
+    done = subprocess.run(
+        [sys.executable, str(tree / "tests/memo_harness.py"), str(artifacts)],
+        cwd=tree,
+        env=env,
+        capture_output=True,
+        text=True,
+        timeout=600,
+        check=False,
+    )
+    assert done.returncode == 0, done.stderr[-3000:]
+    line = next(line for line in done.stdout.splitlines() if line.startswith("RESULT "))
+    return json.loads(line.removeprefix("RESULT "))
+
+
+@pytest.mark.slow
+def test_edited_source_recomputes_exactly_what_it_affects(tree, tmp_path):
+    artifacts = tmp_path / "artifacts"
+    first = run_harness(tree, artifacts)
+    assert not any(first.values())
+    # a comment in a module every asset imports: nothing recomputes
+    edit(
+        tree / "ml_assets/core/io.py",
+        "_CHUNK = 1 << 20",
+        "_CHUNK = 1 << 20  # read files in 1 MiB chunks",
+    )
+    assert all(run_harness(tree, artifacts).values())
+    # a real change in a helper only features use: features and everything downstream recompute
+    edit(
+        tree / "ml_assets/core/features.py",
+        '(pl.col("amount").abs() + 1).log(2)',
+        '(pl.col("amount").abs() + 1).log(3)',
+    )
+    third = run_harness(tree, artifacts)
+    assert {asset for asset, memoized in third.items() if not memoized} == set(GRAPH) - {
+        "raw_transactions"
+    }
