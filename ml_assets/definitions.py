@@ -12,7 +12,7 @@ from ml_assets.raw_transactions import raw_transactions
 from ml_assets.transaction_features import transaction_features
 from resources.artifact_store import ArtifactRefIOManager, ArtifactStore
 from resources.params import ParamsResource
-from sensors.schedules import full_pipeline_job, nightly_full_pipeline
+from sensors.schedules import full_pipeline_job, nightly_full_pipeline, nightly_stale_assets
 
 ASSETS = [
     raw_transactions,
@@ -39,6 +39,9 @@ defs = dg.Definitions(
     assets=ASSETS,
     asset_checks=CHECKS,
     jobs=[full_pipeline_job],
-    schedules=[nightly_full_pipeline],
+    schedules=[nightly_full_pipeline, nightly_stale_assets],
     resources=build_resources(),
+    # The graph is a chain whose heavy steps use every core themselves; one process per run
+    # avoids re-importing torch for each step (~7 s each) and keeps a memoized run cheap.
+    executor=dg.in_process_executor,
 )

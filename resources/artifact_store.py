@@ -172,7 +172,20 @@ class ArtifactStore(dg.ConfigurableResource):
     def current_ref(self, asset: str) -> ArtifactRef | None:
         """The entry the asset's last materialization points to (see ArtifactRefIOManager)."""
         path = ref_pointer_path(self.root_path, dg.AssetKey(asset), None)
-        return ArtifactRef.from_json(read_json(path)) if path.is_file() else None
+        return self.read_pointer(path) if path.is_file() else None
+
+    def write_pointer(self, path: Path, ref: ArtifactRef) -> None:
+        """Pointers hold the entry relative to the store root, so a copied or pulled store works."""
+        entry = Path(ref.path).resolve().relative_to(self.root_path).as_posix()
+        atomic_write_json(path, {"asset": ref.asset, "entry": entry, "digest": ref.digest})
+
+    def read_pointer(self, path: Path) -> ArtifactRef:
+        data = read_json(path)
+        return ArtifactRef(
+            asset=data["asset"],
+            path=str(safe_join(self.root_path, data["entry"])),
+            digest=data["digest"],
+        )
 
 
 def read_json_bytes(data: bytes) -> dict:
@@ -180,12 +193,19 @@ def read_json_bytes(data: bytes) -> dict:
 
 
 def ref_pointer_path(root: Path, asset_key: dg.AssetKey, partition: str | None) -> Path:
-    parts = list(asset_key.path) + ([partition] if partition else [])
-    return safe_join(root, "_refs", *parts[:-1], f"{parts[-1]}.json")
+    """``<asset>/CURRENT.json`` (or ``<asset>/CURRENT/<partition>.json``): the entry an asset
+    points to now. It lives inside the asset's folder so that folder is self-contained (DVC
+    tracks it as the stage's output)."""
+    asset_dir = safe_join(root, *asset_key.path)
+    return (
+        safe_join(asset_dir, "CURRENT", f"{partition}.json")
+        if partition
+        else asset_dir / "CURRENT.json"
+    )
 
 
 class ArtifactRefIOManager(dg.ConfigurableIOManager):
-    """Stores each asset's ArtifactRef as JSON under ``<root>/_refs/`` (no pickle)."""
+    """Stores each asset's ArtifactRef as JSON in ``<root>/<asset>/CURRENT.json`` (no pickle)."""
 
     store: dg.ResourceDependency[ArtifactStore]
 
@@ -195,8 +215,8 @@ class ArtifactRefIOManager(dg.ConfigurableIOManager):
                 f"{context.asset_key}: assets must return an ArtifactRef, got {type(obj).__name__}"
             )
         partition = context.asset_partition_key if context.has_asset_partitions else None
-        atomic_write_json(
-            ref_pointer_path(self.store.root_path, context.asset_key, partition), obj.to_json()
+        self.store.write_pointer(
+            ref_pointer_path(self.store.root_path, context.asset_key, partition), obj
         )
 
     def load_input(self, context: dg.InputContext) -> ArtifactRef:
@@ -207,4 +227,4 @@ class ArtifactRefIOManager(dg.ConfigurableIOManager):
                 f"{context.asset_key.to_user_string()} has no artifact in {self.store.root_path}; "
                 "materialize it first (or point TXN_ARTIFACTS_DIR at the store that holds it)"
             )
-        return ArtifactRef.from_json(read_json(path)).verified()
+        return self.store.read_pointer(path).verified()

@@ -177,13 +177,6 @@ class ArtifactRef:
     path: str
     digest: str  # content hash of the entry (manifest_digest); also the asset's data version
 
-    def to_json(self) -> dict[str, str]:
-        return {"asset": self.asset, "path": self.path, "digest": self.digest}
-
-    @classmethod
-    def from_json(cls, data: dict[str, str]) -> ArtifactRef:
-        return cls(asset=data["asset"], path=data["path"], digest=data["digest"])
-
     @property
     def dir(self) -> Path:
         return Path(self.path)
