@@ -13,7 +13,7 @@ pushes and pulls the result:
 
 What DVC cannot see and the fingerprint does: the params profile (TXN_PARAMS_PROFILE) and
 library versions. After switching either, ``dvc repro --force``; stages whose fingerprint did
-not change are memo hits (a Dagster start-up, no compute).
+not change are memo hits (a Dagster start-up, ~8 s each, no compute; persisted outs are kept).
 """
 
 from __future__ import annotations

@@ -142,3 +142,42 @@ def test_half_written_entry_is_treated_as_missing(pipeline):
     (entry / "MANIFEST.json").unlink()  # as if the writer died before committing
     run = pipeline.run()
     assert recomputed(run) == {"pruned_tokenizer"}
+
+
+def test_plan_cli_explains_before_running(pipeline, capsys, monkeypatch):
+    from ml_assets.__main__ import main
+
+    monkeypatch.setenv("TXN_PARAMS_PROFILE", "tiny")  # main() exports --profile; restore after
+    pipeline.set_param("mlm_backbone", "mask_prob", 0.2)
+    try:
+        assert (
+            main(
+                [
+                    "plan",
+                    "--artifacts",
+                    str(pipeline.root),
+                    "--params",
+                    str(pipeline.params_path),
+                    "--profile",
+                    "tiny",
+                ]
+            )
+            == 0
+        )
+    finally:
+        pipeline.set_param("mlm_backbone", "mask_prob", 0.15)
+    out = capsys.readouterr().out
+    assert "fresh    pruned_tokenizer" in out
+    assert "param mlm_backbone.mask_prob: 0.15 -> 0.2" in out
+    assert "input mlm_backbone: upstream is stale and will be recomputed" in out
+    assert "3 of 6 assets to compute" in out
+
+
+def test_plan_on_an_empty_store_says_never_materialized(tmp_path, capsys, monkeypatch):
+    from ml_assets.__main__ import main
+
+    monkeypatch.setenv("TXN_PARAMS_PROFILE", "tiny")
+    assert main(["plan", "--artifacts", str(tmp_path), "--profile", "tiny"]) == 0
+    out = capsys.readouterr().out
+    assert "missing  raw_transactions" in out and "never materialized in this store" in out
+    assert "6 of 6 assets to compute" in out

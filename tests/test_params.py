@@ -8,6 +8,11 @@ from ml_assets.core.params import ParamsError, load_params
 REPO_PARAMS = Path(__file__).resolve().parents[1] / "params.yaml"
 
 
+@pytest.fixture(autouse=True)
+def _no_profile_from_env(monkeypatch):
+    monkeypatch.delenv("TXN_PARAMS_PROFILE", raising=False)
+
+
 def test_repo_params_validate_for_every_profile():
     raw = yaml.safe_load(REPO_PARAMS.read_text())
     defaults = load_params(REPO_PARAMS)

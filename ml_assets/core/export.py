@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import logging
 import warnings
 from pathlib import Path
 
@@ -36,6 +37,10 @@ def export_onnx(model: MultiTaskModel, path: Path, opset: int) -> None:
     onnx.checker.check_model(str(path))
 
 
+def _drop_preprocess_hint(record: logging.LogRecord) -> bool:
+    return "pre-processing before quantization" not in record.getMessage()
+
+
 def quantize_int8(
     fp32_path: Path, int8_path: Path, *, per_channel: bool, exclude_op_types: tuple[str, ...] = ()
 ) -> list[str]:
@@ -46,6 +51,9 @@ def quantize_int8(
     """
     graph = onnx.load(str(fp32_path)).graph
     excluded = [node.name for node in graph.node if node.op_type in set(exclude_op_types)]
+    # onnxruntime logs a generic "consider pre-processing" hint on the root logger; the
+    # pre-processing (shape inference) fails on this graph without auto_merge and gains nothing here
+    logging.getLogger().addFilter(_drop_preprocess_hint)
     quantize_dynamic(
         str(fp32_path),
         str(int8_path),

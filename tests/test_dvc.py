@@ -1,0 +1,219 @@
+"""DVC support: dvc.yaml is generated from the asset graph, and DVC drives the real graph.
+
+Fast: the committed dvc.yaml is exactly what the graph generates, stage by stage.
+Slow (needs DVC in its own venv: ``scripts/install_dvc.sh``, or ``DVC_BIN``): in a temporary
+copy of the repo, tiny profile, ``dvc repro`` runs all six stages, a second runs none, a param
+edit reruns only its stage and keeps earlier entries (``persist``), ``dvc push`` to S3 on a
+local moto server, wipe the outputs and DVC's cache, ``dvc pull``: byte-identical, all fresh.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import hashlib
+import importlib
+import io
+import os
+import re
+import shutil
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+import pytest
+import yaml
+
+from ml_assets.__main__ import main
+from ml_assets.dvc_stages import DVC_YAML, dvc_yaml_drift, render_dvc_yaml
+from ml_assets.plan import GRAPH
+
+REPO = Path(__file__).resolve().parents[1]
+# What a stage command needs to run in a copy of the repo: code, params, the pipeline; the real
+# .gitignore (it ignores artifacts/) proves DVC works with git-ignored outputs.
+COPIED = ("ml_assets", "resources", "sensors", "params.yaml", "dvc.yaml", ".gitignore")
+
+
+def _dvc_bin() -> str | None:
+    candidate = os.environ.get("DVC_BIN") or str(REPO / ".dvc-venv" / "bin" / "dvc")
+    return candidate if os.access(candidate, os.X_OK) else None
+
+
+DVC = _dvc_bin()
+
+
+# --- fast: the file matches the graph ----------------------------------------------------
+
+
+def test_dvc_yaml_is_generated_from_the_graph():
+    assert DVC_YAML.read_text() == render_dvc_yaml(), (
+        "dvc.yaml drifted from the asset graph; run `python -m ml_assets dvc-yaml`\n"
+        + dvc_yaml_drift(DVC_YAML)
+    )
+
+
+def test_every_asset_is_one_stage_wired_like_the_graph():
+    stages = yaml.safe_load(DVC_YAML.read_text())["stages"]
+    assert list(stages) == list(GRAPH)
+    for asset, (module_name, upstream) in GRAPH.items():
+        stage = stages[asset]
+        code_files = set(importlib.import_module(module_name).CODE.files)
+        assert code_files, f"{asset}: no source files"
+        assert set(stage["deps"]) == code_files | {f"artifacts/{name}" for name in upstream}
+        assert stage["params"] == [asset]
+        assert stage["outs"] == [{f"artifacts/{asset}": {"persist": True}}]
+        assert stage["cmd"].endswith(
+            f"python -m dagster asset materialize -m ml_assets.definitions --select {asset}"
+        )
+
+
+def _cli(argv: list[str], expect: int) -> str:
+    """Run ``python -m ml_assets`` in-process; returns what it printed."""
+    buffer = io.StringIO()
+    with contextlib.redirect_stdout(buffer):
+        code = main(argv)
+    assert code == expect, buffer.getvalue()
+    return buffer.getvalue()
+
+
+def test_cli_check_reports_drift_and_regenerates(tmp_path, monkeypatch):
+    target = tmp_path / "dvc.yaml"
+    monkeypatch.setattr("ml_assets.dvc_stages.DVC_YAML", target)
+    target.write_text(render_dvc_yaml().replace("persist: true", "persist: false", 1))
+    out = _cli(["dvc-yaml", "--check"], expect=1)
+    assert "-        persist: false" in out and "+        persist: true" in out
+    assert "drifted" in out
+    _cli(["dvc-yaml"], expect=0)
+    assert target.read_text() == render_dvc_yaml()
+    assert "up to date" in _cli(["dvc-yaml", "--check"], expect=0)
+
+
+# --- slow: DVC runs the graph, pushes to S3, pulls it back -------------------------------
+
+
+def _copy_repo(dest: Path) -> Path:
+    dest.mkdir()
+    for name in COPIED:
+        source = REPO / name
+        if source.is_dir():
+            shutil.copytree(source, dest / name, ignore=shutil.ignore_patterns("__pycache__"))
+        else:
+            shutil.copy2(source, dest / name)
+    return dest
+
+
+def _env(repo: Path, scratch: Path) -> dict[str, str]:
+    """Hermetic: the project's interpreter first on PATH (stage commands say ``python``), the
+    copy's packages first, a temporary Dagster instance, no user DVC config, moto credentials."""
+    dropped = ("TXN_", "DAGSTER_", "DVC_", "AWS_")
+    env = {k: v for k, v in os.environ.items() if not k.startswith(dropped)}
+    for name in ("dvc-global", "dvc-system", "dvc-site-cache"):
+        (scratch / name).mkdir()
+    env.update(
+        PATH=os.pathsep.join([str(Path(sys.executable).parent), os.environ.get("PATH", "")]),
+        PYTHONPATH=str(repo),
+        TXN_PARAMS_PROFILE="tiny",
+        HF_HUB_OFFLINE="1",
+        TOKENIZERS_PARALLELISM="false",
+        DVC_NO_ANALYTICS="1",
+        DVC_GLOBAL_CONFIG_DIR=str(scratch / "dvc-global"),
+        DVC_SYSTEM_CONFIG_DIR=str(scratch / "dvc-system"),
+        DVC_SITE_CACHE_DIR=str(scratch / "dvc-site-cache"),
+        AWS_ACCESS_KEY_ID="testing",
+        AWS_SECRET_ACCESS_KEY="testing",
+        AWS_DEFAULT_REGION="us-east-1",
+    )
+    return env
+
+
+def _digests(store: Path) -> dict[str, str]:
+    """sha256 of every file DVC tracks: the six asset folders (not _checkpoints/)."""
+    return {
+        path.relative_to(store).as_posix(): hashlib.sha256(path.read_bytes()).hexdigest()
+        for asset in GRAPH
+        for path in sorted((store / asset).rglob("*"))
+        if path.is_file()
+    }
+
+
+def _ran(output: str) -> list[str]:
+    return re.findall(r"^Running stage '([^']+)':", output, flags=re.M)
+
+
+@pytest.mark.slow
+@pytest.mark.dvc
+@pytest.mark.skipif(
+    DVC is None,
+    reason="DVC not installed: run scripts/install_dvc.sh (creates .dvc-venv/) or set DVC_BIN",
+)
+def test_dvc_repro_push_pull_roundtrip(tmp_path, moto_endpoint):
+    import boto3
+
+    repo = _copy_repo(tmp_path / "repo")
+    env = _env(repo, tmp_path)
+    timings: dict[str, float] = {}
+
+    def run(*argv: str, step: str | None = None) -> str:
+        started = time.perf_counter()
+        proc = subprocess.run(
+            argv, cwd=repo, env=env, capture_output=True, text=True, timeout=600, check=False
+        )
+        if step:
+            timings[step] = round(time.perf_counter() - started, 1)
+            print(f"dvc test: {step} took {timings[step]} s")
+        output = proc.stdout + proc.stderr
+        assert proc.returncode == 0, f"{' '.join(argv)} exited {proc.returncode}:\n{output[-4000:]}"
+        return output
+
+    def dvc(*args: str, step: str | None = None) -> str:
+        return run(DVC, *args, step=step)
+
+    run("git", "init", "-q")
+    dvc("init", "-q")
+    dvc("config", "core.analytics", "false")
+    dvc("config", "core.check_update", "false")
+
+    # every stage runs once, in the graph's order; then nothing is left to do
+    assert _ran(dvc("repro", step="first repro")) == list(GRAPH)
+    again = dvc("repro", step="no-op repro")
+    assert _ran(again) == []
+    for asset in GRAPH:
+        assert f"Stage '{asset}' didn't change, skipping" in again
+    assert "Data and pipelines are up to date." in again
+
+    # a param edit reruns only that stage; persist keeps the earlier entry beside the new one
+    params_path = repo / "params.yaml"
+    params = yaml.safe_load(params_path.read_text())
+    params["onnx_model"]["eval_batch_size"] += 1
+    params_path.write_text(yaml.safe_dump(params, sort_keys=False))
+    assert _ran(dvc("repro", step="param-edit repro")) == ["onnx_model"]
+    entries = [p for p in (repo / "artifacts" / "onnx_model").iterdir() if p.is_dir()]
+    assert len(entries) == 2, entries
+
+    # push to S3 (moto), lose everything local, pull it back
+    bucket = "dvc-remote"
+    s3 = boto3.client(
+        "s3",
+        endpoint_url=moto_endpoint,
+        region_name="us-east-1",
+        aws_access_key_id=env["AWS_ACCESS_KEY_ID"],
+        aws_secret_access_key=env["AWS_SECRET_ACCESS_KEY"],
+    )
+    s3.create_bucket(Bucket=bucket)
+    dvc("remote", "add", "-d", "moto", f"s3://{bucket}/store")
+    dvc("remote", "modify", "moto", "endpointurl", moto_endpoint)
+    dvc("remote", "modify", "moto", "region", "us-east-1")
+    assert "files pushed" in dvc("push", step="push")
+    before = _digests(repo / "artifacts")
+    assert all(f"{asset}/CURRENT.json" in before for asset in GRAPH)
+    shutil.rmtree(repo / "artifacts")
+    shutil.rmtree(repo / ".dvc" / "cache")
+    assert "files fetched" in dvc("pull", step="pull")
+    assert _digests(repo / "artifacts") == before
+
+    plan = run(sys.executable, "-m", "ml_assets", "plan", "--profile", "tiny", step="plan")
+    for asset in GRAPH:
+        assert re.search(rf"^fresh\s+{asset}\s", plan, flags=re.M), plan
+    assert f"0 of {len(GRAPH)} assets to compute" in plan
+    assert "Data and pipelines are up to date." in dvc("status")
+    print("dvc timings (s):", timings)
