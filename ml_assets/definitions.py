@@ -9,6 +9,7 @@ from ml_assets.multitask_model import multitask_model
 from ml_assets.onnx_model import onnx_model
 from ml_assets.pruned_tokenizer import pruned_tokenizer, pruned_tokenizer_identical_on_training_text
 from ml_assets.raw_transactions import raw_transactions
+from ml_assets.tokenized_corpus import tokenized_corpus
 from ml_assets.transaction_features import transaction_features
 from resources.artifact_store import ArtifactRefIOManager, ArtifactStore
 from resources.params import ParamsResource
@@ -18,6 +19,7 @@ ASSETS = [
     raw_transactions,
     transaction_features,
     pruned_tokenizer,
+    tokenized_corpus,
     mlm_backbone,
     multitask_model,
     onnx_model,

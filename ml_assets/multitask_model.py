@@ -4,7 +4,6 @@ from pathlib import Path
 
 import dagster as dg
 import numpy as np
-import polars as pl
 
 from ml_assets.artifacts import (
     StageConfig,
@@ -12,30 +11,41 @@ from ml_assets.artifacts import (
     memoized_output,
     stage_code_version,
 )
+from ml_assets.core.corpus import TokenizedSplit
 from ml_assets.core.io import ArtifactRef, atomic_write_json
-from ml_assets.core.labels import label_ids, label_vocabularies
-from ml_assets.core.layouts import TOKENIZER_DIR, copy_tokenizer, read_features
+from ml_assets.core.labels import IGNORE_INDEX
+from ml_assets.core.layouts import TOKENIZER_DIR, copy_tokenizer
 from ml_assets.core.params import MultitaskModelParams
 from ml_assets.core.plots import line_chart_png, markdown_image
-from ml_assets.core.vocab import load_tokenizer
-from ml_assets.training.data import encode_texts
 from ml_assets.training.finetune import FinetuneConfig, LabeledSet, evaluate, finetune
 from ml_assets.training.model import MultiTaskModel, pick_device
+from ml_assets.training_checks import data_wait_result, data_wait_spec
 from resources.artifact_store import ArtifactStore
 from resources.params import ParamsResource
 
 CODE = stage_code_version(
-    __name__, "multitask_model", ("torch", "transformers", "tokenizers", "safetensors")
+    __name__, "multitask_model", ("torch", "transformers", "tokenizers", "safetensors", "peft")
 )
+SPLITS = ("train", "valid", "test")
 
 
-def labeled_set(
-    frame: pl.DataFrame, tokenizer, heads: dict[str, list[str]], max_length: int
-) -> LabeledSet:
-    return LabeledSet(
-        sequences=encode_texts(tokenizer, frame["text"].to_list(), max_length),
-        labels={head: label_ids(frame[head], names) for head, names in heads.items()},
-    )
+def head_vocabularies(meta: dict, heads: tuple[str, ...]) -> dict[str, list[str]]:
+    vocab = {head: meta["labels"][head] for head in heads}
+    for head, names in vocab.items():
+        if len(names) < 2:
+            raise ValueError(
+                f"head {head!r} needs at least 2 distinct labels in the data, found {names}; "
+                "label more rows or drop the head from multitask_model.heads in params.yaml"
+            )
+    return vocab
+
+
+def labeled_view(split: TokenizedSplit, heads: dict[str, list[str]]) -> LabeledSet:
+    """Rows with a label for at least one head, as sequences + label ids per head."""
+    labels = np.stack([split.labels(head) for head in heads], axis=1)
+    rows = np.flatnonzero((labels != IGNORE_INDEX).any(axis=1))
+    view = split.subset(rows)
+    return LabeledSet(sequences=view, labels={head: view.labels(head) for head in heads})
 
 
 @dg.asset(
@@ -43,41 +53,44 @@ def labeled_set(
     kinds={"pytorch", "safetensors"},
     code_version=CODE.version,
     automation_condition=automation_condition(),
+    check_specs=[data_wait_spec("multitask_model")],
     description=(
         "Shared MLM-pretrained backbone plus one linear head per label (category, transaction_type) on "
-        "[CLS], trained on labeled training rows with validation every N steps and early stopping on "
-        "mean macro-F1. Reports test accuracy and macro-F1 per head, overall and on held-out merchants."
+        "[CLS], trained on labeled training rows of the tokenized corpus with validation every N steps "
+        "and early stopping on mean macro-F1 (optionally LoRA adapters). Reports test accuracy and "
+        "macro-F1 per head, overall and on held-out merchants."
     ),
 )
 def multitask_model(
     context: dg.AssetExecutionContext,
     config: StageConfig,
-    transaction_features: ArtifactRef,
+    tokenized_corpus: ArtifactRef,
     pruned_tokenizer: ArtifactRef,
     mlm_backbone: ArtifactRef,
     params: ParamsResource,
     artifact_store: ArtifactStore,
-) -> dg.Output[ArtifactRef]:
+):
     section = params.section("multitask_model", config.overrides)
     settings = MultitaskModelParams.model_validate(section)
 
     def build(folder: Path, fingerprint: str) -> dict:
-        features = read_features(transaction_features).filter(pl.col("labeled"))
-        heads = label_vocabularies(features, settings.heads)
-        tokenizer = load_tokenizer(pruned_tokenizer.dir)
-        split = {
-            name: features.filter(pl.col("split") == name) for name in ("train", "valid", "test")
+        splits = {
+            name: TokenizedSplit(tokenized_corpus.dir, name, settings.max_length) for name in SPLITS
         }
-        for name, frame in split.items():
-            if frame.height == 0:
+        meta = splits["train"].meta
+        heads = head_vocabularies(meta, settings.heads)
+        sets = {name: labeled_view(split, heads) for name, split in splits.items()}
+        for name, data in sets.items():
+            if len(data.sequences) == 0:
                 raise ValueError(
                     f"no labeled rows in the {name} split; add labeled data or change the split shares"
                 )
-        sets = {
-            name: labeled_set(frame, tokenizer, heads, settings.max_length)
-            for name, frame in split.items()
-        }
-        heldout = split["test"].filter(pl.col("heldout_merchant"))
+        test_rows = sets["test"].sequences.row_table()
+        heldout_rows = np.flatnonzero(test_rows["heldout_merchant"].to_numpy())
+        heldout = LabeledSet(
+            sequences=sets["test"].sequences.subset(heldout_rows),
+            labels={head: values[heldout_rows] for head, values in sets["test"].labels.items()},
+        )
         device = pick_device()
         net = MultiTaskModel.from_backbone(mlm_backbone.dir, heads, settings.dropout)
         result = finetune(
@@ -95,22 +108,17 @@ def multitask_model(
                 weight_decay=settings.weight_decay,
                 warmup_steps=settings.warmup_steps,
                 seed=settings.seed,
+                precision=settings.precision,
+                lora_r=settings.lora_r,
+                lora_alpha=settings.lora_alpha,
             ),
-            pad_id=tokenizer.pad_token_id,
+            pad_id=meta["pad_id"],
             device=device,
             log=context.log.info,
         )
-        test = evaluate(net, sets["test"], 128, tokenizer.pad_token_id, device)
+        test = evaluate(net, sets["test"], 128, meta["pad_id"], device)
         test_heldout = (
-            evaluate(
-                net,
-                labeled_set(heldout, tokenizer, heads, settings.max_length),
-                128,
-                tokenizer.pad_token_id,
-                device,
-            )
-            if heldout.height
-            else {}
+            evaluate(net, heldout, 128, meta["pad_id"], device) if len(heldout_rows) else {}
         )
         curve = {"valid mean macro-F1": [(h["step"], h["valid_macro_f1"]) for h in result.history]}
         curve_png = line_chart_png(curve, "Validation during finetuning", "step", "macro-F1")
@@ -123,19 +131,17 @@ def multitask_model(
         (folder / "valid_curve.png").write_bytes(curve_png)
         metadata = {
             "heads": {head: len(names) for head, names in heads.items()},
-            "train_rows": split["train"].height,
-            "valid_rows": split["valid"].height,
-            "test_rows": split["test"].height,
-            "test_heldout_merchant_rows": heldout.height,
+            **{f"{name}_rows": len(data.sequences) for name, data in sets.items()},
+            "test_heldout_merchant_rows": len(heldout_rows),
             "steps": result.steps,
             "best_step": result.best_step,
             "best_valid_mean_macro_f1": round(result.best_score, 4),
             "stopped_early": result.stopped_early,
             "train_seconds": round(result.seconds, 2),
-            "samples_per_second": round(result.samples / result.seconds, 1)
-            if result.seconds
-            else 0.0,
+            "trainable_params": result.trainable_params,
+            "lora_r": settings.lora_r,
             "device": str(device),
+            **result.perf,
             "valid_curve": dg.MetadataValue.md(markdown_image(curve_png, "validation curve")),
         }
         for head in heads:
@@ -151,16 +157,18 @@ def multitask_model(
         )
         return metadata
 
-    return memoized_output(
+    output = memoized_output(
         context,
         artifact_store,
         asset="multitask_model",
         code=CODE,
         params=section,
         inputs={
-            "transaction_features": transaction_features,
+            "tokenized_corpus": tokenized_corpus,
             "pruned_tokenizer": pruned_tokenizer,
             "mlm_backbone": mlm_backbone,
         },
         build=build,
     )
+    yield output
+    yield data_wait_result("multitask_model", output.metadata)

@@ -17,18 +17,27 @@ from ml_assets.core.io import read_json
 from ml_assets.core.params import load_params
 from resources.artifact_store import ArtifactStore
 
-# asset name -> (module defining it, its upstream assets), in topological order
-GRAPH: dict[str, tuple[str, tuple[str, ...]]] = {
-    "raw_transactions": ("ml_assets.raw_transactions", ()),
-    "transaction_features": ("ml_assets.transaction_features", ("raw_transactions",)),
-    "pruned_tokenizer": ("ml_assets.pruned_tokenizer", ("transaction_features",)),
-    "mlm_backbone": ("ml_assets.mlm_backbone", ("transaction_features", "pruned_tokenizer")),
-    "multitask_model": (
-        "ml_assets.multitask_model",
-        ("transaction_features", "pruned_tokenizer", "mlm_backbone"),
-    ),
-    "onnx_model": ("ml_assets.onnx_model", ("multitask_model", "transaction_features")),
-}
+
+def graph_from_definitions() -> dict[str, tuple[str, tuple[str, ...]]]:
+    """asset name -> (module defining it, its upstream assets), in topological order, read from
+    the Dagster definitions themselves so the plan (and dvc.yaml) can never drift from them."""
+    from ml_assets.definitions import ASSETS
+
+    graph = {}
+    for assets_def in ASSETS:
+        name = assets_def.key.to_user_string()
+        module = assets_def.op.compute_fn.decorated_fn.__module__
+        upstream = tuple(
+            sorted(key.to_user_string() for key in assets_def.keys_by_input_name.values())
+        )
+        missing = [u for u in upstream if u not in graph]
+        if missing:
+            raise ValueError(f"ASSETS is not in topological order: {name} before {missing}")
+        graph[name] = (module, upstream)
+    return graph
+
+
+GRAPH = graph_from_definitions()
 
 
 @dataclass

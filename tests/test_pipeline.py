@@ -29,6 +29,7 @@ EXPECTED_METADATA = {
         "heldout_unk_rate_original",
         "heldout_unk_rate_pruned",
     },
+    "tokenized_corpus": {"rows", "tokens", "mean_tokens_per_row", "token_dtype", "rows_per_second"},
     "mlm_backbone": {
         "params_before_pruning",
         "params_after_pruning",
@@ -36,6 +37,10 @@ EXPECTED_METADATA = {
         "tokens_per_second",
         "final_mlm_loss",
         "loss_curve",
+        "data_wait_share",
+        "padding_share",
+        "samples_per_second",
+        "peak_memory_mb",
     },
     "multitask_model": {
         "test_category_accuracy",
@@ -98,11 +103,23 @@ def test_every_asset_materializes_with_metadata(materialized):
 
 
 @pytest.mark.slow
-def test_tokenizer_check_passes(materialized):
+def test_checks_run(materialized):
     result, _, _ = materialized
-    checks = result.get_asset_check_evaluations()
-    assert [c.check_name for c in checks] == ["pruned_tokenizer_identical_on_training_text"]
-    assert all(c.passed for c in checks)
+    checks = {c.check_name: c for c in result.get_asset_check_evaluations()}
+    assert set(checks) == {
+        "pruned_tokenizer_identical_on_training_text",
+        "data_wait_below_5_percent",
+    }
+    assert checks["pruned_tokenizer_identical_on_training_text"].passed
+    waits = [
+        c
+        for c in result.get_asset_check_evaluations()
+        if c.check_name == "data_wait_below_5_percent"
+    ]
+    assert {c.asset_key.to_user_string() for c in waits} == {"mlm_backbone", "multitask_model"}
+    for check in waits:
+        assert 0 <= check.metadata["data_wait_share"].value <= 1
+        assert check.severity == dg.AssetCheckSeverity.WARN
 
 
 @pytest.mark.slow

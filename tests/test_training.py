@@ -100,7 +100,7 @@ def crash_after_checkpoint(step: int):
     return log
 
 
-def _train(tokenizer_dir, backbone_source, root, steps, seed=0, log=lambda _: None):
+def _train(tokenizer_dir, backbone_source, root, steps, seed=0, log=lambda _: None, prefetch=False):
     tokenizer = load_tokenizer(tokenizer_dir)
     from ml_assets.core.io import read_json
 
@@ -116,6 +116,7 @@ def _train(tokenizer_dir, backbone_source, root, steps, seed=0, log=lambda _: No
         mask_prob=0.15,
         checkpoint_every=3,
         seed=seed,
+        prefetch=prefetch,
     )
     result = pretrain_mlm(
         model,
@@ -178,3 +179,15 @@ def test_collate_pads_to_longest():
     ids, mask = collate([np.array([2, 5, 3]), np.array([2, 3])], pad_id=0)
     assert ids.tolist() == [[2, 5, 3], [2, 3, 0]]
     assert mask.tolist() == [[1, 1, 1], [1, 1, 0]]
+
+
+def test_prefetched_training_is_identical(tiny_tokenizer_dir, backbone_source, tmp_path):
+    plain, plain_result = _train(tiny_tokenizer_dir, backbone_source, tmp_path / "a", steps=4)
+    threaded, threaded_result = _train(
+        tiny_tokenizer_dir, backbone_source, tmp_path / "b", steps=4, prefetch=True
+    )
+    assert threaded_result.loss_curve == plain_result.loss_curve
+    for (name, a), (_, b) in zip(
+        plain.state_dict().items(), threaded.state_dict().items(), strict=True
+    ):
+        assert torch.equal(a, b), name

@@ -13,10 +13,8 @@ import hashlib
 import polars as pl
 
 from ml_assets.core.ingest import SchemaError
+from ml_assets.core.layouts import LABEL_COLUMNS, SPLITS
 from ml_assets.core.text import merchant_key_expr, normalize_expr
-
-SPLITS = ("train", "valid", "test")
-LABEL_COLUMNS = ("category", "transaction_type")
 
 
 def stable_bucket(keys: pl.Series, salt: str) -> pl.Series:

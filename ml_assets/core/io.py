@@ -97,11 +97,17 @@ def build_manifest(entry: Path, meta: dict[str, Any] | None = None) -> dict[str,
 # They are verified like every file but left out of the content digest, so recomputing the
 # same bytes in another run yields the same data version and downstream stays fresh.
 PROVENANCE_FILES = frozenset({"memo.json", "params.json", "verification.json"})
+PROVENANCE_DIRS = ("profile/",)  # torch.profiler traces: timings, not content
 
 
 def manifest_digest(manifest: dict[str, Any]) -> str:
     """Content hash of an entry: file names and bytes of the artifact itself, not provenance."""
-    return sha256_json({k: v for k, v in manifest["files"].items() if k not in PROVENANCE_FILES})
+    content = {
+        k: v
+        for k, v in manifest["files"].items()
+        if k not in PROVENANCE_FILES and not k.startswith(PROVENANCE_DIRS)
+    }
+    return sha256_json(content)
 
 
 def verify_entry(entry: Path) -> dict[str, Any]:

@@ -13,6 +13,8 @@ import polars as pl
 
 from ml_assets.core.io import ArtifactRef, read_json
 
+SPLITS = ("train", "valid", "test")  # transaction_features.split values
+LABEL_COLUMNS = ("category", "transaction_type")  # label columns, in this order everywhere
 PARAMS_FILE = "params.json"  # resolved params section, beside every artifact
 RAW_FILE = "transactions.jsonl"  # raw_transactions
 FEATURES_FILE = "features.parquet"  # transaction_features

@@ -70,6 +70,13 @@ class PrunedTokenizerParams(_Section):
     identity_sample: int = Field(5000, ge=1)
 
 
+class TokenizedCorpusParams(_Section):
+    max_length: int = Field(64, ge=8, le=512)
+
+
+Precision = Literal["auto", "bf16", "fp16", "fp32"]
+
+
 class MlmBackboneParams(_Section):
     num_layers: int | None = Field(None, ge=1)
     max_length: int = Field(48, ge=8, le=512)
@@ -81,6 +88,12 @@ class MlmBackboneParams(_Section):
     mask_prob: float = Field(0.15, gt=0, lt=1)
     checkpoint_every: int = Field(40, ge=1)
     seed: int = 13
+    precision: Precision = "auto"
+    tokens_per_step: int | None = Field(None, ge=1)
+    auto_batch_size: bool = False
+    compile: bool = False
+    profile: bool = False
+    peak_tflops: float | None = Field(None, gt=0)
 
 
 class MultitaskModelParams(_Section):
@@ -97,6 +110,9 @@ class MultitaskModelParams(_Section):
     warmup_steps: int = Field(30, ge=0)
     dropout: float = Field(0.1, ge=0, lt=1)
     seed: int = 21
+    precision: Precision = "auto"
+    lora_r: int = Field(0, ge=0)
+    lora_alpha: int = Field(16, ge=1)
 
     @field_validator("heads")
     @classmethod
@@ -121,6 +137,7 @@ class PipelineParams(_Section):
     raw_transactions: RawTransactionsParams = RawTransactionsParams()
     transaction_features: TransactionFeaturesParams = TransactionFeaturesParams()
     pruned_tokenizer: PrunedTokenizerParams = PrunedTokenizerParams()
+    tokenized_corpus: TokenizedCorpusParams = TokenizedCorpusParams()
     mlm_backbone: MlmBackboneParams = MlmBackboneParams()
     multitask_model: MultitaskModelParams = MultitaskModelParams()
     onnx_model: OnnxModelParams = OnnxModelParams()

@@ -97,3 +97,55 @@ def mask_tokens(
     random_tokens = torch.randint(vocab_size, input_ids.shape, generator=generator)
     inputs[to_random] = random_tokens[to_random]
     return inputs, labels
+
+
+class Prefetcher:
+    """Builds the next batches on a background thread while the device computes.
+
+    Pays on GPUs, where a step is milliseconds and host-side padding/masking would otherwise
+    stall the card; on a 2-core CPU the thread only competes with the matmuls (measured:
+    single-process data wait is ~1 % there), so the CPU path does not use it. The stream it
+    wraps is deterministic, so prefetching never changes which batches are produced.
+    """
+
+    _DONE = object()
+
+    def __init__(self, iterator, depth: int = 2):
+        import queue
+        import threading
+
+        self._queue: queue.Queue = queue.Queue(maxsize=depth)
+        self._error: BaseException | None = None
+        self._stop = threading.Event()
+
+        def fill() -> None:
+            try:
+                for item in iterator:
+                    while not self._stop.is_set():
+                        try:
+                            self._queue.put(item, timeout=0.1)
+                            break
+                        except queue.Full:
+                            continue
+                    if self._stop.is_set():
+                        return
+            except BaseException as err:  # surfaced in the consumer, never swallowed
+                self._error = err
+            self._queue.put(self._DONE)
+
+        self._thread = threading.Thread(target=fill, name="batch-prefetch", daemon=True)
+        self._thread.start()
+
+    def __iter__(self):
+        return self
+
+    def __next__(self):
+        item = self._queue.get()
+        if item is self._DONE:
+            if self._error is not None:
+                raise self._error
+            raise StopIteration
+        return item
+
+    def close(self) -> None:
+        self._stop.set()

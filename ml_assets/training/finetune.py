@@ -14,7 +14,14 @@ from torch.nn import functional as F
 from ml_assets.core.metrics import head_metrics
 from ml_assets.training.data import IGNORE_INDEX, BucketedBatches, LoaderPosition, collate
 from ml_assets.training.model import MultiTaskModel
-from ml_assets.training.optim import autocast_for, linear_warmup_decay, make_optimizer
+from ml_assets.training.optim import (
+    autocast_for,
+    choose_precision,
+    configure_device,
+    linear_warmup_decay,
+    make_optimizer,
+)
+from ml_assets.training.perf import ThroughputMeter
 
 
 @dataclass(frozen=True)
@@ -29,6 +36,9 @@ class FinetuneConfig:
     weight_decay: float
     warmup_steps: int
     seed: int
+    precision: str = "auto"
+    lora_r: int = 0  # > 0: train LoRA adapters (peft) on the encoder instead of all its weights
+    lora_alpha: int = 16
 
 
 @dataclass
@@ -48,6 +58,8 @@ class FinetuneResult:
     seconds: float
     samples: int
     history: list[dict] = field(default_factory=list)
+    perf: dict[str, float] = field(default_factory=dict)
+    trainable_params: int = 0
 
 
 @torch.no_grad()
@@ -98,6 +110,19 @@ def mean_macro_f1(metrics: dict[str, dict[str, float]]) -> float:
     return float(np.mean(scored))
 
 
+def add_lora(model: MultiTaskModel, r: int, alpha: int) -> None:
+    """Freeze the encoder and train low-rank adapters on its attention projections (peft)."""
+    from peft import LoraConfig, get_peft_model
+
+    config = LoraConfig(r=r, lora_alpha=alpha, lora_dropout=0.1, target_modules=["query", "value"])
+    model.encoder = get_peft_model(model.encoder, config)
+
+
+def merge_lora(model: MultiTaskModel) -> None:
+    """Fold the adapters into the weights: the saved model is a plain encoder again."""
+    model.encoder = model.encoder.merge_and_unload()
+
+
 def finetune(
     model: MultiTaskModel,
     train: LabeledSet,
@@ -108,8 +133,13 @@ def finetune(
     device: torch.device,
     log: Callable[[str], None] = print,
 ) -> FinetuneResult:
+    # setup
     torch.manual_seed(config.seed)
+    configure_device(device)
+    if config.lora_r > 0:
+        add_lora(model, config.lora_r, config.lora_alpha)
     model.to(device)
+    precision = choose_precision(device, config.precision)
     optimizer = make_optimizer(
         [
             {"named_params": list(model.encoder.named_parameters()), "lr": config.learning_rate},
@@ -118,6 +148,7 @@ def finetune(
         config.weight_decay,
         device,
     )
+    trainable = sum(p.numel() for p in model.parameters() if p.requires_grad)
     steps_per_epoch = -(-len(train.sequences) // config.batch_size)
     total = min(config.max_steps, steps_per_epoch * config.max_epochs)
     scheduler = linear_warmup_decay(optimizer, config.warmup_steps, total)
@@ -125,30 +156,28 @@ def finetune(
         [len(s) for s in train.sequences], config.batch_size, config.seed
     ).iterate(LoaderPosition())
     best_state, best_score, best_step, bad_evals = None, -1.0, 0, 0
-    history, running, samples, step, stopped_early = [], [], 0, 0, False
-    started = time.perf_counter()
+    history, running, step, stopped_early = [], [], 0, False
+    meter, started = ThroughputMeter(), time.perf_counter()
+    # loop
     while step < total:
         model.train()
         _, indices = next(stream)
         ids, mask = collate([train.sequences[i] for i in indices], pad_id)
-        with autocast_for(device):
+        targets = {
+            name: torch.from_numpy(train.labels[name][indices]).long() for name in model.head_names
+        }
+        meter.batch_ready()
+        with precision.autocast():
             logits = model(ids.to(device), mask.to(device))
             loss = sum(
-                F.cross_entropy(
-                    out.float(),
-                    torch.from_numpy(train.labels[name][indices]).long().to(device),
-                    ignore_index=IGNORE_INDEX,
-                )
+                F.cross_entropy(out.float(), targets[name].to(device), ignore_index=IGNORE_INDEX)
                 for name, out in zip(model.head_names, logits, strict=True)
             )
-        optimizer.zero_grad(set_to_none=True)
-        loss.backward()
-        torch.nn.utils.clip_grad_norm_(model.parameters(), 1.0)
-        optimizer.step()
+        precision.backward_and_step(loss, optimizer, model.parameters(), 1.0, step=True)
         scheduler.step()
         step += 1
-        samples += len(indices)
         running.append(float(loss.detach()))
+        meter.step_done(int(mask.sum()), mask.numel(), len(indices), device)
         if step % config.eval_every == 0 or step == total:
             metrics = evaluate(model, valid, config.batch_size * 2, pad_id, device)
             score = mean_macro_f1(metrics)
@@ -157,7 +186,7 @@ def finetune(
                     "step": step,
                     "train_loss": float(np.mean(running)),
                     "valid_macro_f1": score,
-                    **{f"valid_{h}_accuracy": m["accuracy"] for h, m in metrics.items()},
+                    **{f"valid_{h}_accuracy": m["accuracy"] for h, m in metrics.items() if m["n"]},
                 }
             )
             running = []
@@ -171,14 +200,20 @@ def finetune(
                     stopped_early = True
                     log(f"early stop at step {step}: no improvement for {bad_evals} evaluations")
                     break
+            meter.exclude()
+    # result: the best validation state, adapters merged
     if best_state is not None:
         model.load_state_dict(best_state)
+    if config.lora_r > 0:
+        merge_lora(model)
     return FinetuneResult(
         steps=step,
         best_step=best_step,
         best_score=best_score,
         stopped_early=stopped_early,
         seconds=time.perf_counter() - started,
-        samples=samples,
+        samples=meter.samples,
         history=history,
+        perf=meter.report(device),
+        trainable_params=trainable,
     )

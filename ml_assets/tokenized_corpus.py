@@ -1,0 +1,77 @@
+"""tokenized_corpus: every split tokenized once with the pruned tokenizer, memory-mappable."""
+
+import time
+from pathlib import Path
+
+import dagster as dg
+
+from ml_assets.artifacts import (
+    StageConfig,
+    automation_condition,
+    memoized_output,
+    stage_code_version,
+)
+from ml_assets.core.corpus import write_corpus
+from ml_assets.core.io import ArtifactRef
+from ml_assets.core.layouts import read_features
+from ml_assets.core.params import TokenizedCorpusParams
+from ml_assets.core.vocab import load_tokenizer
+from resources.artifact_store import ArtifactStore
+from resources.params import ParamsResource
+
+CODE = stage_code_version(__name__, "tokenized_corpus", ("tokenizers", "transformers", "numpy"))
+
+
+@dg.asset(
+    group_name="tokenizer",
+    kinds={"numpy"},
+    code_version=CODE.version,
+    automation_condition=automation_condition(),
+    description=(
+        "The preprocessing cache: every split tokenized once (fast batch encoding) into memory-mapped "
+        "uint16 token ids + offsets, with label ids alongside. Pretraining, finetuning and evaluation all "
+        "read it, so changing a training hyperparameter never re-tokenizes."
+    ),
+)
+def tokenized_corpus(
+    context: dg.AssetExecutionContext,
+    config: StageConfig,
+    transaction_features: ArtifactRef,
+    pruned_tokenizer: ArtifactRef,
+    params: ParamsResource,
+    artifact_store: ArtifactStore,
+) -> dg.Output[ArtifactRef]:
+    section = params.section("tokenized_corpus", config.overrides)
+    settings = TokenizedCorpusParams.model_validate(section)
+
+    def build(folder: Path, fingerprint: str) -> dict:
+        started = time.perf_counter()
+        meta = write_corpus(
+            folder,
+            load_tokenizer(pruned_tokenizer.dir),
+            read_features(transaction_features),
+            settings.max_length,
+        )
+        seconds = time.perf_counter() - started
+        rows = sum(s["rows"] for s in meta["splits"].values())
+        tokens = sum(s["tokens"] for s in meta["splits"].values())
+        return {
+            "rows": rows,
+            "tokens": tokens,
+            "mean_tokens_per_row": round(tokens / max(rows, 1), 2),
+            "truncated_rows": sum(s["truncated"] for s in meta["splits"].values()),
+            "token_dtype": meta["dtype"],
+            "bytes": sum(p.stat().st_size for p in folder.iterdir()),
+            "rows_per_second": round(rows / max(seconds, 1e-9), 1),
+            **{f"rows_{split}": s["rows"] for split, s in meta["splits"].items()},
+        }
+
+    return memoized_output(
+        context,
+        artifact_store,
+        asset="tokenized_corpus",
+        code=CODE,
+        params=section,
+        inputs={"transaction_features": transaction_features, "pruned_tokenizer": pruned_tokenizer},
+        build=build,
+    )

@@ -1,0 +1,141 @@
+"""The tokenized corpus and the lean training path: correctness, not speed."""
+
+import numpy as np
+import polars as pl
+import pytest
+import torch
+from transformers import DataCollatorForLanguageModeling
+
+from ml_assets.core.corpus import TokenizedSplit, write_corpus
+from ml_assets.core.features import build_features
+from ml_assets.core.ingest import RAW_SCHEMA
+from ml_assets.core.io import read_json
+from ml_assets.core.synthetic import generate_transactions
+from ml_assets.core.vocab import load_tokenizer
+from ml_assets.training.data import BucketedBatches, collate, encode_texts
+from ml_assets.training.mlm import mlm_loss
+from ml_assets.training.model import load_pruned_mlm
+from ml_assets.training.perf import ThroughputMeter
+
+
+@pytest.fixture(scope="module")
+def features():
+    raw = generate_transactions(600, seed=5).select(list(RAW_SCHEMA))
+    return build_features(
+        raw,
+        max_description_chars=512,
+        heldout_test_pct=20,
+        heldout_valid_pct=10,
+        seen_test_pct=5,
+        seen_valid_pct=5,
+        salt="s",
+    )
+
+
+@pytest.fixture(scope="module")
+def corpus(tmp_path_factory, tiny_tokenizer_dir, features):
+    folder = tmp_path_factory.mktemp("corpus")
+    write_corpus(folder, load_tokenizer(tiny_tokenizer_dir), features, max_length=64)
+    return folder
+
+
+def test_corpus_holds_exactly_the_training_token_ids(corpus, features, tiny_tokenizer_dir):
+    tokenizer = load_tokenizer(tiny_tokenizer_dir)
+    for split in ("train", "valid", "test"):
+        view = TokenizedSplit(corpus, split)
+        texts = features.filter(pl.col("split") == split)["text"].to_list()
+        expected = encode_texts(tokenizer, texts, 64)
+        assert len(view) == len(expected)
+        for got, want in zip(view, expected, strict=True):
+            assert got.tolist() == want.tolist()
+    assert np.load(corpus / "train.ids.npy", mmap_mode="r").dtype == np.uint16
+    assert sorted(p.name for p in corpus.iterdir() if p.suffix == ".npy") == sorted(
+        f"{s}.{k}.npy" for s in ("train", "valid", "test") for k in ("ids", "offsets", "labels")
+    )
+
+
+def test_shorter_view_keeps_cls_and_sep(corpus):
+    full, short = TokenizedSplit(corpus, "train"), TokenizedSplit(corpus, "train", max_length=6)
+    meta = read_json(corpus / "corpus.json")
+    longest = int(np.argmax(full.lengths))
+    assert len(full[longest]) > 6
+    assert short[longest].tolist() == full[longest][:5].tolist() + [meta["sep_id"]]
+    assert short.lengths.max() == 6
+
+
+def test_labels_align_with_features(corpus, features):
+    view = TokenizedSplit(corpus, "valid")
+    meta = view.meta
+    frame = features.filter(pl.col("split") == "valid")
+    ids = view.labels("category")
+    names = [meta["labels"]["category"][i] if i >= 0 else None for i in ids]
+    assert names == frame["category"].to_list()
+    assert view.row_table()["transaction_id"].to_list() == frame["transaction_id"].to_list()
+
+
+def test_subset_views_share_the_map(corpus):
+    view = TokenizedSplit(corpus, "train")
+    sub = view.subset(np.array([3, 1]))
+    assert [x.tolist() for x in sub] == [view[3].tolist(), view[1].tolist()]
+    assert sub.subset(np.array([1]))[0].tolist() == view[1].tolist()
+
+
+def test_every_token_is_seen_exactly_once_per_epoch(corpus):
+    view = TokenizedSplit(corpus, "train")
+    batches = BucketedBatches(view.lengths, batch_size=16, seed=9).epoch_batches(3)
+    seen = np.concatenate([np.concatenate([view[i] for i in b]) for b in batches])
+    assert np.array_equal(np.sort(seen), np.sort(np.asarray(view.ids)))
+
+
+def test_lean_loss_equals_the_plain_hf_loss(corpus, backbone_source, tiny_tokenizer_dir):
+    """Masked-positions-only loss == BertForMaskedLM's own full-vocabulary loss on one batch."""
+    torch.manual_seed(0)
+    tokenizer = load_tokenizer(tiny_tokenizer_dir)
+    new_to_old = read_json(tiny_tokenizer_dir / "id_map.json")["new_to_old"]
+    model, _ = load_pruned_mlm(backbone_source, new_to_old, num_layers=2, seed=0)
+    model.eval()
+    view = TokenizedSplit(corpus, "train")
+    ids, attention = collate([view[i] for i in range(16)], tokenizer.pad_token_id)
+    collator = DataCollatorForLanguageModeling(tokenizer, mlm_probability=0.15, return_tensors="pt")
+    torch.manual_seed(1)
+    batch = collator(
+        [{"input_ids": row[mask.bool()].tolist()} for row, mask in zip(ids, attention, strict=True)]
+    )
+    with torch.no_grad():
+        plain = model(
+            input_ids=batch["input_ids"],
+            attention_mask=batch["attention_mask"],
+            labels=batch["labels"],
+        ).loss
+        lean = mlm_loss(model, batch["input_ids"], batch["attention_mask"], batch["labels"])
+    assert torch.allclose(plain, lean, rtol=1e-5, atol=1e-6)
+
+
+def test_meter_splits_data_wait_from_compute():
+    import time
+
+    meter = ThroughputMeter()
+    for _ in range(3):
+        time.sleep(0.02)  # data
+        meter.batch_ready()
+        time.sleep(0.06)  # compute
+        meter.step_done(real_tokens=30, padded_tokens=40, samples=2, device=torch.device("cpu"))
+    report = meter.report(torch.device("cpu"))
+    assert 0.15 < report["data_wait_share"] < 0.35
+    assert report["padding_share"] == 0.25
+    assert report["timed_steps"] == 3 and report["peak_memory_mb"] > 0
+
+
+def test_prefetcher_preserves_order_and_surfaces_errors():
+    from ml_assets.training.data import Prefetcher
+
+    assert list(Prefetcher(iter(range(50)), depth=3)) == list(range(50))
+
+    def broken():
+        yield 1
+        raise RuntimeError("bad batch")
+
+    stream = Prefetcher(broken())
+    assert next(stream) == 1
+    with pytest.raises(RuntimeError, match="bad batch"):
+        next(stream)
