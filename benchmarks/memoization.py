@@ -55,17 +55,22 @@ def main() -> None:
         data["multitask_model"]["learning_rate"] = data["multitask_model"]["learning_rate"] * 1.5
         params_path.write_text(yaml.safe_dump(data))
         changed, third = run(resources, instance)
-    finetune_export = (
-        first["multitask_model"]["compute_seconds"] + first["onnx_model"]["compute_seconds"]
-    )
     recomputed = sorted(a for a, md in third.items() if not md["memoized"])
+    # The work (3) cannot avoid is finetune + export *as run in (3)*: a new learning rate can
+    # change where early stopping ends, so (1)'s finetune time is reported but is no yardstick.
+    unavoidable = sum(third[a]["compute_seconds"] for a in ("multitask_model", "onnx_model"))
+    in_first = sum(first[a]["compute_seconds"] for a in ("multitask_model", "onnx_model"))
+    steps = (first["multitask_model"]["steps"], third["multitask_model"]["steps"])
     print(f"profile: {args.profile or 'default'}")
     print("asset compute seconds (1):", {a: md["compute_seconds"] for a, md in first.items()})
     print(f"(1) full from empty          {full:8.1f} s")
     print(f"(2) no-op re-materialization {noop:8.1f} s   (2)/(1) = {noop / full:.2%}   goal <= 3 %")
     print(f"(3) after a finetune param   {changed:8.1f} s   recomputed: {recomputed}")
     print(
-        f"    finetune + export in (1) {finetune_export:8.1f} s   (3)/(finetune+export) = {changed / finetune_export:.2f}   goal <= 1.10"
+        f"    finetune + export in (3) {unavoidable:8.1f} s   (3)/(finetune+export) = {changed / unavoidable:.3f}   goal <= 1.10"
+    )
+    print(
+        f"    finetune + export in (1) {in_first:8.1f} s   finetune steps (1) -> (3): {steps[0]} -> {steps[1]}"
     )
     print(f"    (3)/(1) = {changed / full:.2%}")
     assert all(md["memoized"] for md in second.values()), "no-op run recomputed something"

@@ -139,3 +139,10 @@ def test_prefetcher_preserves_order_and_surfaces_errors():
     assert next(stream) == 1
     with pytest.raises(RuntimeError, match="bad batch"):
         next(stream)
+
+
+def test_empty_split_is_written_and_read(tmp_path, tiny_tokenizer_dir, features):
+    only_train = features.filter(pl.col("split") == "train")
+    write_corpus(tmp_path, load_tokenizer(tiny_tokenizer_dir), only_train, max_length=64)
+    assert len(TokenizedSplit(tmp_path, "test")) == 0
+    assert len(TokenizedSplit(tmp_path, "train")) == only_train.height

@@ -2,6 +2,7 @@ import numpy as np
 import pytest
 import torch
 
+from ml_assets.core.io import read_json
 from ml_assets.core.vocab import load_tokenizer
 from ml_assets.training.checkpoint import find_latest_checkpoint, list_checkpoints
 from ml_assets.training.data import (
@@ -191,3 +192,91 @@ def test_prefetched_training_is_identical(tiny_tokenizer_dir, backbone_source, t
         plain.state_dict().items(), threaded.state_dict().items(), strict=True
     ):
         assert torch.equal(a, b), name
+
+
+def test_lora_finetuning_trains_few_weights_and_merges(
+    tiny_tokenizer_dir, backbone_source, tmp_path
+):
+    from transformers import BertModel
+
+    from ml_assets.training.finetune import FinetuneConfig, LabeledSet, finetune
+    from ml_assets.training.model import MultiTaskModel
+
+    tokenizer = load_tokenizer(tiny_tokenizer_dir)
+    new_to_old = read_json(tiny_tokenizer_dir / "id_map.json")["new_to_old"]
+    mlm, _ = load_pruned_mlm(backbone_source, new_to_old, num_layers=2, seed=0)
+    mlm.save_pretrained(tmp_path / "backbone")
+    heads = {"category": ["a", "b"], "transaction_type": ["x", "y"]}
+    model = MultiTaskModel.from_backbone(tmp_path / "backbone", heads, dropout=0.1)
+    frozen_before = {k: v.clone() for k, v in model.encoder.state_dict().items()}
+    sequences = encode_texts(tokenizer, [t.lower() for t in SAMPLE_DESCRIPTIONS] * 4, 32)
+    labels = {
+        "category": np.arange(len(sequences)) % 2,
+        "transaction_type": np.arange(len(sequences)) % 2,
+    }
+    data = LabeledSet(sequences, labels)
+    config = FinetuneConfig(
+        batch_size=8,
+        max_epochs=1,
+        max_steps=4,
+        eval_every=2,
+        patience=5,
+        learning_rate=1e-2,
+        head_learning_rate=1e-2,
+        weight_decay=0.0,
+        warmup_steps=0,
+        seed=0,
+        lora_r=4,
+        lora_alpha=8,
+    )
+    result = finetune(
+        model,
+        data,
+        data,
+        config,
+        pad_id=tokenizer.pad_token_id,
+        device=torch.device("cpu"),
+        log=lambda _m: None,
+    )
+    total = sum(p.numel() for p in model.parameters())
+    assert 0 < result.trainable_params < 0.1 * total
+    assert type(model.encoder) is BertModel  # adapters merged: a plain encoder again
+    after = model.encoder.state_dict()
+    assert set(after) == set(frozen_before)
+    changed = [k for k in after if not torch.equal(after[k], frozen_before[k])]
+    assert changed and all("query" in k or "value" in k for k in changed)  # only LoRA targets moved
+    (tmp_path / "model").mkdir()
+    model.save(tmp_path / "model")
+    MultiTaskModel.load(tmp_path / "model")
+
+
+def test_profiler_flag_writes_a_tensorboard_trace(tiny_tokenizer_dir, backbone_source, tmp_path):
+    tokenizer = load_tokenizer(tiny_tokenizer_dir)
+    new_to_old = read_json(tiny_tokenizer_dir / "id_map.json")["new_to_old"]
+    sequences = encode_texts(tokenizer, [t.lower() for t in SAMPLE_DESCRIPTIONS] * 6, 32)
+    model, _ = load_pruned_mlm(backbone_source, new_to_old, num_layers=1, seed=0)
+    config = MlmConfig(
+        batch_size=8,
+        steps=6,
+        learning_rate=1e-3,
+        weight_decay=0.0,
+        warmup_steps=1,
+        mask_prob=0.15,
+        checkpoint_every=100,
+        seed=0,
+        profile_dir=tmp_path / "profile",
+    )
+    result = pretrain_mlm(
+        model,
+        sequences,
+        config,
+        special_ids=tokenizer.all_special_ids,
+        mask_id=tokenizer.mask_token_id,
+        pad_id=tokenizer.pad_token_id,
+        checkpoint_root=tmp_path / "ckpt",
+        device=torch.device("cpu"),
+        log=lambda _m: None,
+    )
+    traces = list((tmp_path / "profile").glob("*.pt.trace.json"))
+    assert len(traces) == 1 and traces[0].stat().st_size > 1000
+    assert result.perf["timed_steps"] == 6 and result.perf["tokens_per_second"] > 0

@@ -36,13 +36,18 @@ def write_corpus(folder: Path, tokenizer, features: pl.DataFrame, max_length: in
     splits = {}
     for split in SPLITS:
         part = features.filter(pl.col("split") == split)
-        encoded = tokenizer(
-            part["text"].to_list(),
-            add_special_tokens=True,
-            truncation=True,
-            max_length=max_length,
-            padding=False,
-        )["input_ids"]
+        texts = part["text"].to_list()
+        encoded = (  # the fast tokenizer rejects an empty batch; an empty split is legitimate
+            tokenizer(
+                texts,
+                add_special_tokens=True,
+                truncation=True,
+                max_length=max_length,
+                padding=False,
+            )["input_ids"]
+            if texts
+            else []
+        )
         lengths = np.fromiter((len(e) for e in encoded), dtype=np.int64, count=len(encoded))
         offsets = np.zeros(len(encoded) + 1, dtype=np.int64)
         np.cumsum(lengths, out=offsets[1:])
