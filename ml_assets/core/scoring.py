@@ -10,6 +10,7 @@ from pathlib import Path
 import numpy as np
 import onnxruntime as ort
 
+from ml_assets.core.batching import pad_sequences
 from ml_assets.core.text import normalize_texts
 from ml_assets.core.vocab import load_tokenizer
 
@@ -27,12 +28,7 @@ def encode_for_model(tokenizer, texts: Sequence[str], max_length: int) -> list[n
 
 
 def pad_batch(sequences: Sequence[np.ndarray], pad_id: int) -> dict[str, np.ndarray]:
-    width = max(len(s) for s in sequences)
-    ids = np.full((len(sequences), width), pad_id, dtype=np.int64)
-    mask = np.zeros((len(sequences), width), dtype=np.int64)
-    for row, seq in enumerate(sequences):
-        ids[row, : len(seq)] = seq
-        mask[row, : len(seq)] = 1
+    ids, mask = pad_sequences(sequences, pad_id)
     return {"input_ids": ids, "attention_mask": mask}
 
 

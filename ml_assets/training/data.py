@@ -12,6 +12,7 @@ from dataclasses import dataclass
 import numpy as np
 import torch
 
+from ml_assets.core.batching import pad_sequences
 from ml_assets.core.labels import IGNORE_INDEX  # noqa: F401  (re-exported)
 
 
@@ -65,12 +66,7 @@ class BucketedBatches:
 
 def collate(sequences: Sequence[np.ndarray], pad_id: int) -> tuple[torch.Tensor, torch.Tensor]:
     """Pad to the longest sequence in the batch; return input_ids and attention_mask."""
-    width = max(len(s) for s in sequences)
-    ids = np.full((len(sequences), width), pad_id, dtype=np.int64)
-    mask = np.zeros((len(sequences), width), dtype=np.int64)
-    for row, seq in enumerate(sequences):
-        ids[row, : len(seq)] = seq
-        mask[row, : len(seq)] = 1
+    ids, mask = pad_sequences(sequences, pad_id)
     return torch.from_numpy(ids), torch.from_numpy(mask)
 
 
