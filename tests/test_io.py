@@ -70,3 +70,27 @@ def test_safe_join_refuses_escape(tmp_path):
     assert safe_join(tmp_path, "a", "b") == (tmp_path / "a" / "b").resolve()
     with pytest.raises(ValueError, match="escapes"):
         safe_join(tmp_path, "..", "etc")
+
+
+def test_concurrent_writers_of_one_key_both_succeed(tmp_path):
+    """Two materializations of the same fingerprint at once: one entry wins, none corrupts."""
+    import threading
+
+    final, barrier, errors = tmp_path / "asset" / "fp", threading.Barrier(2), []
+
+    def write(payload: bytes) -> None:
+        try:
+            with staged_directory(final) as tmp:
+                (tmp / "model.bin").write_bytes(payload * 100_000)
+                barrier.wait()  # both have built their entry before either commits
+        except Exception as err:  # collected and asserted below
+            errors.append(err)
+
+    threads = [threading.Thread(target=write, args=(p,)) for p in (b"a", b"a")]
+    for thread in threads:
+        thread.start()
+    for thread in threads:
+        thread.join()
+    assert errors == []
+    verify_entry(final)
+    assert [p.name for p in final.parent.iterdir()] == ["fp"]

@@ -159,8 +159,14 @@ def staged_directory(final: Path, meta: dict[str, Any] | None = None) -> Iterato
                 verify_entry(final)
                 return  # an identical-keyed, valid entry exists; keep it
             except ArtifactIntegrityError:
-                shutil.rmtree(final)
-        os.replace(tmp, final)
+                shutil.rmtree(final, ignore_errors=True)
+        try:
+            os.replace(tmp, final)
+        except OSError:
+            # a concurrent writer committed the same key between our check and our rename:
+            # keep theirs if it is valid (ours is discarded in `finally`), else fail loudly
+            verify_entry(final)
+            return
         _fsync_dir(final.parent)
     finally:
         if tmp.exists():
