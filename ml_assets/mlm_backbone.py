@@ -11,14 +11,9 @@ from ml_assets.artifacts import (
     stage_code_version,
 )
 from ml_assets.core.backbones import resolve_backbone
-from ml_assets.core.corpus import TokenizedSplit
 from ml_assets.core.io import ArtifactRef, atomic_write_json
 from ml_assets.core.layouts import entry_params, new_to_old_ids
 from ml_assets.core.params import MlmBackboneParams
-from ml_assets.core.plots import line_chart_png, markdown_image
-from ml_assets.training.mlm import MlmConfig, pretrain_mlm, probe_batch_size
-from ml_assets.training.model import count_parameters, load_pruned_mlm, pick_device
-from ml_assets.training.perf import peak_flops_for
 from ml_assets.training_checks import data_wait_result, data_wait_spec
 from resources.artifact_store import ArtifactStore
 from resources.params import ParamsResource
@@ -60,6 +55,13 @@ def mlm_backbone(
     settings = MlmBackboneParams.model_validate(section)
 
     def build(folder: Path, fingerprint: str) -> dict:
+        # torch/transformers load here, not when the definitions load (UI, CLI, plan stay fast)
+        from ml_assets.core.corpus import TokenizedSplit
+        from ml_assets.core.plots import line_chart_png, markdown_image
+        from ml_assets.training.mlm import MlmConfig, pretrain_mlm, probe_batch_size
+        from ml_assets.training.model import count_parameters, load_pruned_mlm, pick_device
+        from ml_assets.training.perf import peak_flops_for
+
         device = pick_device()
         train = TokenizedSplit(tokenized_corpus.dir, "train", settings.max_length)
         meta = train.meta

@@ -3,7 +3,6 @@
 from pathlib import Path
 
 import dagster as dg
-import numpy as np
 
 from ml_assets.artifacts import (
     StageConfig,
@@ -11,14 +10,9 @@ from ml_assets.artifacts import (
     memoized_output,
     stage_code_version,
 )
-from ml_assets.core.corpus import TokenizedSplit
 from ml_assets.core.io import ArtifactRef, atomic_write_json
-from ml_assets.core.labels import IGNORE_INDEX
 from ml_assets.core.layouts import TOKENIZER_DIR, copy_tokenizer
 from ml_assets.core.params import MultitaskModelParams
-from ml_assets.core.plots import line_chart_png, markdown_image
-from ml_assets.training.finetune import FinetuneConfig, LabeledSet, evaluate, finetune
-from ml_assets.training.model import MultiTaskModel, pick_device
 from ml_assets.training_checks import data_wait_result, data_wait_spec
 from resources.artifact_store import ArtifactStore
 from resources.params import ParamsResource
@@ -27,25 +21,6 @@ CODE = stage_code_version(
     __name__, "multitask_model", ("torch", "transformers", "tokenizers", "safetensors", "peft")
 )
 SPLITS = ("train", "valid", "test")
-
-
-def head_vocabularies(meta: dict, heads: tuple[str, ...]) -> dict[str, list[str]]:
-    vocab = {head: meta["labels"][head] for head in heads}
-    for head, names in vocab.items():
-        if len(names) < 2:
-            raise ValueError(
-                f"head {head!r} needs at least 2 distinct labels in the data, found {names}; "
-                "label more rows or drop the head from multitask_model.heads in params.yaml"
-            )
-    return vocab
-
-
-def labeled_view(split: TokenizedSplit, heads: dict[str, list[str]]) -> LabeledSet:
-    """Rows with a label for at least one head, as sequences + label ids per head."""
-    labels = np.stack([split.labels(head) for head in heads], axis=1)
-    rows = np.flatnonzero((labels != IGNORE_INDEX).any(axis=1))
-    view = split.subset(rows)
-    return LabeledSet(sequences=view, labels={head: view.labels(head) for head in heads})
 
 
 @dg.asset(
@@ -74,6 +49,21 @@ def multitask_model(
     settings = MultitaskModelParams.model_validate(section)
 
     def build(folder: Path, fingerprint: str) -> dict:
+        # torch/transformers load here, not when the definitions load (UI, CLI, plan stay fast)
+        import numpy as np
+
+        from ml_assets.core.corpus import TokenizedSplit
+        from ml_assets.core.plots import line_chart_png, markdown_image
+        from ml_assets.training.finetune import (
+            FinetuneConfig,
+            LabeledSet,
+            evaluate,
+            finetune,
+            head_vocabularies,
+            labeled_view,
+        )
+        from ml_assets.training.model import MultiTaskModel, pick_device
+
         splits = {
             name: TokenizedSplit(tokenized_corpus.dir, name, settings.max_length) for name in SPLITS
         }

@@ -4,9 +4,7 @@ import shutil
 from pathlib import Path
 
 import dagster as dg
-import numpy as np
 import polars as pl
-import torch
 
 from ml_assets.artifacts import (
     StageConfig,
@@ -14,9 +12,8 @@ from ml_assets.artifacts import (
     memoized_output,
     stage_code_version,
 )
-from ml_assets.core.export import export_onnx, quantize_int8
 from ml_assets.core.io import ArtifactRef, atomic_write_json
-from ml_assets.core.labels import IGNORE_INDEX, label_ids
+from ml_assets.core.labels import label_ids
 from ml_assets.core.layouts import (
     FP32_FILE,
     INT8_FILE,
@@ -27,46 +24,12 @@ from ml_assets.core.layouts import (
     read_features,
 )
 from ml_assets.core.params import OnnxModelParams
-from ml_assets.core.scoring import OnnxScorer, encode_for_model, measure_latency
-from ml_assets.training.finetune import predict_logits
-from ml_assets.training.model import MultiTaskModel
 from resources.artifact_store import ArtifactStore
 from resources.params import ParamsResource
 
 CODE = stage_code_version(
     __name__, "onnx_model", ("torch", "onnx", "onnxruntime", "tokenizers", "transformers")
 )
-
-
-def compare_with_pytorch(
-    scorer: OnnxScorer,
-    net: MultiTaskModel,
-    texts: list[str],
-    labels: dict[str, np.ndarray],
-    batch_size: int,
-) -> dict[str, dict[str, float]]:
-    """Argmax agreement and accuracy of int8 ONNX vs the PyTorch model on the same token ids."""
-    sequences = encode_for_model(scorer.tokenizer, texts, scorer.max_length)
-    onnx_logits = scorer.logits(sequences, batch_size)
-    torch_logits = predict_logits(net, sequences, batch_size, scorer.pad_id, torch.device("cpu"))
-    report = {}
-    for head in net.head_names:
-        onnx_pred, torch_pred = onnx_logits[head].argmax(1), torch_logits[head].argmax(1)
-        keep = labels[head] != IGNORE_INDEX
-        report[head] = {
-            "agreement": float(np.mean(onnx_pred == torch_pred)),
-            "max_abs_logit_diff": float(np.abs(onnx_logits[head] - torch_logits[head]).max()),
-            "labeled": int(keep.sum()),
-        }
-        if keep.any():  # accuracy needs labels; agreement does not
-            torch_acc = float(np.mean(torch_pred[keep] == labels[head][keep]))
-            onnx_acc = float(np.mean(onnx_pred[keep] == labels[head][keep]))
-            report[head].update(
-                accuracy_pytorch=torch_acc,
-                accuracy_int8=onnx_acc,
-                accuracy_delta_pt=(onnx_acc - torch_acc) * 100,
-            )
-    return report
 
 
 @dg.asset(
@@ -93,6 +56,12 @@ def onnx_model(
     settings = OnnxModelParams.model_validate(section)
 
     def build(folder: Path, fingerprint: str) -> dict:
+        # torch/onnxruntime load here, not when the definitions load (UI, CLI, plan stay fast)
+        from ml_assets.core.export import export_onnx, quantize_int8
+        from ml_assets.core.scoring import OnnxScorer, measure_latency
+        from ml_assets.training.model import MultiTaskModel
+        from ml_assets.training.parity import compare_with_pytorch
+
         max_length = entry_params(multitask_model)["max_length"]
         net = MultiTaskModel.load(multitask_model.dir)
         test = read_features(transaction_features).filter(

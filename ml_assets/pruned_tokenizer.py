@@ -15,7 +15,6 @@ from ml_assets.core.backbones import resolve_backbone
 from ml_assets.core.io import ArtifactRef
 from ml_assets.core.layouts import entry_params, read_features, training_texts
 from ml_assets.core.params import PrunedTokenizerParams
-from ml_assets.core.vocab import compare_tokenization, load_tokenizer, prune_vocabulary
 from resources.artifact_store import ArtifactStore
 from resources.params import ParamsResource
 
@@ -50,6 +49,9 @@ def pruned_tokenizer(
     settings = PrunedTokenizerParams.model_validate(section)
 
     def build(folder: Path, fingerprint: str) -> dict:
+        # transformers loads here, not when the definitions load (UI, CLI, plan stay fast)
+        from ml_assets.core.vocab import compare_tokenization, load_tokenizer, prune_vocabulary
+
         features = read_features(transaction_features)
         source = resolve_backbone(settings.backbone)
         report = prune_vocabulary(
@@ -97,6 +99,8 @@ def pruned_tokenizer(
 def pruned_tokenizer_identical_on_training_text(
     pruned_tokenizer: ArtifactRef, transaction_features: ArtifactRef
 ) -> dg.AssetCheckResult:
+    from ml_assets.core.vocab import compare_tokenization, load_tokenizer
+
     texts = pl.Series(training_texts(read_features(transaction_features)))
     sample = texts.sample(min(CHECK_SAMPLE, texts.len()), seed=1).to_list()
     original = load_tokenizer(resolve_backbone(entry_params(pruned_tokenizer)["backbone"]))

@@ -11,11 +11,9 @@ from ml_assets.artifacts import (
     memoized_output,
     stage_code_version,
 )
-from ml_assets.core.corpus import write_corpus
 from ml_assets.core.io import ArtifactRef
 from ml_assets.core.layouts import read_features
 from ml_assets.core.params import TokenizedCorpusParams
-from ml_assets.core.vocab import load_tokenizer
 from resources.artifact_store import ArtifactStore
 from resources.params import ParamsResource
 
@@ -45,6 +43,9 @@ def tokenized_corpus(
     settings = TokenizedCorpusParams.model_validate(section)
 
     def build(folder: Path, fingerprint: str) -> dict:
+        from ml_assets.core.corpus import write_corpus
+        from ml_assets.core.vocab import load_tokenizer  # transformers: load only when building
+
         started = time.perf_counter()
         meta = write_corpus(
             folder,

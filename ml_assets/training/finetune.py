@@ -11,6 +11,7 @@ import numpy as np
 import torch
 from torch.nn import functional as F
 
+from ml_assets.core.corpus import TokenizedSplit
 from ml_assets.core.metrics import head_metrics
 from ml_assets.training.data import IGNORE_INDEX, BucketedBatches, LoaderPosition, collate
 from ml_assets.training.model import MultiTaskModel
@@ -217,3 +218,22 @@ def finetune(
         perf=meter.report(device),
         trainable_params=trainable,
     )
+
+
+def head_vocabularies(meta: dict, heads: tuple[str, ...]) -> dict[str, list[str]]:
+    vocab = {head: meta["labels"][head] for head in heads}
+    for head, names in vocab.items():
+        if len(names) < 2:
+            raise ValueError(
+                f"head {head!r} needs at least 2 distinct labels in the data, found {names}; "
+                "label more rows or drop the head from multitask_model.heads in params.yaml"
+            )
+    return vocab
+
+
+def labeled_view(split: TokenizedSplit, heads: dict[str, list[str]]) -> LabeledSet:
+    """Rows with a label for at least one head, as sequences + label ids per head."""
+    labels = np.stack([split.labels(head) for head in heads], axis=1)
+    rows = np.flatnonzero((labels != IGNORE_INDEX).any(axis=1))
+    view = split.subset(rows)
+    return LabeledSet(sequences=view, labels={head: view.labels(head) for head in heads})
