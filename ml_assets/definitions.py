@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import os
+
 import dagster as dg
 
 from ml_assets.mlm_backbone import mlm_backbone
@@ -12,7 +14,10 @@ from ml_assets.raw_transactions import raw_transactions
 from ml_assets.tokenized_corpus import tokenized_corpus
 from ml_assets.transaction_features import transaction_features
 from resources.artifact_store import ArtifactRefIOManager, ArtifactStore
+from resources.launchers import TrainingLauncher
+from resources.notifications import SlackNotifier
 from resources.params import ParamsResource
+from sensors.notifications import gpu_job_events_to_slack, slack_on_run_failure
 from sensors.schedules import full_pipeline_job, nightly_full_pipeline, nightly_stale_assets
 
 ASSETS = [
@@ -27,13 +32,26 @@ ASSETS = [
 CHECKS = [pruned_tokenizer_identical_on_training_text]
 
 
-def build_resources(artifacts_root: str | None = None, profile: str | None = None) -> dict:
+def slack_notifier() -> SlackNotifier:
+    """The webhook is a secret: read through EnvVar at run time, never stored in definitions."""
+    if os.environ.get("SLACK_WEBHOOK_URL"):
+        return SlackNotifier(webhook_url=dg.EnvVar("SLACK_WEBHOOK_URL"))
+    return SlackNotifier()
+
+
+def build_resources(
+    artifacts_root: str | None = None,
+    profile: str | None = None,
+    launcher: TrainingLauncher | None = None,
+) -> dict:
     store = ArtifactStore(root=artifacts_root) if artifacts_root else ArtifactStore()
     params = ParamsResource(profile=profile) if profile else ParamsResource()
     return {
         "artifact_store": store,
         "io_manager": ArtifactRefIOManager(store=store),
         "params": params,
+        "launcher": launcher or TrainingLauncher(),
+        "slack": slack_notifier(),
     }
 
 
@@ -42,6 +60,7 @@ defs = dg.Definitions(
     asset_checks=CHECKS,
     jobs=[full_pipeline_job],
     schedules=[nightly_full_pipeline, nightly_stale_assets],
+    sensors=[gpu_job_events_to_slack, slack_on_run_failure],
     resources=build_resources(),
     # The graph is a chain whose heavy steps use every core themselves; one process per run
     # avoids re-importing torch for each step (~7 s each) and keeps a memoized run cheap.

@@ -133,6 +133,67 @@ class OnnxModelParams(_Section):
     eval_batch_size: int = Field(64, ge=1)
 
 
+GpuTierName = Literal["debug", "standard", "large"]
+
+
+class GpuTier(_Section):
+    machine_type: str
+    gpu_type: str
+    gpu_count: int = Field(1, ge=1)
+    precision: Precision = "auto"  # documentation of what `auto` resolves to on this GPU
+
+
+class GpuPrice(_Section):
+    on_demand: float = Field(ge=0)
+    spot: float = Field(ge=0)
+
+
+class GpuParams(_Section):
+    """Where training steps run on GCP and what they cost. Not part of any fingerprint: the
+    same recipe on another GPU is the same asset (the device is recorded in metadata)."""
+
+    tier: Literal["auto", "debug", "standard", "large"] = "auto"
+    spot: bool = True
+    on_demand_after_preemptions: int = Field(3, ge=0)
+    batch_task_retries: int = Field(3, ge=0, le=10)
+    max_submissions: int = Field(4, ge=1)
+    checkpoint_minutes: float = Field(5.0, gt=0)
+    multi_gpu_min_params: int = Field(500_000_000, ge=1)
+    tiers: dict[GpuTierName, GpuTier] = Field(
+        default_factory=lambda: {
+            "debug": GpuTier(
+                machine_type="n1-standard-8", gpu_type="nvidia-tesla-t4", precision="fp16"
+            ),
+            "standard": GpuTier(
+                machine_type="a2-highgpu-1g", gpu_type="nvidia-tesla-a100", precision="bf16"
+            ),
+            "large": GpuTier(
+                machine_type="a2-highgpu-8g",
+                gpu_type="nvidia-tesla-a100",
+                gpu_count=8,
+                precision="bf16",
+            ),
+        }
+    )
+    prices_usd_per_gpu_hour: dict[str, GpuPrice] = Field(
+        default_factory=lambda: {
+            "nvidia-tesla-t4": GpuPrice(on_demand=0.35, spot=0.14),
+            "nvidia-tesla-a100": GpuPrice(on_demand=3.67, spot=1.47),
+        }
+    )
+
+    @model_validator(mode="after")
+    def _priced_tiers(self) -> GpuParams:
+        unpriced = [
+            t.gpu_type
+            for t in self.tiers.values()
+            if t.gpu_type not in self.prices_usd_per_gpu_hour
+        ]
+        if unpriced:
+            raise ValueError(f"gpu.prices_usd_per_gpu_hour lacks {sorted(set(unpriced))}")
+        return self
+
+
 class PipelineParams(_Section):
     raw_transactions: RawTransactionsParams = RawTransactionsParams()
     transaction_features: TransactionFeaturesParams = TransactionFeaturesParams()
@@ -141,6 +202,7 @@ class PipelineParams(_Section):
     mlm_backbone: MlmBackboneParams = MlmBackboneParams()
     multitask_model: MultitaskModelParams = MultitaskModelParams()
     onnx_model: OnnxModelParams = OnnxModelParams()
+    gpu: GpuParams = GpuParams()
 
     def section(self, name: str) -> dict[str, Any]:
         """The resolved section as plain JSON-able data (saved beside every artifact)."""

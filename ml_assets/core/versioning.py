@@ -29,6 +29,14 @@ NOT_OUTPUT_AFFECTING = frozenset(
         "ml_assets.definitions",
         "ml_assets.plan",
         "ml_assets.__main__",
+        # where and how a training job runs, not what it computes (same recipe, same bytes)
+        "ml_assets.gpu_training",
+        "ml_assets.core.gpu_cost",
+        "ml_assets.training.preemption",
+        "ml_assets.training.gcs_folders",
+        "resources.launchers",
+        "resources.gcp_batch",
+        "resources.notifications",
     }
 )
 REPO_ROOT = Path(__file__).resolve().parents[2]

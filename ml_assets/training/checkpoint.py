@@ -4,7 +4,8 @@ Layout contract (format 1), one folder per saved step under a run's checkpoint r
     step-00000040/model.safetensors   model weights
     step-00000040/optimizer.pt        optimizer state_dict (tensors + numbers; weights_only load)
     step-00000040/rng.safetensors     torch CPU (and CUDA) generator states
-    step-00000040/state.json          step, loader position, scheduler, python/numpy RNG, extras
+    step-00000040/state.json          step, loader position, scheduler, grad scaler, python/numpy
+                                      RNG, extras
     step-00000040/MANIFEST.json       sha256 of each file; present only once the write finished
 Only the newest ``keep`` complete checkpoints are kept. A folder that fails verification is
 skipped (and reported) in favour of the previous one.
@@ -68,6 +69,7 @@ def save_checkpoint(
     optimizer: torch.optim.Optimizer,
     scheduler,
     keep: int = 2,
+    scaler: torch.amp.GradScaler | None = None,
 ) -> Path:
     final = root / f"step-{state.step:08d}"
     rng_tensors, rng_plain = _rng_snapshot()
@@ -83,6 +85,8 @@ def save_checkpoint(
             "loader": state.loader,
             "extras": state.extras,
             "scheduler": scheduler.state_dict() if scheduler is not None else None,
+            # fp16 (T4) training: the loss scale and its growth tracker are training state too
+            "grad_scaler": scaler.state_dict() if scaler is not None else None,
             "rng": rng_plain,
         }
         (tmp / "state.json").write_text(json.dumps(payload, default=str))
@@ -121,6 +125,7 @@ def load_checkpoint(
     optimizer: torch.optim.Optimizer,
     scheduler,
     device: torch.device,
+    scaler: torch.amp.GradScaler | None = None,
 ) -> TrainingState:
     verify_entry(path)
     weights = load_file(str(path / "model.safetensors"), device=str(device))
@@ -134,5 +139,7 @@ def load_checkpoint(
     payload = read_json(path / "state.json")
     if scheduler is not None and payload["scheduler"] is not None:
         scheduler.load_state_dict(payload["scheduler"])
+    if scaler is not None and payload.get("grad_scaler"):
+        scaler.load_state_dict(payload["grad_scaler"])
     _rng_restore(load_file(str(path / "rng.safetensors")), payload["rng"])
     return TrainingState(step=payload["step"], loader=payload["loader"], extras=payload["extras"])

@@ -39,6 +39,7 @@ from ml_assets.training.optim import (
     make_optimizer,
 )
 from ml_assets.training.perf import ThroughputMeter, transformer_flops_per_token
+from ml_assets.training.preemption import Preempted
 
 
 @dataclass(frozen=True)
@@ -68,6 +69,7 @@ class MlmResult:
     device: str
     precision: str
     perf: dict[str, float] = field(default_factory=dict)
+    world_size: int = 1
 
     @property
     def tokens_per_second(self) -> float:
@@ -150,6 +152,49 @@ def probe_batch_size(
     return largest_batch_that_fits(try_step, start, limit, device)
 
 
+class MlmObjective(torch.nn.Module):
+    """The masked-LM loss as a module, so DistributedDataParallel can wrap it (its gradient
+    all-reduce hooks need the forward to run through the wrapper)."""
+
+    def __init__(self, model: BertForMaskedLM):
+        super().__init__()
+        self.model = model
+
+    def forward(self, inputs, attention, labels):
+        return mlm_loss(self.model, inputs, attention, labels)
+
+
+@dataclass
+class TrainingHooks:
+    """How a launcher watches and steers a run; the defaults run to completion silently."""
+
+    should_stop: Callable[[], bool] = lambda: False  # True once SIGTERM arrived (preemption)
+    on_checkpoint: Callable[[Path, int], None] = lambda path, step: None  # e.g. mirror to GCS
+    on_step: Callable[[int, float], None] = lambda step, loss: None  # progress reporting
+    on_resume: Callable[[int], None] = lambda step: None  # the step training starts from
+    checkpoint_seconds: float | None = None  # also checkpoint when this much time passed
+
+
+def _distributed() -> tuple[int, int]:
+    """(rank, world size); (0, 1) unless launched by torchrun with a process group."""
+    import torch.distributed as dist
+
+    if dist.is_available() and dist.is_initialized():
+        return dist.get_rank(), dist.get_world_size()
+    return 0, 1
+
+
+def _agree(flags: list[bool], world: int, device: torch.device) -> list[bool]:
+    """Any rank's flag is every rank's flag (a SIGTERM reaches ranks at different steps)."""
+    if world == 1:
+        return flags
+    import torch.distributed as dist
+
+    tensor = torch.tensor([int(f) for f in flags], device=device)
+    dist.all_reduce(tensor, op=dist.ReduceOp.MAX)
+    return [bool(v) for v in tensor.tolist()]
+
+
 def pretrain_mlm(
     model: BertForMaskedLM,
     sequences: Sequence[np.ndarray],
@@ -161,7 +206,17 @@ def pretrain_mlm(
     checkpoint_root: Path,
     device: torch.device,
     log: Callable[[str], None] = print,
+    hooks: TrainingHooks | None = None,
 ) -> MlmResult:
+    """Train to ``config.steps``, resuming from the newest complete checkpoint.
+
+    Under torchrun (a process group is initialized) every rank trains on its own share of
+    each optimizer step's batches through DDP; only rank 0 writes checkpoints. On
+    ``hooks.should_stop()`` the loop writes a checkpoint after the current step and raises
+    ``Preempted``.
+    """
+    hooks = hooks or TrainingHooks()
+    rank, world = _distributed()
     # setup
     configure_device(device)
     model.to(device).train()
@@ -172,36 +227,52 @@ def pretrain_mlm(
         device,
     )
     scheduler = linear_warmup_decay(optimizer, config.warmup_steps, config.steps)
-    loss_fn = torch.compile(mlm_loss, dynamic=True) if config.compile else mlm_loss
+    objective: torch.nn.Module = MlmObjective(model)
+    if world > 1:
+        from torch.nn.parallel import DistributedDataParallel
+
+        objective = DistributedDataParallel(
+            objective, device_ids=[device.index] if device.type == "cuda" else None
+        )
+    loss_fn = torch.compile(objective, dynamic=True) if config.compile else objective
     batches = BucketedBatches([len(s) for s in sequences], config.batch_size, config.seed)
     special = torch.tensor(sorted(set(special_ids)))
     # resume
     step, position, curve = 0, LoaderPosition(), []
     latest = find_latest_checkpoint(checkpoint_root, warn=log)
     if latest is not None:
-        state = load_checkpoint(latest, model, optimizer, scheduler, device)
+        state = load_checkpoint(latest, model, optimizer, scheduler, device, precision.scaler)
         step, position = state.step, LoaderPosition(**state.loader)
         curve = [tuple(point) for point in state.extras.get("loss_curve", [])]
         log(f"resumed MLM pretraining from {latest.name} (step {step})")
+    if world > 1:  # per-rank dropout streams, reproducible from (seed, step, rank)
+        torch.manual_seed(config.seed * 1_000_003 + step * 1009 + rank)
     resumed_from = step
+    hooks.on_resume(step)
 
     # loop
     def batch_stream():
-        """(step, micro, loader position after, masked batch) for every micro-batch from here."""
+        """(step, micro, loader position after, rows, masked batch) for this rank's micro-batches.
+
+        Each micro-batch slot consumes ``world`` batches of the global order; rank r takes the
+        r-th, so the loader position (and thus resume) is the same on every rank."""
         stream, current = batches.iterate(position), step
         while current < config.steps:
             for micro in range(config.accumulation):
-                after, indices = next(stream)
+                for slot in range(world):
+                    after, indices = next(stream)
+                    if slot == rank:
+                        mine = indices
                 yield (
                     current,
                     micro,
                     after,
-                    len(indices),
+                    len(mine),
                     make_batch(
                         sequences,
-                        indices,
+                        mine,
                         step=current,
-                        micro=micro,
+                        micro=micro * world + rank,
                         config=config,
                         special=special,
                         mask_id=mask_id,
@@ -214,41 +285,74 @@ def pretrain_mlm(
     prefetch = device.type == "cuda" if config.prefetch is None else config.prefetch
     stream = Prefetcher(batch_stream()) if prefetch else batch_stream()
     meter, started = ThroughputMeter(), time.perf_counter()
+    last_save = time.monotonic()
     optimizer.zero_grad(set_to_none=True)
     losses = []
-    with _profiler(config.profile_dir) as profiler:
-        for batch_step, micro, position, rows, (inputs, attention, labels) in stream:
-            meter.batch_ready()
-            with precision.autocast():
-                loss = loss_fn(
-                    model,
-                    inputs.to(device, non_blocking=True),
-                    attention.to(device, non_blocking=True),
-                    labels.to(device, non_blocking=True),
+    try:
+        with _profiler(config.profile_dir) as profiler:
+            for batch_step, micro, position, rows, (inputs, attention, labels) in stream:
+                meter.batch_ready()
+                last_micro = micro == config.accumulation - 1
+                # DDP: gradients are all-reduced only on the last micro-batch of a step
+                sync = contextlib.nullcontext() if last_micro or world == 1 else objective.no_sync()
+                with sync:
+                    with precision.autocast():
+                        loss = loss_fn(
+                            inputs.to(device, non_blocking=True),
+                            attention.to(device, non_blocking=True),
+                            labels.to(device, non_blocking=True),
+                        )
+                    precision.backward_and_step(
+                        loss / config.accumulation,
+                        optimizer,
+                        model.parameters(),
+                        1.0,
+                        step=last_micro,
+                    )
+                losses.append(float(loss.detach()))
+                meter.step_done(int(attention.sum()), attention.numel(), rows, device)
+                if not last_micro:
+                    continue
+                scheduler.step()
+                step = batch_step + 1
+                curve.append((step, float(np.mean(losses))))
+                losses = []
+                hooks.on_step(step, curve[-1][1])
+                if profiler is not None and step <= 5:
+                    profiler.step()
+                timed = hooks.checkpoint_seconds is not None and (
+                    time.monotonic() - last_save >= hooks.checkpoint_seconds
                 )
-            last_micro = micro == config.accumulation - 1
-            precision.backward_and_step(
-                loss / config.accumulation, optimizer, model.parameters(), 1.0, step=last_micro
-            )
-            losses.append(float(loss.detach()))
-            meter.step_done(int(attention.sum()), attention.numel(), rows, device)
-            if not last_micro:
-                continue
-            scheduler.step()
-            step = batch_step + 1
-            curve.append((step, float(np.mean(losses))))
-            losses = []
-            if profiler is not None and step <= 5:
-                profiler.step()
-            if step % config.checkpoint_every == 0 or step == config.steps:
-                state = TrainingState(
-                    step=step, loader=vars(position).copy(), extras={"loss_curve": curve}
-                )
-                save_checkpoint(checkpoint_root, state, model, optimizer, scheduler)
-                log(f"step {step}/{config.steps} loss {curve[-1][1]:.4f} (checkpoint saved)")
-                meter.exclude()
-    if isinstance(stream, Prefetcher):
-        stream.close()
+                stop, timed = _agree([hooks.should_stop(), timed], world, device)
+                due = step % config.checkpoint_every == 0 or step == config.steps or timed
+                if due or stop:
+                    if rank == 0:
+                        state = TrainingState(
+                            step=step, loader=vars(position).copy(), extras={"loss_curve": curve}
+                        )
+                        saved = save_checkpoint(
+                            checkpoint_root,
+                            state,
+                            model,
+                            optimizer,
+                            scheduler,
+                            scaler=precision.scaler,
+                        )
+                        hooks.on_checkpoint(saved, step)
+                        log(
+                            f"step {step}/{config.steps} loss {curve[-1][1]:.4f} (checkpoint saved)"
+                        )
+                    if world > 1:
+                        import torch.distributed as dist
+
+                        dist.barrier()
+                    last_save = time.monotonic()
+                    meter.exclude()
+                if stop:
+                    raise Preempted(step)
+    finally:
+        if isinstance(stream, Prefetcher):
+            stream.close()
     # result
     layers, hidden = model.config.num_hidden_layers, model.config.hidden_size
     matmul_params = sum(p.numel() for n, p in model.bert.encoder.named_parameters())
@@ -266,4 +370,5 @@ def pretrain_mlm(
         device=str(device),
         precision=precision.mode,
         perf=perf,
+        world_size=world,
     )

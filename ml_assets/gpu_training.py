@@ -1,0 +1,81 @@
+"""Glue shared by the GPU assets (mlm_backbone, multitask_model): per-run launch config, the
+Dagster concurrency pool, and the call into the launcher resource."""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any
+
+import dagster as dg
+from pydantic import Field
+
+from ml_assets.artifacts import StageConfig
+from ml_assets.core.io import ArtifactRef, read_json
+from ml_assets.core.layouts import PARAMS_FILE, TOKENIZER_ID_MAP
+from ml_assets.core.params import GpuParams
+from resources.artifact_store import ArtifactStore
+from resources.launchers import TrainingLauncher
+
+GPU_POOL = "gpu"  # `dagster instance concurrency set gpu N` caps concurrent GPU jobs across runs
+
+
+class TrainingConfig(StageConfig):
+    """Per-run overrides (part of the fingerprint) plus where to run (not part of it)."""
+
+    tier: str | None = Field(
+        default=None, description="auto | debug | standard | large (default: params gpu.tier)"
+    )
+    spot: bool | None = Field(default=None, description="Spot VMs (default: params gpu.spot)")
+
+
+def estimate_model_params(tokenizer: ArtifactRef) -> int:
+    """Size of the pruned backbone, from its config (no weights loaded): picks the `auto` tier."""
+    from ml_assets.core.backbones import resolve_backbone
+    from ml_assets.core.gpu_cost import estimate_bert_parameters
+
+    source = Path(resolve_backbone(read_json(tokenizer.dir / PARAMS_FILE)["backbone"]))
+    if not (source / "config.json").is_file():
+        return 0  # a hub id not in the local cache: `auto` falls back to one GPU
+    config = read_json(source / "config.json")
+    config["vocab_size"] = len(read_json(tokenizer.dir / TOKENIZER_ID_MAP)["new_to_old"])
+    return estimate_bert_parameters(config)
+
+
+def run_training(
+    context: dg.AssetExecutionContext,
+    *,
+    launcher: TrainingLauncher,
+    store: ArtifactStore,
+    gpu: dict[str, Any],
+    config: TrainingConfig,
+    stage: str,
+    entrypoint: str,
+    settings: dict[str, Any],
+    inputs: dict[str, ArtifactRef],
+    folder: Path,
+    fingerprint: str,
+) -> dict[str, Any]:
+    gpu_params = GpuParams.model_validate(gpu)
+    if config.tier not in (None, "auto", *gpu_params.tiers):
+        raise dg.Failure(
+            f"{stage}: unknown tier {config.tier!r}; use auto or one of {sorted(gpu_params.tiers)}"
+        )
+    metadata = launcher.train(
+        context,
+        stage=stage,
+        entrypoint=entrypoint,
+        settings=settings,
+        inputs=inputs,
+        output=folder,
+        checkpoints=store.checkpoint_root(stage, fingerprint),
+        fingerprint=fingerprint,
+        gpu=gpu_params,
+        tier=config.tier,
+        spot=config.spot,
+        model_params=estimate_model_params(inputs["pruned_tokenizer"]),
+    )
+    context.log.info(
+        f"{stage}: {metadata['attempts']} attempt(s), {metadata['preemptions']} preemption(s), "
+        f"{metadata['gpu_hours']:.4f} GPU-h, est. ${metadata['estimated_cost_usd']:.4f}"
+    )
+    return metadata

@@ -1,0 +1,262 @@
+"""The training entrypoint: ``python -m ml_assets.training.job`` (the container's entrypoint).
+
+It runs as an external process under Dagster Pipes, started by the launcher resource
+(``resources/launchers.py``): locally by ``PipesSubprocessClient``, on GCP by the Cloud Batch
+Pipes client, optionally under ``torchrun --nproc_per_node=K``. Only ``dagster-pipes`` is
+imported here, never dagster. Everything the job needs arrives in the Pipes extras:
+
+    stage        mlm_backbone | multitask_model
+    settings     the stage's resolved params section
+    inputs       {name: folder or gs:// URI of a committed artifact entry}
+    output       folder (local) or gs:// URI where the artifact is committed
+    checkpoints  folder or gs:// URI of this fingerprint's checkpoints
+
+Preemption: SIGTERM (and SIGINT, which Dagster sends on run termination) sets a flag; the loop
+writes an emergency checkpoint and the process exits with EXIT_PREEMPTED. Under torchrun every
+rank trains; only rank 0 talks to Pipes, moves files and writes checkpoints.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import os
+import signal
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+from dagster_pipes import (
+    PipesContext,
+    PipesDefaultContextLoader,
+    PipesDefaultMessageWriter,
+    PipesEnvVarParamsLoader,
+    PipesGCSContextLoader,
+    PipesGCSMessageWriter,
+    open_dagster_pipes,
+)
+
+from ml_assets.training.preemption import EXIT_PREEMPTED, Preempted, PreemptionGuard
+
+TRANSPORT_ENV = "TXN_PIPES_TRANSPORT"  # "gcs" on Cloud Batch; unset: Pipes' local defaults
+PROGRESS_EVERY_SECONDS = 0.5
+
+
+class ResumingGCSMessageWriter(PipesGCSMessageWriter):
+    """Batch retries a task in place with the same environment, so a retried attempt writes
+    to the same message prefix. Continue the chunk numbering after the chunks already there
+    (the reader reads 1, 2, 3, ...) instead of overwriting the preempted attempt's messages."""
+
+    def make_channel(self, params):
+        channel = super().make_channel(params)
+        prefix = params.get("key_prefix")
+        names = self._client.list_blobs(params["bucket"], prefix=f"{prefix}/" if prefix else None)
+        indices = [int(Path(b.name).stem) for b in names if Path(b.name).stem.isdigit()]
+        channel._counter = max(indices, default=0) + 1
+        return channel
+
+
+def _gcs_client():
+    from google.cloud import storage
+
+    if os.environ.get("STORAGE_EMULATOR_HOST"):  # a local emulator takes no credentials
+        from google.auth.credentials import AnonymousCredentials
+
+        return storage.Client(project="local", credentials=AnonymousCredentials())
+    return storage.Client()
+
+
+def _loaders():
+    if os.environ.get(TRANSPORT_ENV) == "gcs":
+        client = _gcs_client()
+        return PipesGCSContextLoader(client), ResumingGCSMessageWriter(client, interval=0)
+    return PipesDefaultContextLoader(), PipesDefaultMessageWriter()
+
+
+@contextlib.contextmanager
+def _pipes_for_rank(rank: int):
+    """Rank 0 opens Pipes; other ranks only read the context (for the extras)."""
+    context_loader, message_writer = _loaders()
+    if rank == 0:
+        with open_dagster_pipes(
+            context_loader=context_loader, message_writer=message_writer
+        ) as pipes:
+            yield pipes, pipes.extras
+        return
+    params = PipesEnvVarParamsLoader().load_context_params()
+    with context_loader.load_context(params) as data:
+        yield None, data.get("extras") or {}
+
+
+class Reporter:
+    """Log lines and structured progress to the Dagster run (rank 0), stdout otherwise."""
+
+    def __init__(self, pipes: PipesContext | None, attempt: int):
+        self.pipes = pipes
+        self.attempt = attempt
+        self._last_progress = 0.0
+
+    def log(self, message: str) -> None:
+        print(message, flush=True)  # also in the VM's logs (Cloud Logging) and the fake's output
+        if self.pipes is not None:
+            self.pipes.log.info(message)
+
+    def event(self, event: str, **fields) -> None:
+        if self.pipes is not None:
+            self.pipes.report_custom_message({"event": event, "attempt": self.attempt, **fields})
+
+    def progress(self, step: int, loss: float) -> None:
+        print(f"step {step} loss {loss:.4f}", flush=True)
+        now = time.monotonic()
+        if now - self._last_progress >= PROGRESS_EVERY_SECONDS:
+            self._last_progress = now
+            self.event("progress", step=step, loss=round(loss, 5))
+
+
+def _barrier(world: int) -> None:
+    if world > 1:
+        import torch.distributed as dist
+
+        dist.barrier()
+
+
+def _init_distributed() -> tuple[int, int]:
+    world = int(os.environ.get("WORLD_SIZE", "1"))
+    if world == 1:
+        return 0, 1
+    import torch
+    import torch.distributed as dist
+
+    if torch.cuda.is_available():
+        torch.cuda.set_device(int(os.environ.get("LOCAL_RANK", "0")))
+        dist.init_process_group("nccl")
+    else:
+        dist.init_process_group("gloo")
+    return dist.get_rank(), world
+
+
+def _stage_inputs(spec: dict, scratch: Path, rank: int, world: int, client) -> dict[str, Path]:
+    from ml_assets.training.gcs_folders import download_folder, is_remote
+
+    inputs = {}
+    for name, location in spec["inputs"].items():
+        if is_remote(location):
+            inputs[name] = scratch / "inputs" / name
+            if rank == 0:
+                download_folder(client, location, inputs[name])
+        else:
+            inputs[name] = Path(location)
+    _barrier(world)
+    return inputs
+
+
+def run(spec: dict, reporter: Reporter, rank: int, world: int, guard: PreemptionGuard) -> dict:
+    from ml_assets.core.io import staged_directory
+    from ml_assets.core.params import MlmBackboneParams, MultitaskModelParams
+    from ml_assets.training.gcs_folders import (
+        is_remote,
+        mirror_checkpoint,
+        restore_checkpoints,
+        upload_folder,
+    )
+    from ml_assets.training.mlm import TrainingHooks
+    from ml_assets.training.stages import train_mlm_backbone, train_multitask_model
+
+    remote = any(is_remote(loc) for loc in [spec["output"], *spec["inputs"].values()])
+    client = _gcs_client() if remote else None
+    scratch = Path(spec.get("scratch") or tempfile.mkdtemp(prefix="txn-train-"))
+    inputs = _stage_inputs(spec, scratch, rank, world, client)
+    checkpoints, checkpoint_uri = Path(spec["checkpoints"]), None
+    if is_remote(spec["checkpoints"]):
+        checkpoint_uri, checkpoints = spec["checkpoints"], scratch / "checkpoints"
+        if rank == 0:
+            restored = restore_checkpoints(client, checkpoint_uri, checkpoints, warn=reporter.log)
+            reporter.log(
+                f"remote checkpoints: resuming from step {restored}"
+                if restored
+                else "remote checkpoints: none, starting fresh"
+            )
+        _barrier(world)
+
+    def on_checkpoint(path: Path, step: int) -> None:
+        if checkpoint_uri is not None:
+            mirror_checkpoint(client, path, checkpoint_uri)
+        reporter.event("checkpoint", step=step)
+
+    hooks = TrainingHooks(
+        should_stop=guard,
+        on_checkpoint=on_checkpoint,
+        on_step=reporter.progress,
+        on_resume=lambda step: reporter.event("resumed", step=step),
+        checkpoint_seconds=spec.get("checkpoint_seconds"),
+    )
+    output_remote = is_remote(spec["output"])
+    folder = scratch / "output" if output_remote else Path(spec["output"])
+    stage = spec["stage"]
+    with contextlib.ExitStack() as stack:
+        if output_remote and rank == 0:
+            folder = stack.enter_context(staged_directory(scratch / "output"))
+        if stage == "mlm_backbone":
+            metadata = train_mlm_backbone(
+                corpus_dir=inputs["tokenized_corpus"],
+                tokenizer_dir=inputs["pruned_tokenizer"],
+                settings=MlmBackboneParams.model_validate(spec["settings"]),
+                folder=folder,
+                checkpoint_root=checkpoints,
+                log=reporter.log,
+                hooks=hooks,
+            )
+        elif stage == "multitask_model":
+            metadata = train_multitask_model(
+                corpus_dir=inputs["tokenized_corpus"],
+                tokenizer_dir=inputs["pruned_tokenizer"],
+                backbone_dir=inputs["mlm_backbone"],
+                settings=MultitaskModelParams.model_validate(spec["settings"]),
+                folder=folder,
+                log=reporter.log,
+            )
+        else:
+            raise ValueError(
+                f"unknown training stage {stage!r}; expected mlm_backbone or multitask_model"
+            )
+    if output_remote and rank == 0:
+        upload_folder(client, scratch / "output", spec["output"])
+    return metadata
+
+
+def pipes_metadata(metadata: dict) -> dict:
+    """Pipes takes scalars as they are; nested values must say they are JSON."""
+    return {
+        key: {"raw_value": value, "type": "json"} if isinstance(value, dict | list) else value
+        for key, value in metadata.items()
+    }
+
+
+def main() -> int:
+    rank, world = _init_distributed()
+    guard = PreemptionGuard().install(signal.SIGTERM, signal.SIGINT)
+    attempt = int(os.environ.get("BATCH_TASK_RETRY_ATTEMPT", "0"))
+    exit_code = 0
+    with _pipes_for_rank(rank) as (pipes, spec):
+        reporter = Reporter(pipes, attempt)
+        reporter.event("started", world_size=world, host=os.uname().nodename)
+        try:
+            metadata = run(spec, reporter, rank, world, guard)
+        except Preempted as stop:
+            reporter.log(
+                f"{guard.signal_name or 'stop'} received: checkpoint at step {stop.step} committed; exiting {EXIT_PREEMPTED}"
+            )
+            reporter.event("preempted", step=stop.step, signal=guard.signal_name)
+            exit_code = EXIT_PREEMPTED
+        else:
+            if pipes is not None:
+                pipes.report_asset_materialization(metadata=pipes_metadata(metadata))
+    if world > 1:
+        import torch.distributed as dist
+
+        dist.destroy_process_group()
+    return exit_code
+
+
+if __name__ == "__main__":
+    sys.exit(main())

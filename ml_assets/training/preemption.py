@@ -1,0 +1,47 @@
+"""Spot preemption, as the training process sees it.
+
+GCE gives a Spot VM about 30 s between the ACPI soft-off (SIGTERM to the container) and the
+hard stop. The handler only sets a flag: the loop finishes the step it is in, writes an
+emergency checkpoint and exits with ``EXIT_PREEMPTED``, which the launcher (and a Batch
+lifecycle policy) treats as "retry", never as a failure of the code.
+"""
+
+from __future__ import annotations
+
+import signal
+
+EXIT_PREEMPTED = 85  # ours: "stopped on SIGTERM after a complete checkpoint"
+BATCH_PREEMPTED_EXIT = 50001  # Cloud Batch's reserved exit code for a preempted Spot VM
+RETRYABLE_EXIT_CODES = (BATCH_PREEMPTED_EXIT, EXIT_PREEMPTED)
+
+
+class Preempted(Exception):  # noqa: N818  (an event, not an error)
+    """Raised by a training loop once the emergency checkpoint for ``step`` is committed."""
+
+    def __init__(self, step: int):
+        super().__init__(f"preempted: stopped after step {step} with a complete checkpoint")
+        self.step = step
+
+
+class PreemptionGuard:
+    """Callable flag: ``guard()`` is True once SIGTERM (or SIGINT if asked) has arrived."""
+
+    def __init__(self) -> None:
+        self.requested = False
+        self.signal_name: str | None = None
+
+    def install(self, *signals: signal.Signals) -> PreemptionGuard:
+        for sig in signals or (signal.SIGTERM,):
+            signal.signal(sig, self._handle)
+        return self
+
+    def _handle(self, signum, frame) -> None:  # noqa: ARG002
+        self.requested = True
+        self.signal_name = signal.Signals(signum).name
+
+    def __call__(self) -> bool:
+        return self.requested
+
+
+def is_retryable(exit_code: int | None) -> bool:
+    return exit_code in RETRYABLE_EXIT_CODES

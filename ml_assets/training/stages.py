@@ -1,0 +1,222 @@
+"""The two training stages as plain functions: input folders in, an artifact folder out.
+
+They run inside the training job (``ml_assets.training.job``), locally or on a GCP VM, so they
+import neither dagster nor the artifact store: inputs are folders, the output is a folder, and
+the result is JSON-able metadata. Charts are written as PNG files beside the artifact; the
+asset turns them into pictures in the Dagster UI.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from pathlib import Path
+
+import numpy as np
+
+from ml_assets.core.backbones import resolve_backbone
+from ml_assets.core.io import atomic_write_json, read_json
+from ml_assets.core.layouts import PARAMS_FILE, SPLITS, TOKENIZER_DIR, TOKENIZER_ID_MAP
+from ml_assets.core.params import MlmBackboneParams, MultitaskModelParams
+from ml_assets.training.mlm import TrainingHooks
+
+MLM_CURVE_PNG = "loss_curve.png"
+VALID_CURVE_PNG = "valid_curve.png"
+
+
+def accumulation_for(tokens_per_step: int | None, batch_size: int, mean_tokens: float) -> int:
+    """Micro-batches per optimizer step so one step sees about ``tokens_per_step`` real tokens."""
+    if not tokens_per_step:
+        return 1
+    return max(1, round(tokens_per_step / (batch_size * mean_tokens)))
+
+
+def train_mlm_backbone(
+    *,
+    corpus_dir: Path,
+    tokenizer_dir: Path,
+    settings: MlmBackboneParams,
+    folder: Path,
+    checkpoint_root: Path,
+    log: Callable[[str], None] = print,
+    hooks: TrainingHooks | None = None,
+) -> dict:
+    from ml_assets.core.corpus import TokenizedSplit
+    from ml_assets.core.plots import line_chart_png
+    from ml_assets.training.mlm import MlmConfig, pretrain_mlm, probe_batch_size
+    from ml_assets.training.model import count_parameters, load_pruned_mlm, pick_device
+    from ml_assets.training.perf import peak_flops_for
+
+    device = pick_device()
+    train = TokenizedSplit(corpus_dir, "train", settings.max_length)
+    meta = train.meta
+    net, params_before = load_pruned_mlm(
+        resolve_backbone(read_json(tokenizer_dir / PARAMS_FILE)["backbone"]),
+        read_json(tokenizer_dir / TOKENIZER_ID_MAP)["new_to_old"],
+        settings.num_layers,
+        settings.seed,
+    )
+    batch_size = settings.batch_size
+    if settings.auto_batch_size:
+        batch_size = probe_batch_size(net, settings.max_length, batch_size, 16384, device)
+        log(
+            f"batch size {batch_size} ({'probed' if device.type == 'cuda' else 'CPU: as configured'})"
+        )
+    accumulation = accumulation_for(
+        settings.tokens_per_step, batch_size, float(train.lengths.mean())
+    )
+    result = pretrain_mlm(
+        net,
+        train,
+        MlmConfig(
+            batch_size=batch_size,
+            steps=settings.steps,
+            learning_rate=settings.learning_rate,
+            weight_decay=settings.weight_decay,
+            warmup_steps=settings.warmup_steps,
+            mask_prob=settings.mask_prob,
+            checkpoint_every=settings.checkpoint_every,
+            seed=settings.seed,
+            accumulation=accumulation,
+            precision=settings.precision,
+            compile=settings.compile,
+            profile_dir=folder / "profile" if settings.profile else None,
+            peak_flops=peak_flops_for(device, settings.peak_tflops),
+        ),
+        special_ids=meta["special_ids"],
+        mask_id=meta["mask_id"],
+        pad_id=meta["pad_id"],
+        checkpoint_root=checkpoint_root,
+        device=device,
+        log=log,
+        hooks=hooks,
+    )
+    if result.world_size > 1:
+        import torch.distributed as dist
+
+        if dist.get_rank() != 0:
+            return {}  # rank 0 writes the artifact
+    net.cpu().save_pretrained(folder, safe_serialization=True)
+    atomic_write_json(folder / "loss_curve.json", result.loss_curve)
+    (folder / MLM_CURVE_PNG).write_bytes(
+        line_chart_png({"MLM loss": result.loss_curve}, "MLM pretraining loss", "step", "loss")
+    )
+    return {
+        "params_before_pruning": params_before,
+        "params_after_pruning": count_parameters(net),
+        "vocab_size": net.config.vocab_size,
+        "layers": net.config.num_hidden_layers,
+        "steps": result.steps,
+        "resumed_from_step": result.resumed_from_step,
+        "batch_size": batch_size,
+        "accumulation": accumulation,
+        "world_size": result.world_size,
+        "training_rows": len(train),
+        "train_seconds": round(result.seconds, 2),
+        "final_mlm_loss": round(result.final_loss, 4),
+        "first_mlm_loss": round(result.loss_curve[0][1], 4) if result.loss_curve else None,
+        "device": result.device,
+        "precision": result.precision,
+        **(result.perf if result.perf.get("timed_steps") else {}),
+    }
+
+
+def train_multitask_model(
+    *,
+    corpus_dir: Path,
+    tokenizer_dir: Path,
+    backbone_dir: Path,
+    settings: MultitaskModelParams,
+    folder: Path,
+    log: Callable[[str], None] = print,
+) -> dict:
+    from ml_assets.core.corpus import TokenizedSplit
+    from ml_assets.core.layouts import copy_tokenizer
+    from ml_assets.core.plots import line_chart_png
+    from ml_assets.training.finetune import (
+        FinetuneConfig,
+        LabeledSet,
+        evaluate,
+        finetune,
+        head_vocabularies,
+        labeled_view,
+    )
+    from ml_assets.training.model import MultiTaskModel, pick_device
+
+    splits = {name: TokenizedSplit(corpus_dir, name, settings.max_length) for name in SPLITS}
+    meta = splits["train"].meta
+    heads = head_vocabularies(meta, settings.heads)
+    sets = {name: labeled_view(split, heads) for name, split in splits.items()}
+    for name, data in sets.items():
+        if len(data.sequences) == 0:
+            raise ValueError(
+                f"no labeled rows in the {name} split; add labeled data or change the split shares"
+            )
+    test_rows = sets["test"].sequences.row_table()
+    heldout_rows = np.flatnonzero(test_rows["heldout_merchant"].to_numpy())
+    heldout = LabeledSet(
+        sequences=sets["test"].sequences.subset(heldout_rows),
+        labels={head: values[heldout_rows] for head, values in sets["test"].labels.items()},
+    )
+    device = pick_device()
+    net = MultiTaskModel.from_backbone(backbone_dir, heads, settings.dropout)
+    result = finetune(
+        net,
+        sets["train"],
+        sets["valid"],
+        FinetuneConfig(
+            batch_size=settings.batch_size,
+            max_epochs=settings.max_epochs,
+            max_steps=settings.max_steps,
+            eval_every=settings.eval_every,
+            patience=settings.patience,
+            learning_rate=settings.learning_rate,
+            head_learning_rate=settings.head_learning_rate,
+            weight_decay=settings.weight_decay,
+            warmup_steps=settings.warmup_steps,
+            seed=settings.seed,
+            precision=settings.precision,
+            lora_r=settings.lora_r,
+            lora_alpha=settings.lora_alpha,
+        ),
+        pad_id=meta["pad_id"],
+        device=device,
+        log=log,
+    )
+    test = evaluate(net, sets["test"], 128, meta["pad_id"], device)
+    test_heldout = evaluate(net, heldout, 128, meta["pad_id"], device) if len(heldout_rows) else {}
+    curve = {"valid mean macro-F1": [(h["step"], h["valid_macro_f1"]) for h in result.history]}
+    net.cpu().save(folder)
+    copy_tokenizer(tokenizer_dir, folder / TOKENIZER_DIR)
+    atomic_write_json(
+        folder / "metrics.json", {"test": test, "test_heldout_merchants": test_heldout}
+    )
+    atomic_write_json(folder / "history.json", result.history)
+    (folder / VALID_CURVE_PNG).write_bytes(
+        line_chart_png(curve, "Validation during finetuning", "step", "macro-F1")
+    )
+    metadata = {
+        "heads": {head: len(names) for head, names in heads.items()},
+        **{f"{name}_rows": len(data.sequences) for name, data in sets.items()},
+        "test_heldout_merchant_rows": len(heldout_rows),
+        "steps": result.steps,
+        "best_step": result.best_step,
+        "best_valid_mean_macro_f1": round(result.best_score, 4),
+        "stopped_early": result.stopped_early,
+        "train_seconds": round(result.seconds, 2),
+        "trainable_params": result.trainable_params,
+        "lora_r": settings.lora_r,
+        "device": str(device),
+        **result.perf,
+    }
+    for head in heads:
+        if test[head]["n"] == 0:
+            continue
+        metadata[f"test_{head}_accuracy"] = round(test[head]["accuracy"], 4)
+        metadata[f"test_{head}_macro_f1"] = round(test[head]["macro_f1"], 4)
+        if test_heldout and test_heldout[head]["n"] > 0:
+            metadata[f"heldout_{head}_accuracy"] = round(test_heldout[head]["accuracy"], 4)
+            metadata[f"heldout_{head}_macro_f1"] = round(test_heldout[head]["macro_f1"], 4)
+    metadata["test_mean_accuracy"] = round(
+        float(np.mean([m["accuracy"] for m in test.values() if m["n"]])), 4
+    )
+    return metadata
