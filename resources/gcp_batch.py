@@ -20,6 +20,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 import dagster as dg
+from dagster._core.definitions.resource_annotation import TreatAsResourceParam
 from dagster._core.errors import DagsterExecutionInterruptedError
 
 from ml_assets.core.gpu_cost import Placement
@@ -147,7 +148,7 @@ def attempts_from_events(events: Sequence[Any], now: float | None = None) -> lis
     return attempts
 
 
-class PipesGcpBatchClient(dg.PipesClient, dg.TreatAsResourceParam):
+class PipesGcpBatchClient(dg.PipesClient, TreatAsResourceParam):
     """Submit one Batch job running the training entrypoint; stream its Pipes messages."""
 
     def __init__(

@@ -33,6 +33,7 @@ from dagster_pipes import (
     PipesEnvVarParamsLoader,
     PipesGCSContextLoader,
     PipesGCSMessageWriter,
+    PipesGCSMessageWriterChannel,
     open_dagster_pipes,
 )
 
@@ -43,13 +44,27 @@ PROGRESS_EVERY_SECONDS = 0.5
 
 
 class ResumingGCSMessageWriter(PipesGCSMessageWriter):
-    """Batch retries a task in place with the same environment, so a retried attempt writes
-    to the same message prefix. Continue the chunk numbering after the chunks already there
-    (the reader reads 1, 2, 3, ...) instead of overwriting the preempted attempt's messages."""
+    """Messages through GCS across Batch's in-place retries, which rerun the task with the same
+    environment and so the same message prefix. Two rules keep one Pipes session alive over
+    all attempts: an attempt continues the chunk numbering after the chunks already there
+    (the reader reads 1, 2, 3, ...), and a preempted attempt does not send ``closed`` (the
+    reader stops at the first one)."""
+
+    def __init__(self, client, *, interval: float = 10):
+        super().__init__(client, interval=interval)
+        self.attempt_continues = False  # set on preemption: another attempt will follow
 
     def make_channel(self, params):
-        channel = super().make_channel(params)
+        writer = self
+
+        class Channel(PipesGCSMessageWriterChannel):
+            def write_message(self, message) -> None:
+                if message.get("method") == "closed" and writer.attempt_continues:
+                    return
+                super().write_message(message)
+
         prefix = params.get("key_prefix")
+        channel = Channel(self._client, params["bucket"], prefix, interval=self.interval)
         names = self._client.list_blobs(params["bucket"], prefix=f"{prefix}/" if prefix else None)
         indices = [int(Path(b.name).stem) for b in names if Path(b.name).stem.isdigit()]
         channel._counter = max(indices, default=0) + 1
@@ -81,11 +96,11 @@ def _pipes_for_rank(rank: int):
         with open_dagster_pipes(
             context_loader=context_loader, message_writer=message_writer
         ) as pipes:
-            yield pipes, pipes.extras
+            yield pipes, pipes.extras, message_writer
         return
     params = PipesEnvVarParamsLoader().load_context_params()
     with context_loader.load_context(params) as data:
-        yield None, data.get("extras") or {}
+        yield None, data.get("extras") or {}, None
 
 
 class Reporter:
@@ -237,7 +252,7 @@ def main() -> int:
     guard = PreemptionGuard().install(signal.SIGTERM, signal.SIGINT)
     attempt = int(os.environ.get("BATCH_TASK_RETRY_ATTEMPT", "0"))
     exit_code = 0
-    with _pipes_for_rank(rank) as (pipes, spec):
+    with _pipes_for_rank(rank) as (pipes, spec, writer):
         reporter = Reporter(pipes, attempt)
         reporter.event("started", world_size=world, host=os.uname().nodename)
         try:
@@ -247,6 +262,8 @@ def main() -> int:
                 f"{guard.signal_name or 'stop'} received: checkpoint at step {stop.step} committed; exiting {EXIT_PREEMPTED}"
             )
             reporter.event("preempted", step=stop.step, signal=guard.signal_name)
+            if isinstance(writer, ResumingGCSMessageWriter):
+                writer.attempt_continues = True  # the next attempt continues this session
             exit_code = EXIT_PREEMPTED
         else:
             if pipes is not None:
@@ -259,4 +276,9 @@ def main() -> int:
 
 
 if __name__ == "__main__":
+    sys.exit(main())
+
+
+def main_exit() -> None:
+    """Console script ``txn-train`` (the container's entrypoint)."""
     sys.exit(main())

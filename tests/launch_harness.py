@@ -1,0 +1,99 @@
+"""Shared pieces of the launcher tests: upstream artifacts built once, a GCS bucket on the
+emulator, and a helper that materializes one training asset with a given launcher."""
+
+from __future__ import annotations
+
+import shutil
+import uuid
+from pathlib import Path
+
+import dagster as dg
+
+from ml_assets.core.io import sha256_file
+from ml_assets.definitions import ASSETS, build_resources
+from ml_assets.gpu_training import TrainingConfig
+from resources.launchers import TrainingLauncher
+
+UPSTREAM = ("raw_transactions", "transaction_features", "pruned_tokenizer", "tokenized_corpus")
+# long enough to be preempted twice, short enough for CI: ~0.1 s per step on 2 CPU cores
+LONG_MLM = {"steps": 24, "checkpoint_every": 5, "warmup_steps": 2}
+REPO = Path(__file__).resolve().parents[1]
+
+
+def build_upstream(root: Path) -> None:
+    with dg.instance_for_test() as instance:
+        result = dg.materialize(
+            ASSETS,
+            selection=list(UPSTREAM),
+            resources=build_resources(str(root), profile="tiny"),
+            instance=instance,
+        )
+    assert result.success
+
+
+def copy_store(upstream: Path, target: Path) -> Path:
+    shutil.copytree(upstream, target)
+    return target
+
+
+def gcs_bucket(project: str = "test-project") -> str:
+    from google.auth.credentials import AnonymousCredentials
+    from google.cloud import storage
+
+    name = f"txn-{uuid.uuid4().hex[:10]}"
+    storage.Client(project=project, credentials=AnonymousCredentials()).create_bucket(name)
+    return name
+
+
+def batch_launcher(fake_url: str, bucket: str) -> TrainingLauncher:
+    return TrainingLauncher(
+        kind="gcp_batch",
+        project="test-project",
+        region="us-central1",
+        bucket=bucket,
+        prefix=f"run-{uuid.uuid4().hex[:8]}",
+        image="localhost/txn-ml:test",
+        batch_endpoint=fake_url,
+        poll_interval_seconds=0.3,
+    )
+
+
+def materialize_training(
+    root: Path,
+    launcher: TrainingLauncher,
+    instance,
+    *,
+    asset: str = "mlm_backbone",
+    overrides: dict | None = None,
+    tier: str | None = None,
+    params_path: str | None = None,
+    profile: str = "tiny",
+    raise_on_error: bool = True,
+):
+    resources = build_resources(str(root), profile=profile, launcher=launcher)
+    if params_path:
+        from resources.params import ParamsResource
+
+        resources["params"] = ParamsResource(path=params_path, profile=profile)
+    return dg.materialize(
+        ASSETS,
+        selection=[asset],
+        resources=resources,
+        instance=instance,
+        run_config=dg.RunConfig(ops={asset: TrainingConfig(overrides=overrides or {}, tier=tier)}),
+        raise_on_error=raise_on_error,
+    )
+
+
+def materialization(result, asset: str = "mlm_backbone") -> dict:
+    events = [
+        e.event_specific_data.materialization
+        for e in result.get_asset_materialization_events()
+        if e.event_specific_data.materialization.asset_key.to_user_string() == asset
+    ]
+    assert len(events) == 1
+    return {k: getattr(v, "value", v) for k, v in events[0].metadata.items()}
+
+
+def weights_digest(metadata: dict) -> str:
+    return sha256_file(Path(metadata["artifact_path"]) / "model.safetensors")
