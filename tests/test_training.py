@@ -101,7 +101,16 @@ def crash_after_checkpoint(step: int):
     return log
 
 
-def _train(tokenizer_dir, backbone_source, root, steps, seed=0, log=lambda _: None, prefetch=False):
+def _train(
+    tokenizer_dir,
+    backbone_source,
+    root,
+    steps,
+    seed=0,
+    log=lambda _: None,
+    prefetch=False,
+    hooks=None,
+):
     tokenizer = load_tokenizer(tokenizer_dir)
     from ml_assets.core.io import read_json
 
@@ -129,6 +138,7 @@ def _train(tokenizer_dir, backbone_source, root, steps, seed=0, log=lambda _: No
         checkpoint_root=root,
         device=torch.device("cpu"),
         log=log,
+        hooks=hooks,
     )
     return model, result
 

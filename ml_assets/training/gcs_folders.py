@@ -10,14 +10,15 @@ Only google-cloud-storage is used here (the job runs without dagster).
 
 from __future__ import annotations
 
+import json
 import re
 from pathlib import Path
 
 from ml_assets.core.io import (
     MANIFEST,
     ArtifactIntegrityError,
-    read_json,
     safe_join,
+    sha256_file,
     staged_directory,
     verify_entry,
 )
@@ -57,18 +58,17 @@ def download_folder(client, uri: str, local: Path) -> Path:
         verify_entry(local)
         return local
     with staged_directory(local) as tmp:
-        manifest_blob.download_to_filename(str(tmp / ".remote-manifest.json"))
-        manifest = read_json(tmp / ".remote-manifest.json")
-        (tmp / ".remote-manifest.json").unlink()
-        for rel in manifest["files"]:
+        manifest = json.loads(manifest_blob.download_as_bytes())
+        for rel, expected in manifest["files"].items():
             target = safe_join(tmp, rel)
             target.parent.mkdir(parents=True, exist_ok=True)
             bucket.blob(f"{prefix}/{rel}").download_to_filename(str(target))
-    # staged_directory wrote a fresh manifest of what arrived: it must equal the sender's
-    received = read_json(local / MANIFEST)["files"]
-    if received != manifest["files"]:
-        bad = sorted(k for k in manifest["files"] if received.get(k) != manifest["files"][k])
-        raise ArtifactIntegrityError(f"{uri}: downloaded files differ from the manifest: {bad[:5]}")
+            actual = sha256_file(target)
+            if actual != expected["sha256"]:  # checked before the folder is committed locally
+                raise ArtifactIntegrityError(
+                    f"{uri}/{rel}: sha256 {actual[:12]}... does not match its manifest "
+                    f"({expected['sha256'][:12]}...)"
+                )
     return local
 
 

@@ -1,0 +1,88 @@
+"""Exact resume: the negative control (no RNG restore -> different weights), the SIGTERM path
+(an emergency checkpoint between periodic ones), and kill -9 in the middle of a checkpoint write."""
+
+from __future__ import annotations
+
+import subprocess
+import sys
+
+import pytest
+import torch
+
+from ml_assets.training.checkpoint import find_latest_checkpoint, list_checkpoints
+from ml_assets.training.mlm import TrainingHooks
+from ml_assets.training.preemption import Preempted
+from tests.test_training import _train
+
+REPO = __import__("pathlib").Path(__file__).resolve().parents[1]
+
+
+@pytest.fixture(autouse=True)
+def _deterministic():
+    torch.use_deterministic_algorithms(True)
+    yield
+    torch.use_deterministic_algorithms(False)
+
+
+def _same_weights(a: torch.nn.Module, b: torch.nn.Module) -> bool:
+    return all(
+        torch.equal(x, y)
+        for (_, x), (_, y) in zip(a.state_dict().items(), b.state_dict().items(), strict=True)
+    )
+
+
+def _stop_at(step: int) -> TrainingHooks:
+    reached = {"step": 0}
+    return TrainingHooks(
+        should_stop=lambda: reached["step"] >= step,
+        on_step=lambda s, loss: reached.update(step=s),
+    )
+
+
+def test_sigterm_path_checkpoints_between_intervals_and_resumes_exactly(
+    tiny_tokenizer_dir, backbone_source, tmp_path
+):
+    straight, _ = _train(tiny_tokenizer_dir, backbone_source, tmp_path / "a", steps=8)
+    with pytest.raises(Preempted) as stopped:
+        _train(tiny_tokenizer_dir, backbone_source, tmp_path / "b", steps=8, hooks=_stop_at(4))
+    assert stopped.value.step == 4  # checkpoint_every is 3: step 4 is an emergency checkpoint
+    assert list_checkpoints(tmp_path / "b")[-1].name == "step-00000004"
+    resumed, result = _train(tiny_tokenizer_dir, backbone_source, tmp_path / "b", steps=8)
+    assert result.resumed_from_step == 4
+    assert _same_weights(straight, resumed)
+
+
+def test_negative_control_without_rng_restore_weights_differ(
+    tiny_tokenizer_dir, backbone_source, tmp_path, monkeypatch
+):
+    """The exact-resume tests have teeth: skip restoring RNG state and dropout masks after the
+    resume differ, so the final weights do too."""
+    straight, _ = _train(tiny_tokenizer_dir, backbone_source, tmp_path / "a", steps=8)
+    with pytest.raises(Preempted):
+        _train(tiny_tokenizer_dir, backbone_source, tmp_path / "b", steps=8, hooks=_stop_at(4))
+    monkeypatch.setattr("ml_assets.training.checkpoint._rng_restore", lambda *a: None)
+    resumed, result = _train(tiny_tokenizer_dir, backbone_source, tmp_path / "b", steps=8)
+    assert result.resumed_from_step == 4
+    assert not _same_weights(straight, resumed)
+
+
+def test_kill_9_during_checkpoint_write_resumes_from_the_previous_one(
+    tiny_tokenizer_dir, backbone_source, tmp_path
+):
+    root = tmp_path / "ckpt"
+    proc = subprocess.run(
+        [sys.executable, "-m", "tests.kill_during_checkpoint", str(tiny_tokenizer_dir), str(root)],
+        cwd=REPO,
+        capture_output=True,
+        text=True,
+        timeout=300,
+    )
+    assert proc.returncode == -9, proc.stderr[-2000:]
+    leftovers = list(root.glob(".tmp-step-00000006-*"))
+    assert leftovers, "the killed write should have left its temp folder behind"
+    assert find_latest_checkpoint(root).name == "step-00000003"
+    straight, _ = _train(tiny_tokenizer_dir, backbone_source, tmp_path / "a", steps=8)
+    resumed, result = _train(tiny_tokenizer_dir, backbone_source, root, steps=8)
+    assert result.resumed_from_step == 3
+    assert _same_weights(straight, resumed)
+    assert not list(root.glob(".tmp-step-*")), "leftovers are cleaned on the next save"
