@@ -47,7 +47,7 @@ def batch_job_spec(
     retry budget; multi-GPU tiers start the same entrypoint under torchrun."""
     if placement.gpu_count > 1:
         entrypoint = "torchrun"
-        commands = [f"--nproc_per_node={placement.gpu_count}", *JOB_ENTRYPOINT[1:]]
+        commands = ["--standalone", f"--nproc_per_node={placement.gpu_count}", *JOB_ENTRYPOINT[1:]]
     else:
         entrypoint, commands = JOB_ENTRYPOINT[0], JOB_ENTRYPOINT[1:]
     allocation: dict[str, Any] = {

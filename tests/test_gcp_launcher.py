@@ -22,6 +22,7 @@ from tests.launch_harness import (
     materialize_training,
     weights_digest,
 )
+from tests.slack_receiver import SlackReceiver
 
 pytestmark = pytest.mark.slow
 
@@ -65,14 +66,15 @@ def test_batch_job_materializes_with_logs_and_cost(uninterrupted):
     assert any("submitted Cloud Batch job" in line for line in logs)
 
 
-def test_two_preemptions_resume_bit_identical(uninterrupted, upstream, gcs_emulator, tmp_path):
-    reference, _, _ = uninterrupted
+@pytest.fixture(scope="module")
+def preempted_twice(upstream, gcs_emulator, tmp_path_factory):
+    """The long MLM config on the fake, preempted at two random steps. Attempt 0: SIGTERM
+    with a grace period (emergency checkpoint, nothing lost); attempt 1: hard stop with no
+    grace (only the periodic checkpoint survives)."""
     rng = random.Random(20261130)
     first, second = sorted(rng.sample(range(2, LONG_MLM["steps"] - 2), 2))
-    root = copy_store(upstream, tmp_path / "store")
+    root = copy_store(upstream, tmp_path_factory.mktemp("preempted") / "store")
     with FakeBatch(cwd=str(REPO)) as batch, dg.instance_for_test() as instance:
-        # attempt 0: SIGTERM with a grace period (emergency checkpoint, nothing lost);
-        # attempt 1: hard stop, no grace (the periodic checkpoint is all there is)
         batch.preemptions = {
             0: Preemption(at_step=first, grace_seconds=20),
             1: Preemption(at_step=second, grace_seconds=0),
@@ -80,10 +82,12 @@ def test_two_preemptions_resume_bit_identical(uninterrupted, upstream, gcs_emula
         result = materialize_training(
             root, batch_launcher(batch.url, gcs_bucket()), instance, overrides=LONG_MLM
         )
-        observations = [
-            r.event_log_entry.asset_observation.metadata
-            for r in instance.fetch_observations(dg.AssetKey("mlm_backbone"), limit=10).records
-        ]
+        yield result, instance, batch, root
+
+
+def test_two_preemptions_resume_bit_identical(uninterrupted, preempted_twice):
+    reference, _, _ = uninterrupted
+    result, instance, batch, _ = preempted_twice
     metadata = materialization(result)
     job = next(iter(batch.jobs.values()))
     assert job.exit_codes == [50001, 50001, 0], job.logs[-20:]
@@ -92,9 +96,58 @@ def test_two_preemptions_resume_bit_identical(uninterrupted, upstream, gcs_emula
     assert metadata["steps"] == LONG_MLM["steps"]
     assert weights_digest(metadata) == weights_digest(reference)
     assert metadata["final_mlm_loss"] == reference["final_mlm_loss"]
-    assert any("emergency" in line or "SIGTERM received" in line for line in job.logs)
-    events = [o["gpu_event"].value for o in observations]
-    assert events.count("preempted") == 2
+    assert any("SIGTERM received" in line for line in job.logs)
+    observations = [
+        r.event_log_entry.asset_observation.metadata
+        for r in instance.fetch_observations(dg.AssetKey("mlm_backbone"), limit=10).records
+    ]
+    assert [o["gpu_event"].value for o in observations].count("preempted") == 2
+
+
+def test_slack_hears_preemptions_and_failures_without_the_secret(preempted_twice, monkeypatch):
+    from resources.notifications import SlackNotifier
+    from sensors.notifications import gpu_job_events_to_slack, slack_on_run_failure
+
+    result, instance, batch, root = preempted_twice
+    with SlackReceiver() as slack:
+        notifier = SlackNotifier(webhook_url=slack.url)
+        context = dg.build_sensor_context(instance=instance, resources={"slack": notifier})
+        gpu_job_events_to_slack(context)
+        assert len(slack.messages) == 2
+        job = next(iter(batch.jobs.values())).name
+        for text in slack.messages:
+            assert "preempted" in text and "mlm_backbone" in text and job in text
+            assert "attempt" in text and "step(s) lost" in text
+        # the cursor moved: nothing is posted twice
+        context = dg.build_sensor_context(
+            instance=instance, cursor=context.cursor, resources={"slack": notifier}
+        )
+        gpu_job_events_to_slack(context)
+        assert len(slack.messages) == 2
+
+        failed = materialize_training(
+            root,
+            batch_launcher(batch.url, "unused"),
+            instance,
+            tier="h100-please",
+            raise_on_error=False,
+        )
+        assert not failed.success
+        failure = instance.all_logs(failed.run_id, of_type=dg.DagsterEventType.RUN_FAILURE)[0]
+        run_context = dg.build_run_status_sensor_context(
+            sensor_name="slack_on_run_failure",
+            dagster_instance=instance,
+            dagster_run=instance.get_run_by_id(failed.run_id),
+            dagster_event=failure.dagster_event,
+            resources={"slack": notifier},
+        ).for_run_failure()
+        slack_on_run_failure(run_context)
+        assert len(slack.messages) == 3
+        assert failed.run_id[:8] in slack.messages[2] and "mlm_backbone" in slack.messages[2]
+        # the webhook URL (a secret) is nowhere in the event logs
+        for run_id in (result.run_id, failed.run_id):
+            for entry in instance.all_logs(run_id):
+                assert "s3cr3tT0k3n" not in repr(entry)
 
 
 def test_batch_gives_up_then_launcher_resubmits_on_demand(upstream, gcs_emulator, tmp_path):
