@@ -184,3 +184,110 @@ def test_batch_gives_up_then_launcher_resubmits_on_demand(upstream, gcs_emulator
     assert metadata["provisioning"] == "STANDARD" and metadata["fell_back_to_on_demand"]
     assert metadata["attempts"] == 2 and metadata["preemptions"] == 1
     assert sorted(events) == ["fell_back_to_on_demand", "preempted"]
+
+
+def test_run_termination_cancels_the_batch_job(upstream, gcs_emulator, tmp_path):
+    """`dagster asset materialize` interrupted like a terminated run: the launcher cancels the
+    Batch job, whose task then stops (an emergency checkpoint on its SIGTERM)."""
+    import json
+    import os
+    import signal
+    import subprocess
+    import sys
+    import time
+
+    root = copy_store(upstream, tmp_path / "store")
+    bucket = gcs_bucket()
+    (tmp_path / "home").mkdir()
+    (tmp_path / "home" / "dagster.yaml").write_text("telemetry:\n  enabled: false\n")
+    with FakeBatch(cwd=str(REPO)) as batch:
+        env = {
+            **os.environ,
+            "DAGSTER_HOME": str(tmp_path / "home"),
+            "TXN_ARTIFACTS_DIR": str(root),
+            "TXN_PARAMS_PROFILE": "tiny",
+            "TXN_LAUNCHER": "gcp_batch",
+            "TXN_GCP_PROJECT": "test-project",
+            "TXN_GCP_BUCKET": bucket,
+            "TXN_TRAINING_IMAGE": "localhost/txn-ml:test",
+            "TXN_BATCH_ENDPOINT": batch.url,
+            "TXN_BATCH_POLL_SECONDS": "0.3",
+        }
+        config = {"ops": {"mlm_backbone": {"config": {"overrides": {"steps": 100000}}}}}
+        proc = subprocess.Popen(
+            [
+                sys.executable,
+                "-m",
+                "dagster",
+                "asset",
+                "materialize",
+                "-m",
+                "ml_assets.definitions",
+                "--select",
+                "mlm_backbone",
+                "--config-json",
+                json.dumps(config),
+            ],
+            cwd=REPO,
+            env=env,
+            stdout=subprocess.PIPE,
+            stderr=subprocess.STDOUT,
+            text=True,
+            start_new_session=True,
+        )
+        try:
+            deadline = time.monotonic() + 240
+            while not any(
+                any(line.startswith("step ") for line in j.logs) for j in batch.jobs.values()
+            ):
+                assert proc.poll() is None, proc.stdout.read()[-3000:]
+                assert time.monotonic() < deadline, "the Batch job never started training"
+                time.sleep(0.5)
+            proc.send_signal(signal.SIGINT)  # what terminating the run does to its worker
+            output, _ = proc.communicate(timeout=120)
+        finally:
+            if proc.poll() is None:
+                proc.kill()
+        job = next(iter(batch.jobs.values()))
+        assert batch.cancel_requests == [job.name], output[-3000:]
+        deadline = time.monotonic() + 60
+        while job.state != "CANCELLED" and time.monotonic() < deadline:
+            time.sleep(0.2)
+        assert job.state == "CANCELLED"
+        assert job.process.poll() is not None
+        assert "cancelling Cloud Batch job" in output
+
+
+def test_large_tier_runs_torchrun_ddp_and_resumes_after_preemption(
+    upstream, gcs_emulator, tmp_path
+):
+    """The multi-GPU path on CPU: the `large` tier (here 2 processes, gloo) starts the entrypoint
+    under torchrun; preempted, every rank stops at the same step, rank 0 writes the emergency
+    checkpoint, and the retry resumes from it under torchrun again."""
+    root = copy_store(upstream, tmp_path / "store")
+    params = tmp_path / "params.yaml"
+    params.write_text(
+        (REPO / "params.yaml")
+        .read_text()
+        .replace(
+            "gpu_type: nvidia-tesla-a100, gpu_count: 8", "gpu_type: nvidia-tesla-a100, gpu_count: 2"
+        )
+    )
+    with FakeBatch(cwd=str(REPO)) as batch, dg.instance_for_test() as instance:
+        batch.preemptions = {0: Preemption(at_step=6, grace_seconds=30)}
+        result = materialize_training(
+            root,
+            batch_launcher(batch.url, gcs_bucket()),
+            instance,
+            overrides={"steps": 12, "checkpoint_every": 5, "warmup_steps": 2},
+            tier="large",
+            params_path=str(params),
+        )
+    metadata = materialization(result)
+    job = next(iter(batch.jobs.values()))
+    container = job.spec["taskGroups"][0]["taskSpec"]["runnables"][0]["container"]
+    assert container["entrypoint"] == "torchrun" and "--nproc_per_node=2" in container["commands"]
+    assert job.exit_codes[0] == 50001 and job.exit_codes[-1] == 0, job.logs[-30:]
+    assert metadata["world_size"] == 2 and metadata["gpu_count"] == 2
+    assert metadata["steps"] == 12 and metadata["resumed_from_step"] >= 5
+    assert metadata["preemptions"] == 1 and metadata["steps_lost"] <= 5

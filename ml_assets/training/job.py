@@ -179,7 +179,10 @@ def run(spec: dict, reporter: Reporter, rank: int, world: int, guard: Preemption
 
     remote = any(is_remote(loc) for loc in [spec["output"], *spec["inputs"].values()])
     client = _gcs_client() if remote else None
-    scratch = Path(spec.get("scratch") or tempfile.mkdtemp(prefix="txn-train-"))
+    # one scratch folder per job attempt, shared by its torchrun ranks
+    shared = os.environ.get("TORCHELASTIC_RUN_ID") or str(os.getpid())
+    scratch = Path(spec.get("scratch") or tempfile.gettempdir()) / f"txn-train-{shared}"
+    scratch.mkdir(parents=True, exist_ok=True)
     inputs = _stage_inputs(spec, scratch, rank, world, client)
     checkpoints, checkpoint_uri = Path(spec["checkpoints"]), None
     if is_remote(spec["checkpoints"]):
