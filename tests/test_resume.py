@@ -86,3 +86,69 @@ def test_kill_9_during_checkpoint_write_resumes_from_the_previous_one(
     assert result.resumed_from_step == 3
     assert _same_weights(straight, resumed)
     assert not list(root.glob(".tmp-step-*")), "leftovers are cleaned on the next save"
+
+
+def _finetune(tokenizer_dir, backbone_source, backbone_dir, checkpoints, hooks=None):
+    """A real (1-layer) MultiTaskModel finetuned 9 steps with evaluation every 3."""
+    import numpy as np
+
+    from ml_assets.core.io import read_json
+    from ml_assets.core.vocab import load_tokenizer
+    from ml_assets.training.data import encode_texts
+    from ml_assets.training.finetune import FinetuneConfig, LabeledSet, finetune
+    from ml_assets.training.model import MultiTaskModel, load_pruned_mlm
+    from tests.conftest import SAMPLE_DESCRIPTIONS
+
+    tokenizer = load_tokenizer(tokenizer_dir)
+    if not backbone_dir.exists():
+        new_to_old = read_json(tokenizer_dir / "id_map.json")["new_to_old"]
+        mlm, _ = load_pruned_mlm(backbone_source, new_to_old, num_layers=1, seed=0)
+        mlm.save_pretrained(backbone_dir)
+    heads = {"category": ["a", "b", "c"], "transaction_type": ["x", "y"]}
+    torch.manual_seed(0)  # head initialization (the stage seeds it from params the same way)
+    model = MultiTaskModel.from_backbone(backbone_dir, heads, dropout=0.1)
+    sequences = encode_texts(tokenizer, [t.lower() for t in SAMPLE_DESCRIPTIONS] * 4, 32)
+    labels = {
+        "category": np.arange(len(sequences)) % 3,
+        "transaction_type": (np.arange(len(sequences)) // 3) % 2,
+    }
+    config = FinetuneConfig(
+        batch_size=8,
+        max_epochs=3,
+        max_steps=9,
+        eval_every=3,
+        patience=5,
+        learning_rate=1e-3,
+        head_learning_rate=1e-2,
+        weight_decay=0.01,
+        warmup_steps=1,
+        seed=0,
+    )
+    result = finetune(
+        model,
+        LabeledSet(sequences, labels),
+        LabeledSet(sequences, labels),
+        config,
+        pad_id=tokenizer.pad_token_id,
+        device=torch.device("cpu"),
+        log=lambda _m: None,
+        checkpoint_root=checkpoints,
+        hooks=hooks,
+    )
+    return model, result
+
+
+def test_finetuning_resumes_exactly_with_its_early_stopping_state(
+    tiny_tokenizer_dir, backbone_source, tmp_path
+):
+    backbone = tmp_path / "backbone"
+    straight, straight_result = _finetune(
+        tiny_tokenizer_dir, backbone_source, backbone, tmp_path / "a"
+    )
+    with pytest.raises(Preempted) as stopped:
+        _finetune(tiny_tokenizer_dir, backbone_source, backbone, tmp_path / "b", hooks=_stop_at(5))
+    assert stopped.value.step == 5
+    resumed, result = _finetune(tiny_tokenizer_dir, backbone_source, backbone, tmp_path / "b")
+    assert result.history == straight_result.history
+    assert result.best_step == straight_result.best_step
+    assert _same_weights(straight, resumed)

@@ -4,6 +4,7 @@ Layout contract (format 1), one folder per saved step under a run's checkpoint r
     step-00000040/model.safetensors   model weights
     step-00000040/optimizer.pt        optimizer state_dict (tensors + numbers; weights_only load)
     step-00000040/rng.safetensors     torch CPU (and CUDA) generator states
+    step-00000040/extra_tensors.safetensors  optional (finetuning: the best weights so far)
     step-00000040/state.json          step, loader position, scheduler, grad scaler, python/numpy
                                       RNG, extras
     step-00000040/MANIFEST.json       sha256 of each file; present only once the write finished
@@ -34,7 +35,8 @@ _STEP_DIR = re.compile(r"^step-(\d{8})$")
 class TrainingState:
     step: int
     loader: dict[str, int]
-    extras: dict[str, Any] = field(default_factory=dict)
+    extras: dict[str, Any] = field(default_factory=dict)  # JSON: curves, early-stopping counters
+    tensors: dict[str, torch.Tensor] = field(default_factory=dict)  # e.g. the best weights so far
 
 
 def _rng_snapshot() -> tuple[dict[str, torch.Tensor], dict[str, Any]]:
@@ -79,6 +81,11 @@ def save_checkpoint(
         save_file({k: v.clone() for k, v in weights.items()}, str(tmp / "model.safetensors"))
         torch.save(optimizer.state_dict(), tmp / "optimizer.pt")
         save_file(rng_tensors, str(tmp / "rng.safetensors"))
+        if state.tensors:
+            save_file(
+                {k: v.detach().cpu().contiguous().clone() for k, v in state.tensors.items()},
+                str(tmp / "extra_tensors.safetensors"),
+            )
         payload = {
             "format": 1,
             "step": state.step,
@@ -142,4 +149,10 @@ def load_checkpoint(
     if scaler is not None and payload.get("grad_scaler"):
         scaler.load_state_dict(payload["grad_scaler"])
     _rng_restore(load_file(str(path / "rng.safetensors")), payload["rng"])
-    return TrainingState(step=payload["step"], loader=payload["loader"], extras=payload["extras"])
+    extra = path / "extra_tensors.safetensors"
+    return TrainingState(
+        step=payload["step"],
+        loader=payload["loader"],
+        extras=payload["extras"],
+        tensors=load_file(str(extra), device=str(device)) if extra.is_file() else {},
+    )

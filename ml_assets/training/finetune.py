@@ -2,10 +2,10 @@
 
 from __future__ import annotations
 
-import copy
 import time
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
+from pathlib import Path
 
 import numpy as np
 import torch
@@ -13,6 +13,12 @@ from torch.nn import functional as F
 
 from ml_assets.core.corpus import TokenizedSplit
 from ml_assets.core.metrics import head_metrics
+from ml_assets.training.checkpoint import (
+    TrainingState,
+    find_latest_checkpoint,
+    load_checkpoint,
+    save_checkpoint,
+)
 from ml_assets.training.data import IGNORE_INDEX, BucketedBatches, LoaderPosition, collate
 from ml_assets.training.model import MultiTaskModel
 from ml_assets.training.optim import (
@@ -23,6 +29,7 @@ from ml_assets.training.optim import (
     make_optimizer,
 )
 from ml_assets.training.perf import ThroughputMeter
+from ml_assets.training.preemption import Preempted, TrainingHooks
 
 
 @dataclass(frozen=True)
@@ -133,7 +140,16 @@ def finetune(
     pad_id: int,
     device: torch.device,
     log: Callable[[str], None] = print,
+    checkpoint_root: Path | None = None,
+    hooks: TrainingHooks | None = None,
 ) -> FinetuneResult:
+    """Train with validation every ``eval_every`` steps and early stopping on it.
+
+    With ``checkpoint_root``, every evaluation (and ``hooks.checkpoint_seconds``, and a stop
+    request) writes a checkpoint holding the model, optimizer, schedule, RNG, loader position,
+    early-stopping state and the best weights so far; a rerun resumes from the newest one and
+    ends with the same weights as an uninterrupted run."""
+    hooks = hooks or TrainingHooks()
     # setup
     torch.manual_seed(config.seed)
     configure_device(device)
@@ -153,16 +169,50 @@ def finetune(
     steps_per_epoch = -(-len(train.sequences) // config.batch_size)
     total = min(config.max_steps, steps_per_epoch * config.max_epochs)
     scheduler = linear_warmup_decay(optimizer, config.warmup_steps, total)
-    stream = BucketedBatches(
-        [len(s) for s in train.sequences], config.batch_size, config.seed
-    ).iterate(LoaderPosition())
+    batches = BucketedBatches([len(s) for s in train.sequences], config.batch_size, config.seed)
     best_state, best_score, best_step, bad_evals = None, -1.0, 0, 0
     history, running, step, stopped_early = [], [], 0, False
-    meter, started = ThroughputMeter(), time.perf_counter()
+    position = LoaderPosition()
+    # resume
+    latest = find_latest_checkpoint(checkpoint_root, warn=log) if checkpoint_root else None
+    if latest is not None:
+        state = load_checkpoint(latest, model, optimizer, scheduler, device, precision.scaler)
+        step, position = state.step, LoaderPosition(**state.loader)
+        extras = state.extras
+        best_score, best_step, bad_evals = (
+            extras["best_score"],
+            extras["best_step"],
+            extras["bad_evals"],
+        )
+        history, running = extras["history"], extras["running"]
+        best_state = state.tensors or None
+        log(f"resumed finetuning from {latest.name} (step {step})")
+    hooks.on_resume(step)
+    stream = batches.iterate(position)
+    meter, started, last_save = ThroughputMeter(), time.perf_counter(), time.monotonic()
+
+    def save(at_step: int) -> None:
+        state = TrainingState(
+            step=at_step,
+            loader=vars(position).copy(),
+            extras={
+                "best_score": best_score,
+                "best_step": best_step,
+                "bad_evals": bad_evals,
+                "history": history,
+                "running": running,
+            },
+            tensors=best_state or {},
+        )
+        path = save_checkpoint(
+            checkpoint_root, state, model, optimizer, scheduler, scaler=precision.scaler
+        )
+        hooks.on_checkpoint(path, at_step)
+
     # loop
     while step < total:
         model.train()
-        _, indices = next(stream)
+        position, indices = next(stream)
         ids, mask = collate([train.sequences[i] for i in indices], pad_id)
         targets = {
             name: torch.from_numpy(train.labels[name][indices]).long() for name in model.head_names
@@ -178,8 +228,10 @@ def finetune(
         scheduler.step()
         step += 1
         running.append(float(loss.detach()))
+        hooks.on_step(step, running[-1])
         meter.step_done(int(mask.sum()), mask.numel(), len(indices), device)
-        if step % config.eval_every == 0 or step == total:
+        evaluated = step % config.eval_every == 0 or step == total
+        if evaluated:
             metrics = evaluate(model, valid, config.batch_size * 2, pad_id, device)
             score = mean_macro_f1(metrics)
             history.append(
@@ -193,7 +245,7 @@ def finetune(
             running = []
             log(f"step {step}/{total} valid mean macro-F1 {score:.4f}")
             if score > best_score:
-                best_state = copy.deepcopy(model.state_dict())
+                best_state = {k: v.detach().clone() for k, v in model.state_dict().items()}
                 best_score, best_step, bad_evals = score, step, 0
             else:
                 bad_evals += 1
@@ -202,6 +254,16 @@ def finetune(
                     log(f"early stop at step {step}: no improvement for {bad_evals} evaluations")
                     break
             meter.exclude()
+        stop = hooks.should_stop()
+        timed = hooks.checkpoint_seconds is not None and (
+            time.monotonic() - last_save >= hooks.checkpoint_seconds
+        )
+        if checkpoint_root is not None and (evaluated or stop or timed):
+            save(step)
+            last_save = time.monotonic()
+            meter.exclude()
+        if stop:
+            raise Preempted(step)
     # result: the best validation state, adapters merged
     if best_state is not None:
         model.load_state_dict(best_state)

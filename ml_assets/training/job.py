@@ -174,7 +174,7 @@ def run(spec: dict, reporter: Reporter, rank: int, world: int, guard: Preemption
         restore_checkpoints,
         upload_folder,
     )
-    from ml_assets.training.mlm import TrainingHooks
+    from ml_assets.training.preemption import TrainingHooks
     from ml_assets.training.stages import train_mlm_backbone, train_multitask_model
 
     remote = any(is_remote(loc) for loc in [spec["output"], *spec["inputs"].values()])
@@ -231,7 +231,9 @@ def run(spec: dict, reporter: Reporter, rank: int, world: int, guard: Preemption
                 backbone_dir=inputs["mlm_backbone"],
                 settings=MultitaskModelParams.model_validate(spec["settings"]),
                 folder=folder,
+                checkpoint_root=checkpoints,
                 log=reporter.log,
+                hooks=hooks,
             )
         else:
             raise ValueError(

@@ -39,7 +39,7 @@ from ml_assets.training.optim import (
     make_optimizer,
 )
 from ml_assets.training.perf import ThroughputMeter, transformer_flops_per_token
-from ml_assets.training.preemption import Preempted
+from ml_assets.training.preemption import Preempted, TrainingHooks
 
 
 @dataclass(frozen=True)
@@ -162,17 +162,6 @@ class MlmObjective(torch.nn.Module):
 
     def forward(self, inputs, attention, labels):
         return mlm_loss(self.model, inputs, attention, labels)
-
-
-@dataclass
-class TrainingHooks:
-    """How a launcher watches and steers a run; the defaults run to completion silently."""
-
-    should_stop: Callable[[], bool] = lambda: False  # True once SIGTERM arrived (preemption)
-    on_checkpoint: Callable[[Path, int], None] = lambda path, step: None  # e.g. mirror to GCS
-    on_step: Callable[[int, float], None] = lambda step, loss: None  # progress reporting
-    on_resume: Callable[[int], None] = lambda step: None  # the step training starts from
-    checkpoint_seconds: float | None = None  # also checkpoint when this much time passed
 
 
 def _distributed() -> tuple[int, int]:

@@ -9,6 +9,9 @@ lifecycle policy) treats as "retry", never as a failure of the code.
 from __future__ import annotations
 
 import signal
+from collections.abc import Callable
+from dataclasses import dataclass
+from pathlib import Path
 
 EXIT_PREEMPTED = 85  # ours: "stopped on SIGTERM after a complete checkpoint"
 BATCH_PREEMPTED_EXIT = 50001  # Cloud Batch's reserved exit code for a preempted Spot VM
@@ -45,3 +48,14 @@ class PreemptionGuard:
 
 def is_retryable(exit_code: int | None) -> bool:
     return exit_code in RETRYABLE_EXIT_CODES
+
+
+@dataclass
+class TrainingHooks:
+    """How a launcher watches and steers a run; the defaults run to completion silently."""
+
+    should_stop: Callable[[], bool] = lambda: False  # True once SIGTERM arrived (preemption)
+    on_checkpoint: Callable[[Path, int], None] = lambda path, step: None  # e.g. mirror to GCS
+    on_step: Callable[[int, float], None] = lambda step, loss: None  # progress reporting
+    on_resume: Callable[[int], None] = lambda step: None  # the step training starts from
+    checkpoint_seconds: float | None = None  # also checkpoint when this much time passed

@@ -17,7 +17,7 @@ from ml_assets.core.backbones import resolve_backbone
 from ml_assets.core.io import atomic_write_json, read_json
 from ml_assets.core.layouts import PARAMS_FILE, SPLITS, TOKENIZER_DIR, TOKENIZER_ID_MAP
 from ml_assets.core.params import MlmBackboneParams, MultitaskModelParams
-from ml_assets.training.mlm import TrainingHooks
+from ml_assets.training.preemption import TrainingHooks
 
 MLM_CURVE_PNG = "loss_curve.png"
 VALID_CURVE_PNG = "valid_curve.png"
@@ -127,7 +127,9 @@ def train_multitask_model(
     backbone_dir: Path,
     settings: MultitaskModelParams,
     folder: Path,
+    checkpoint_root: Path | None = None,
     log: Callable[[str], None] = print,
+    hooks: TrainingHooks | None = None,
 ) -> dict:
     from ml_assets.core.corpus import TokenizedSplit
     from ml_assets.core.layouts import copy_tokenizer
@@ -158,6 +160,9 @@ def train_multitask_model(
         labels={head: values[heldout_rows] for head, values in sets["test"].labels.items()},
     )
     device = pick_device()
+    import torch
+
+    torch.manual_seed(settings.seed)  # head initialization: same recipe, same starting point
     net = MultiTaskModel.from_backbone(backbone_dir, heads, settings.dropout)
     result = finetune(
         net,
@@ -181,6 +186,8 @@ def train_multitask_model(
         pad_id=meta["pad_id"],
         device=device,
         log=log,
+        checkpoint_root=checkpoint_root,
+        hooks=hooks,
     )
     test = evaluate(net, sets["test"], 128, meta["pad_id"], device)
     test_heldout = evaluate(net, heldout, 128, meta["pad_id"], device) if len(heldout_rows) else {}
