@@ -67,6 +67,18 @@ def _revive(metadata: dict[str, Any]) -> dict[str, Any]:
     }
 
 
+def _savings(recorded: dict[str, Any]) -> dict[str, Any]:
+    """A hit costs nothing: what the producing run spent on GPUs is reported as saved."""
+    if "estimated_cost_usd" not in recorded:
+        return {}
+    return {
+        "cost_saved_usd": recorded["estimated_cost_usd"],
+        "gpu_hours_saved": recorded.get("gpu_hours", 0.0),
+        "estimated_cost_usd": 0.0,
+        "gpu_hours": 0.0,
+    }
+
+
 def memoized_output(
     context: dg.AssetExecutionContext,
     store: ArtifactStore,
@@ -94,6 +106,7 @@ def memoized_output(
                 "fingerprint": fingerprint,
                 "produced_by_run": memo["run_id"],
                 "seconds_saved": memo["seconds"],
+                **_savings(memo["metadata"]),
             },
         )
     started = time.perf_counter()

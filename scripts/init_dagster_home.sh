@@ -9,4 +9,9 @@ telemetry:
   enabled: false
 nux:
   enabled: false
+concurrency:
+  pools:
+    # GPU steps (pool "gpu"): one at a time across all runs by default; raise it with
+    # `dagster instance concurrency set gpu N` or in the UI (Deployment > Concurrency)
+    default_limit: 1
 YAML

@@ -39,15 +39,15 @@ def uninterrupted(upstream, gcs_emulator, tmp_path_factory):
     """One clean Batch run of the long MLM config: the reference for every resume test."""
     root = copy_store(upstream, tmp_path_factory.mktemp("clean") / "store")
     with FakeBatch(cwd=str(REPO)) as batch, dg.instance_for_test() as instance:
-        result = materialize_training(
-            root, batch_launcher(batch.url, gcs_bucket()), instance, overrides=LONG_MLM
-        )
+        launcher = batch_launcher(batch.url, gcs_bucket())
+        result = materialize_training(root, launcher, instance, overrides=LONG_MLM)
         logs = [e.message for e in instance.all_logs(result.run_id) if e.message]
-        return materialization(result), logs, batch
+        again = materialize_training(root, launcher, instance, overrides=LONG_MLM)
+        return materialization(result), logs, batch, materialization(again)
 
 
 def test_batch_job_materializes_with_logs_and_cost(uninterrupted):
-    metadata, logs, batch = uninterrupted
+    metadata, logs, batch, _ = uninterrupted
     assert metadata["launcher"] == "gcp_batch"
     assert metadata["steps"] == LONG_MLM["steps"]
     assert metadata["attempts"] == 1 and metadata["preemptions"] == 0
@@ -85,8 +85,17 @@ def preempted_twice(upstream, gcs_emulator, tmp_path_factory):
         yield result, instance, batch, root
 
 
+def test_unchanged_fingerprint_submits_nothing_and_reports_the_cost_saved(uninterrupted):
+    first, _, batch, again = uninterrupted
+    assert len(batch.jobs) == 1  # the second materialization never reached Batch
+    assert again["memoized"] is True
+    assert again["cost_saved_usd"] == first["estimated_cost_usd"] > 0
+    assert again["gpu_hours_saved"] == first["gpu_hours"]
+    assert again["estimated_cost_usd"] == 0.0
+
+
 def test_two_preemptions_resume_bit_identical(uninterrupted, preempted_twice):
-    reference, _, _ = uninterrupted
+    reference, _, _, _ = uninterrupted
     result, instance, batch, _ = preempted_twice
     metadata = materialization(result)
     job = next(iter(batch.jobs.values()))

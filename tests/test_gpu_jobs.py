@@ -171,3 +171,37 @@ def test_gcs_checkpoint_mirror_skips_an_uncommitted_upload(gcs_emulator, tmp_pat
     ) * 1000
     assert "step-00000009" in warnings[0] and "does not match" in warnings[0]
     assert not (tmp_path / "restored" / "step-00000009").exists()  # never committed locally
+
+
+def test_gpu_assets_share_the_gpu_pool_limited_to_one_job(tmp_path, monkeypatch):
+    import subprocess
+
+    import dagster as dg
+
+    from ml_assets.definitions import defs
+
+    repo = defs.get_repository_def()
+    pools = {k.to_user_string(): a.node_def.pool for k, a in repo.assets_defs_by_key.items()}
+    assert {asset for asset, pool in pools.items() if pool == "gpu"} == {
+        "mlm_backbone",
+        "multitask_model",
+    }
+    subprocess.run(["bash", "scripts/init_dagster_home.sh", str(tmp_path / "home")], check=True)
+    monkeypatch.setenv("DAGSTER_HOME", str(tmp_path / "home"))
+    with dg.DagsterInstance.get() as instance:
+        assert instance.get_concurrency_config().pool_config.default_pool_limit == 1
+
+
+def test_slack_webhook_is_read_through_envvar(monkeypatch):
+    import dagster as dg
+
+    from ml_assets.definitions import slack_notifier
+
+    monkeypatch.delenv("SLACK_WEBHOOK_URL", raising=False)
+    assert not slack_notifier().enabled
+    monkeypatch.setenv("SLACK_WEBHOOK_URL", "https://hooks.slack.com/services/T/B/secret")
+    notifier = slack_notifier()
+    # the definitions hold the variable's name, resolved only when a run or sensor starts
+    assert isinstance(notifier.webhook_url, dg.EnvVar)
+    assert notifier.webhook_url == "SLACK_WEBHOOK_URL"
+    assert "secret" not in repr(vars(notifier))
