@@ -106,6 +106,7 @@ def test_two_preemptions_resume_bit_identical(uninterrupted, preempted_twice):
     assert weights_digest(metadata) == weights_digest(reference)
     assert metadata["final_mlm_loss"] == reference["final_mlm_loss"]
     assert any("SIGTERM received" in line for line in job.logs)
+    assert metadata["sigterm_to_checkpoint_seconds_max"] > 0  # the graceful preemption
     observations = [
         r.event_log_entry.asset_observation.metadata
         for r in instance.fetch_observations(dg.AssetKey("mlm_backbone"), limit=10).records

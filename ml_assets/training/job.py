@@ -266,7 +266,11 @@ def main() -> int:
             reporter.log(
                 f"{guard.signal_name or 'stop'} received: checkpoint at step {stop.step} committed; exiting {EXIT_PREEMPTED}"
             )
-            reporter.event("preempted", step=stop.step, signal=guard.signal_name)
+            # the budget is ~30 s on a Spot VM: how long signal -> committed checkpoint took
+            seconds = time.monotonic() - guard.received_at if guard.received_at else None
+            reporter.event(
+                "preempted", step=stop.step, signal=guard.signal_name, seconds_to_checkpoint=seconds
+            )
             if isinstance(writer, ResumingGCSMessageWriter):
                 writer.attempt_continues = True  # the next attempt continues this session
             exit_code = EXIT_PREEMPTED

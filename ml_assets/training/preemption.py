@@ -9,6 +9,7 @@ lifecycle policy) treats as "retry", never as a failure of the code.
 from __future__ import annotations
 
 import signal
+import time
 from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
@@ -32,6 +33,7 @@ class PreemptionGuard:
     def __init__(self) -> None:
         self.requested = False
         self.signal_name: str | None = None
+        self.received_at: float | None = None  # time.monotonic() of the first signal
 
     def install(self, *signals: signal.Signals) -> PreemptionGuard:
         for sig in signals or (signal.SIGTERM,):
@@ -39,6 +41,8 @@ class PreemptionGuard:
         return self
 
     def _handle(self, signum, frame) -> None:  # noqa: ARG002
+        if not self.requested:
+            self.received_at = time.monotonic()
         self.requested = True
         self.signal_name = signal.Signals(signum).name
 
