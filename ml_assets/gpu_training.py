@@ -54,7 +54,10 @@ def run_training(
     inputs: dict[str, ArtifactRef],
     folder: Path,
     fingerprint: str,
+    pictures: dict[str, tuple[str, str]] | None = None,
 ) -> dict[str, Any]:
+    """Train ``stage`` into ``folder`` via the launcher; metadata with ``pictures`` (metadata key
+    -> (PNG file in the artifact, alt text)) shown as images in the UI."""
     gpu_params = GpuParams.model_validate(gpu)
     if config.tier not in (None, "auto", *gpu_params.tiers):
         raise dg.Failure(
@@ -74,6 +77,10 @@ def run_training(
         spot=config.spot,
         model_params=estimate_model_params(inputs["pruned_tokenizer"]),
     )
+    from ml_assets.core.plots import markdown_image
+
+    for key, (name, alt) in (pictures or {}).items():
+        metadata[key] = dg.MetadataValue.md(markdown_image((folder / name).read_bytes(), alt))
     context.log.info(
         f"{stage}: {metadata['attempts']} attempt(s), {metadata['preemptions']} preemption(s), "
         f"{metadata['gpu_hours']:.4f} GPU-h, est. ${metadata['estimated_cost_usd']:.4f}"

@@ -43,7 +43,6 @@ def mlm_backbone(
     section = params.section("mlm_backbone", config.overrides)
 
     def build(folder, fingerprint: str) -> dict:
-        from ml_assets.core.plots import markdown_image
         from ml_assets.training.stages import MLM_CURVE_PNG
 
         metadata = run_training(
@@ -58,9 +57,8 @@ def mlm_backbone(
             inputs={"tokenized_corpus": tokenized_corpus, "pruned_tokenizer": pruned_tokenizer},
             folder=folder,
             fingerprint=fingerprint,
+            pictures={"loss_curve": (MLM_CURVE_PNG, "MLM loss curve")},
         )
-        curve = (folder / MLM_CURVE_PNG).read_bytes()
-        metadata["loss_curve"] = dg.MetadataValue.md(markdown_image(curve, "MLM loss curve"))
         if (folder / "profile").is_dir():
             trace = artifact_store.entry_path("mlm_backbone", fingerprint) / "profile"
             metadata["profiler_trace"] = dg.MetadataValue.path(str(trace))  # valid after commit

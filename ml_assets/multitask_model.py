@@ -44,10 +44,9 @@ def multitask_model(
     section = params.section("multitask_model", config.overrides)
 
     def build(folder, fingerprint: str) -> dict:
-        from ml_assets.core.plots import markdown_image
         from ml_assets.training.stages import VALID_CURVE_PNG
 
-        metadata = run_training(
+        return run_training(
             context,
             launcher=launcher,
             store=artifact_store,
@@ -63,10 +62,8 @@ def multitask_model(
             },
             folder=folder,
             fingerprint=fingerprint,
+            pictures={"valid_curve": (VALID_CURVE_PNG, "validation curve")},
         )
-        curve = (folder / VALID_CURVE_PNG).read_bytes()
-        metadata["valid_curve"] = dg.MetadataValue.md(markdown_image(curve, "validation curve"))
-        return metadata
 
     output = memoized_output(
         context,

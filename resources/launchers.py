@@ -22,7 +22,6 @@ from pydantic import Field
 
 from ml_assets.core.gpu_cost import (
     Attempt,
-    Placement,
     accounting,
     choose_tier,
     placement_for,
@@ -123,24 +122,18 @@ class TrainingLauncher(dg.ConfigurableResource):
         seconds = time.monotonic() - started
         metadata = reported_metadata(invocation)
         device = str(metadata.get("device", "cpu"))
-        placement = Placement(
-            tier="local",
-            machine_type=os.uname().nodename,
-            gpu_type=device,
-            gpu_count=max(1, self.local_processes) if device.startswith("cuda") else 0,
-            spot=False,
-        )
+        gpus = max(1, self.local_processes) if device.startswith("cuda") else 0
         return {
             **metadata,
             "launcher": "local",
-            "tier": placement.tier,
+            "tier": "local",
             "gpu_type": device,
-            "gpu_count": placement.gpu_count,
+            "gpu_count": gpus,
             "provisioning": "local",
             "attempts": 1,
             "preemptions": 0,
             "steps_lost": 0,
-            "gpu_hours": round(seconds / 3600 * placement.gpu_count, 6),
+            "gpu_hours": round(seconds / 3600 * gpus, 6),
             "estimated_cost_usd": 0.0,  # own hardware: not priced
             "cost_basis": "local machine (unpriced)",
         }
@@ -186,13 +179,12 @@ class TrainingLauncher(dg.ConfigurableResource):
         self, context, stage, settings, inputs, output, fingerprint, gpu, tier, spot, model_params
     ) -> dict:
         from ml_assets.training.gcs_folders import download_folder
-        from resources.gcp_batch import PipesGcpBatchClient, batch_job_spec
+        from resources.gcp_batch import PipesGcpBatchClient
 
         self._check_gcp_settings()
         gcs = self._gcs()
-        run_id = context.run.run_id
         base = f"gs://{self.bucket}/{self.prefix}"
-        output_uri = f"{base}/outputs/{stage}/{fingerprint}/{run_id}"
+        output_uri = f"{base}/outputs/{stage}/{fingerprint}/{context.run.run_id}"
         extras = {
             "stage": stage,
             "settings": settings,
@@ -210,20 +202,51 @@ class TrainingLauncher(dg.ConfigurableResource):
             endpoint=self.batch_endpoint,
             poll_interval=self.poll_interval_seconds,
         )
-        chosen = choose_tier(gpu, tier, model_params)
-        attempts: list[Attempt] = []
-        messages: list[dict] = []
-        preemptions, metadata, outcome = 0, None, None
+        ledger = Ledger()
+        metadata, job_name = self._submit_until_done(
+            context, client, extras, stage, gpu, choose_tier(gpu, tier, model_params), spot, ledger
+        )
+        for attempt, lost in zip(
+            (a for a in ledger.attempts if a.outcome == "preempted"),
+            steps_lost_per_resume(ledger.messages),
+            strict=False,
+        ):
+            attempt.steps_lost = lost
+        with tempfile.TemporaryDirectory(prefix="txn-output-") as scratch:
+            local = download_folder(gcs, output_uri, Path(scratch) / "output")
+            for item in local.iterdir():
+                if item.name != MANIFEST:
+                    shutil.move(str(item), output / item.name)
+        drills = [
+            m["seconds_to_checkpoint"]
+            for m in ledger.messages
+            if m.get("event") == "preempted" and m.get("seconds_to_checkpoint") is not None
+        ]
+        return {
+            **metadata,
+            "launcher": "gcp_batch",
+            "batch_job": job_name,
+            **accounting(ledger.attempts, gpu),
+            # SIGTERM -> emergency checkpoint committed (GCE allows ~30 s on a Spot VM)
+            **({"sigterm_to_checkpoint_seconds_max": round(max(drills), 3)} if drills else {}),
+        }
+
+    def _submit_until_done(self, context, client, extras, stage, gpu, tier, spot, ledger):
+        """Submit Batch jobs until one succeeds: Batch retries preempted tasks in place; when it
+        gives up, resubmit (on-demand after enough preemptions). Any other failure raises."""
+        from resources.gcp_batch import batch_job_spec
+
+        outcome = None
         for submission in range(1, gpu.max_submissions + 1):
-            placement = placement_for(gpu, chosen, preemptions, spot)
-            if attempts and attempts[-1].placement.spot and not placement.spot:
+            placement = placement_for(gpu, tier, ledger.preemptions, spot)
+            if ledger.attempts and ledger.attempts[-1].placement.spot and not placement.spot:
                 observe(
                     context,
                     stage,
                     "fell_back_to_on_demand",
                     job=outcome.job_name,
-                    attempt=len(attempts) + 1,
-                    preemptions=preemptions,
+                    attempt=len(ledger.attempts) + 1,
+                    preemptions=ledger.preemptions,
                     steps_lost=0,
                 )
             context.log.info(
@@ -237,8 +260,8 @@ class TrainingLauncher(dg.ConfigurableResource):
                     stage,
                     "preempted",
                     job=job_name,
-                    attempt=len(attempts) + count,
-                    steps_lost=steps_since_checkpoint(messages + list(live_messages)),
+                    attempt=len(ledger.attempts) + count,
+                    steps_lost=steps_since_checkpoint(ledger.messages + list(live_messages)),
                     provisioning=placement.provisioning,
                 )
 
@@ -252,22 +275,16 @@ class TrainingLauncher(dg.ConfigurableResource):
                     region=self.region,
                     service_account=self.service_account,
                     task_retries=gpu.batch_task_retries,
-                    labels={"dagster-run": run_id[:63], "asset": stage.replace("_", "-")},
+                    labels={
+                        "dagster-run": context.run.run_id[:63],
+                        "asset": stage.replace("_", "-"),
+                    },
                 ),
                 on_preempted=on_preempted,
             )
-            messages.extend(outcome.custom_messages)
-            for task in outcome.attempts:
-                kind = (
-                    "preempted"
-                    if task.preempted
-                    else ("succeeded" if task.exit_code == 0 else "failed")
-                )
-                attempts.append(Attempt(placement=placement, seconds=task.seconds, outcome=kind))
-            preemptions += sum(task.preempted for task in outcome.attempts)
+            ledger.record(outcome, placement)
             if outcome.state == "SUCCEEDED":
-                metadata = reported_metadata(outcome.invocation)
-                break
+                return reported_metadata(outcome.invocation), outcome.job_name
             if not outcome.gave_up_on_preemption:
                 codes = [task.exit_code for task in outcome.attempts]
                 raise dg.Failure(
@@ -278,35 +295,29 @@ class TrainingLauncher(dg.ConfigurableResource):
             context.log.warning(
                 f"Batch gave up on {outcome.job_name} after preemptions; resubmitting"
             )
-        if metadata is None:
-            raise dg.Failure(
-                f"{stage}: still preempted after {gpu.max_submissions} Batch jobs; raise "
-                "gpu.max_submissions or lower gpu.on_demand_after_preemptions"
-            )
-        for attempt, lost in zip(
-            (a for a in attempts if a.outcome == "preempted"),
-            steps_lost_per_resume(messages),
-            strict=False,
-        ):
-            attempt.steps_lost = lost
-        with tempfile.TemporaryDirectory(prefix="txn-output-") as scratch:
-            local = download_folder(gcs, output_uri, Path(scratch) / "output")
-            for item in local.iterdir():
-                if item.name != MANIFEST:
-                    shutil.move(str(item), output / item.name)
-        drills = [
-            m["seconds_to_checkpoint"]
-            for m in messages
-            if m.get("event") == "preempted" and m.get("seconds_to_checkpoint") is not None
-        ]
-        return {
-            **metadata,
-            "launcher": "gcp_batch",
-            "batch_job": outcome.job_name,
-            **accounting(attempts, gpu),
-            # SIGTERM -> emergency checkpoint committed (GCE allows ~30 s on a Spot VM)
-            **({"sigterm_to_checkpoint_seconds_max": round(max(drills), 3)} if drills else {}),
-        }
+        raise dg.Failure(
+            f"{stage}: still preempted after {gpu.max_submissions} Batch jobs; raise "
+            "gpu.max_submissions or lower gpu.on_demand_after_preemptions"
+        )
+
+
+class Ledger:
+    """Every task attempt of every submitted job, and the job's Pipes messages, in order."""
+
+    def __init__(self) -> None:
+        self.attempts: list[Attempt] = []
+        self.messages: list[dict] = []
+
+    @property
+    def preemptions(self) -> int:
+        return sum(a.outcome == "preempted" for a in self.attempts)
+
+    def record(self, outcome, placement) -> None:
+        self.messages.extend(outcome.custom_messages)
+        for task in outcome.attempts:
+            kind = "succeeded" if task.exit_code == 0 else "failed"
+            kind = "preempted" if task.preempted else kind
+            self.attempts.append(Attempt(placement=placement, seconds=task.seconds, outcome=kind))
 
 
 def observe(context: dg.AssetExecutionContext, asset: str, event: str, **fields) -> None:
