@@ -172,8 +172,10 @@ class FakeBatch:
             job.cancelled = True
             if job.state not in ("SUCCEEDED", "FAILED", "CANCELLED"):
                 job.state = "CANCELLATION_IN_PROGRESS"
-        if job.process and job.process.poll() is None:
-            job.process.terminate()
+        if job.process and job.process.poll() is None:  # the VM goes away: SIGTERM, then SIGKILL
+            threading.Thread(
+                target=self._preempt, args=(job.process, Preemption(0, 10.0)), daemon=True
+            ).start()
         return {"name": f"{name}/operations/cancel-{uuid.uuid4().hex[:8]}", "done": False}
 
     def _event(
