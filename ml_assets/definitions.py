@@ -10,7 +10,7 @@ from ml_assets.mlm_backbone import mlm_backbone
 from ml_assets.multitask_model import multitask_model
 from ml_assets.onnx_model import onnx_model
 from ml_assets.pruned_tokenizer import pruned_tokenizer, pruned_tokenizer_identical_on_training_text
-from ml_assets.raw_transactions import raw_transactions
+from ml_assets.raw_transactions import raw_rows_accounted_for, raw_transactions
 from ml_assets.tokenized_corpus import tokenized_corpus
 from ml_assets.transaction_features import transaction_features
 from resources.artifact_store import ArtifactRefIOManager, ArtifactStore
@@ -29,7 +29,7 @@ ASSETS = [
     multitask_model,
     onnx_model,
 ]
-CHECKS = [pruned_tokenizer_identical_on_training_text]
+CHECKS = [pruned_tokenizer_identical_on_training_text, raw_rows_accounted_for]
 
 
 def slack_notifier() -> SlackNotifier:

@@ -12,9 +12,9 @@ from ml_assets.artifacts import (
     stage_code_version,
     table_preview,
 )
-from ml_assets.core.ingest import read_transactions
-from ml_assets.core.io import ArtifactRef, sha256_file
-from ml_assets.core.layouts import RAW_FILE
+from ml_assets.core.ingest import QUARANTINE_SCHEMA, scan_transactions
+from ml_assets.core.io import ArtifactRef, atomic_write_json, read_json, sha256_file
+from ml_assets.core.layouts import INGEST_REPORT_FILE, QUARANTINE_FILE, RAW_FILE
 from ml_assets.core.params import RawTransactionsParams
 from ml_assets.core.synthetic import generate_transactions
 from resources.artifact_store import ArtifactStore
@@ -70,11 +70,40 @@ def raw_transactions(
                 days=settings.days,
             )
             source = f"synthetic(seed={settings.seed})"
+            quarantined = pl.DataFrame(schema=QUARANTINE_SCHEMA)
+            accounting = {"rows_in": frame.height, "rows_kept": frame.height}
         else:
-            frame = read_transactions(
-                Path(settings.path), settings.format, settings.column_map, settings.date_format
+            result = scan_transactions(
+                Path(settings.path),
+                settings.format,
+                settings.column_map,
+                settings.date_format,
+                settings.max_description_chars,
             )
-            source = str(settings.path)
+            if result.quarantined_share > settings.max_quarantine_share:
+                raise dg.Failure(
+                    f"{result.quarantined.height} of {result.rows_in} rows "
+                    f"({result.quarantined_share:.1%}) failed validation, above "
+                    f"raw_transactions.max_quarantine_share={settings.max_quarantine_share}: "
+                    f"{result.summary()}. Fix the export or its column_map/date_format."
+                )
+            frame, source, quarantined = result.kept, str(settings.path), result.quarantined
+            accounting = {
+                "rows_in": result.rows_in,
+                "rows_kept": frame.height,
+                "rows_quarantined": result.quarantined.height,
+                "duplicates_dropped": result.duplicates,
+                "quarantined_share": round(result.quarantined_share, 6),
+                "quarantine_by_reason": dict(result.reasons),
+            }
+            if result.quarantined.height:
+                context.log.warning(
+                    f"quarantined {result.quarantined.height} rows: {result.summary()}"
+                )
+        accounting.setdefault("rows_quarantined", 0)
+        accounting.setdefault("duplicates_dropped", 0)
+        quarantined.write_parquet(folder / QUARANTINE_FILE, compression="zstd")
+        atomic_write_json(folder / INGEST_REPORT_FILE, accounting)
         frame.write_ndjson(folder / RAW_FILE)
         labeled = frame.filter(
             pl.col("category").is_not_null() | pl.col("transaction_type").is_not_null()
@@ -82,6 +111,7 @@ def raw_transactions(
         return {
             "source": source,
             "rows": frame.height,
+            **accounting,
             "labeled_rows": labeled,
             "labeled_share": round(labeled / frame.height, 4),
             "bytes": (folder / RAW_FILE).stat().st_size,
@@ -98,4 +128,32 @@ def raw_transactions(
         params=section,
         inputs={},
         build=build,
+    )
+
+
+@dg.asset_check(
+    asset=raw_transactions,
+    blocking=True,
+    description=(
+        "Nothing lost: rows in = rows kept + rows quarantined + duplicates dropped, recounted from "
+        "the stored files (transactions.jsonl lines, quarantine.parquet rows) against the report."
+    ),
+)
+def raw_rows_accounted_for(raw_transactions: ArtifactRef) -> dg.AssetCheckResult:
+    report = read_json(raw_transactions.dir / INGEST_REPORT_FILE)
+    with open(raw_transactions.dir / RAW_FILE, "rb") as handle:
+        kept = sum(1 for line in handle if line.strip())
+    quarantined = (
+        pl.scan_parquet(raw_transactions.dir / QUARANTINE_FILE).select(pl.len()).collect().item()
+    )
+    accounted = kept + quarantined + report["duplicates_dropped"]
+    return dg.AssetCheckResult(
+        passed=accounted == report["rows_in"] and kept == report["rows_kept"],
+        metadata={
+            "rows_in": report["rows_in"],
+            "rows_kept": kept,
+            "rows_quarantined": quarantined,
+            "duplicates_dropped": report["duplicates_dropped"],
+            "unaccounted": report["rows_in"] - accounted,
+        },
     )

@@ -109,8 +109,10 @@ def test_checks_run(materialized):
     assert set(checks) == {
         "pruned_tokenizer_identical_on_training_text",
         "data_wait_below_5_percent",
+        "raw_rows_accounted_for",
     }
     assert checks["pruned_tokenizer_identical_on_training_text"].passed
+    assert checks["raw_rows_accounted_for"].passed
     waits = [
         c
         for c in result.get_asset_check_evaluations()

@@ -1,15 +1,22 @@
-"""Reading transactions: the canonical raw schema, user files with a column map, strict JSONL.
+"""Reading transactions: the canonical raw schema, user files with a column map, defensive
+line-by-line parsing, and a quarantine for bad rows.
 
-Bad input raises ``SchemaError`` naming the file, the line and the field, never drops a row.
-(A quarantine for bad rows is a later design; until then the first bad row stops the run.)
+Every input row ends in exactly one place: kept, quarantined (with the reason, the field and
+the source file and line) or dropped as an exact duplicate of a kept row. ``scan_transactions``
+returns all three; ``read_transactions`` is the strict form that raises ``SchemaError`` on the
+first bad row.
 """
 
 from __future__ import annotations
 
+import csv
 import datetime as dt
+import hashlib
 import json
 import math
+from collections import Counter
 from collections.abc import Iterator
+from dataclasses import dataclass, field
 from pathlib import Path
 
 import polars as pl
@@ -44,7 +51,17 @@ _SUFFIX_FORMAT = {
 
 
 class SchemaError(ValueError):
-    """A record does not fit the raw schema; the message names file, line and field."""
+    """A record does not fit the raw schema; the message names file, line and field.
+
+    ``reason`` is a short code for the quarantine report (e.g. ``bad_date``)."""
+
+    def __init__(self, message: str, reason: str = "invalid", field: str | None = None):
+        super().__init__(message)
+        self.reason = reason
+        self.field = field
+
+
+RAW_PREVIEW_CHARS = 2000  # a quarantined row keeps this much of its raw text (1 MB rows exist)
 
 
 def list_input_files(path: Path, fmt: str) -> list[Path]:
@@ -69,12 +86,16 @@ def _format_of(path: Path, fmt: str, strict: bool = True) -> str | None:
     return found
 
 
-def _coerce_record(record: dict, where: str, date_format: str | None) -> dict:
+def _coerce_record(
+    record: dict, where: str, date_format: str | None, max_description_chars: int | None = None
+) -> dict:
     """Validate one record (already renamed to our column names) and coerce its types."""
-    for field in REQUIRED:
-        value = record.get(field)
+    for name in REQUIRED:
+        value = record.get(name)
         if value is None or (isinstance(value, str) and not value.strip()):
-            raise SchemaError(f"{where}: required field {field!r} is missing or empty")
+            raise SchemaError(
+                f"{where}: required field {name!r} is missing or empty", "missing_field", name
+            )
     out = {name: record.get(name, OPTIONAL_DEFAULTS.get(name)) for name in RAW_SCHEMA}
     out["transaction_id"] = str(out["transaction_id"])
     out["account_id"] = None if out["account_id"] is None else str(out["account_id"])
@@ -87,25 +108,44 @@ def _coerce_record(record: dict, where: str, date_format: str | None) -> dict:
             amount = float(cleaned)
         except ValueError as err:
             raise SchemaError(
-                f"{where}: field 'amount' is not a number: {out['amount']!r}"
+                f"{where}: field 'amount' is not a number: {out['amount']!r}",
+                "bad_amount",
+                "amount",
             ) from err
     if isinstance(amount, bool) or not isinstance(amount, int | float) or not math.isfinite(amount):
-        raise SchemaError(f"{where}: field 'amount' must be a finite number, got {out['amount']!r}")
+        raise SchemaError(
+            f"{where}: field 'amount' must be a finite number, got {out['amount']!r}",
+            "bad_amount",
+            "amount",
+        )
     out["amount"] = float(amount)
     out["posted_date"] = _parse_date(out["posted_date"], where, date_format)
     if not isinstance(out["description"], str):
         raise SchemaError(
-            f"{where}: field 'description' must be a string, got {type(out['description']).__name__}"
+            f"{where}: field 'description' must be a string, got {type(out['description']).__name__}",
+            "bad_type",
+            "description",
+        )
+    if max_description_chars and len(out["description"]) > max_description_chars:
+        raise SchemaError(
+            f"{where}: field 'description' has {len(out['description'])} characters "
+            f"(limit {max_description_chars}, raw_transactions.max_description_chars)",
+            "description_too_long",
+            "description",
         )
     currency = out["currency"] or "USD"
     if not (isinstance(currency, str) and len(currency) == 3 and currency.isalpha()):
         raise SchemaError(
-            f"{where}: field 'currency' must be a 3-letter ISO code, got {currency!r}"
+            f"{where}: field 'currency' must be a 3-letter ISO code, got {currency!r}",
+            "bad_currency",
+            "currency",
         )
     out["currency"] = currency.upper()
     for label in ("merchant", "category", "transaction_type"):
         if out[label] is not None and not isinstance(out[label], str):
-            raise SchemaError(f"{where}: field {label!r} must be a string or null")
+            raise SchemaError(
+                f"{where}: field {label!r} must be a string or null", "bad_type", label
+            )
         if isinstance(out[label], str) and not out[label].strip():
             out[label] = None
     return out
@@ -127,11 +167,16 @@ def _parse_date(value: object, where: str, date_format: str | None) -> str:
             if date_format
             else "ISO YYYY-MM-DD (set raw_transactions.date_format otherwise)"
         )
-        raise SchemaError(f"{where}: field 'posted_date' {text!r} is not a date in {hint}") from err
+        raise SchemaError(
+            f"{where}: field 'posted_date' {text!r} is not a date in {hint}",
+            "bad_date",
+            "posted_date",
+        ) from err
 
 
-def iter_jsonl(path: Path) -> Iterator[tuple[int, dict]]:
-    """Parse JSONL line by line: a bad line is reported with its number, never skipped.
+def iter_jsonl(path: Path) -> Iterator[tuple[int, dict | SchemaError, bytes]]:
+    """Parse JSONL line by line: (line number, record or the error, raw bytes) for every
+    non-blank line; a bad line never hides the lines after it.
 
     (polars' NDJSON reader has been reported to drop the rest of a file after some malformed
     lines, so it is not trusted for validation.)"""
@@ -139,36 +184,205 @@ def iter_jsonl(path: Path) -> Iterator[tuple[int, dict]]:
         for number, raw in enumerate(handle, start=1):
             if not raw.strip():
                 continue
+            where = f"{path}:{number}"
             try:
                 record = json.loads(raw.decode("utf-8"))
             except UnicodeDecodeError as err:
-                raise SchemaError(
-                    f"{path}:{number}: not valid UTF-8 ({err.reason} at byte {err.start})"
-                ) from err
-            except json.JSONDecodeError as err:
-                raise SchemaError(
-                    f"{path}:{number}: malformed JSON ({err.msg} at column {err.colno})"
-                ) from err
-            if not isinstance(record, dict):
-                raise SchemaError(
-                    f"{path}:{number}: expected a JSON object, got {type(record).__name__}"
+                yield (
+                    number,
+                    SchemaError(
+                        f"{where}: not valid UTF-8 ({err.reason} at byte {err.start})",
+                        "invalid_utf8",
+                    ),
+                    raw,
                 )
-            yield number, record
+                continue
+            except json.JSONDecodeError as err:
+                truncated = not raw.endswith(b"\n")  # the last line of an interrupted write
+                yield (
+                    number,
+                    SchemaError(
+                        f"{where}: {'truncated' if truncated else 'malformed'} JSON "
+                        f"({err.msg} at column {err.colno})",
+                        "truncated_line" if truncated else "malformed_json",
+                    ),
+                    raw,
+                )
+                continue
+            if not isinstance(record, dict):
+                yield (
+                    number,
+                    SchemaError(
+                        f"{where}: expected a JSON object, got {type(record).__name__}",
+                        "not_an_object",
+                    ),
+                    raw,
+                )
+                continue
+            yield number, record, raw
 
 
-def _iter_records(path: Path, fmt: str) -> Iterator[tuple[str, dict]]:
+def iter_csv(path: Path) -> Iterator[tuple[int, dict | SchemaError, bytes]]:
+    """CSV rows as strings (coercion names the field); invalid UTF-8 is caught per row."""
+    with open(path, encoding="utf-8", errors="surrogateescape", newline="") as handle:
+        reader = csv.DictReader(handle)
+        for row in reader:
+            number = reader.line_num
+            raw = ",".join(v or "" for v in row.values() if isinstance(v, str))
+            raw_bytes = raw.encode("utf-8", errors="surrogateescape")
+            if None in row or any(v is None for v in row.values()):
+                yield (
+                    number,
+                    SchemaError(
+                        f"{path}:{number}: expected {len(reader.fieldnames or [])} columns",
+                        "malformed_csv",
+                    ),
+                    raw_bytes,
+                )
+                continue
+            try:
+                raw.encode("utf-8")
+            except UnicodeEncodeError:
+                yield (
+                    number,
+                    SchemaError(f"{path}:{number}: not valid UTF-8", "invalid_utf8"),
+                    raw_bytes,
+                )
+                continue
+            yield number, dict(row), raw_bytes
+
+
+def _iter_records(
+    path: Path, fmt: str
+) -> Iterator[tuple[str, int | None, dict | SchemaError, bytes]]:
+    """(where, line, record or error, raw bytes) for every row of one file."""
     if fmt == "jsonl":
-        for number, record in iter_jsonl(path):
-            yield f"{path}:{number}", record
+        for number, record, raw in iter_jsonl(path):
+            yield f"{path}:{number}", number, record, raw
     elif fmt == "csv":
-        frame = pl.read_csv(path, infer_schema=False)  # strings; coercion below names the line
-        for index, record in enumerate(frame.iter_rows(named=True)):
-            yield f"{path}:{index + 2}", record  # line 1 is the header
+        for number, record, raw in iter_csv(path):
+            yield f"{path}:{number}", number, record, raw
     elif fmt == "parquet":
         for index, record in enumerate(pl.read_parquet(path).iter_rows(named=True)):
-            yield f"{path} row {index}", record
+            yield f"{path} row {index}", index, record, json.dumps(record, default=str).encode()
     else:
         raise SchemaError(f"{path}: unsupported format {fmt!r}")
+
+
+QUARANTINE_SCHEMA: dict[str, pl.DataType] = {
+    "source": pl.Utf8(),
+    "line": pl.Int64(),
+    "reason": pl.Utf8(),
+    "field": pl.Utf8(),
+    "detail": pl.Utf8(),
+    "raw": pl.Utf8(),  # the first RAW_PREVIEW_CHARS of the row, decoded with replacement
+    "raw_bytes": pl.Int64(),
+}
+
+
+@dataclass
+class IngestResult:
+    """Rows in = kept + quarantined + duplicates, by construction and checked."""
+
+    kept: pl.DataFrame
+    quarantined: pl.DataFrame  # QUARANTINE_SCHEMA
+    duplicates: int  # exact repeats of a kept row (same id, same content), dropped
+    rows_in: int
+    reasons: Counter = field(default_factory=Counter)
+
+    def __post_init__(self) -> None:
+        accounted = self.kept.height + self.quarantined.height + self.duplicates
+        if accounted != self.rows_in:  # a bug here would silently lose data: never tolerate it
+            raise AssertionError(f"ingest lost rows: {self.rows_in} in, {accounted} accounted for")
+
+    @property
+    def quarantined_share(self) -> float:
+        return self.quarantined.height / self.rows_in if self.rows_in else 0.0
+
+    def summary(self, examples: int = 3) -> str:
+        """Top reasons with example lines, for the error that stops a too-dirty load."""
+        parts = []
+        for reason, count in self.reasons.most_common(5):
+            rows = self.quarantined.filter(pl.col("reason") == reason).head(examples)
+            where = ", ".join(f"{r['source']}:{r['line']}" for r in rows.iter_rows(named=True))
+            parts.append(f"{reason} x{count} (e.g. {where}: {rows['detail'][0]})")
+        return "; ".join(parts)
+
+
+def _row_digest(row: dict) -> str:
+    return hashlib.sha256(json.dumps(row, sort_keys=True, default=str).encode()).hexdigest()
+
+
+def scan_transactions(
+    path: Path,
+    fmt: str = "auto",
+    column_map: dict[str, str] | None = None,
+    date_format: str | None = None,
+    max_description_chars: int | None = None,
+) -> IngestResult:
+    """Read a file or folder of exports; every row is kept, quarantined or a dropped duplicate."""
+    column_map = column_map or {}
+    unknown_targets = sorted(set(column_map.values()) - set(RAW_SCHEMA))
+    if unknown_targets:
+        raise SchemaError(
+            f"column_map maps to unknown columns {unknown_targets}; ours are {list(RAW_SCHEMA)}"
+        )
+    rows, rejects, seen, duplicates, rows_in = [], [], {}, 0, 0
+    reasons: Counter = Counter()
+
+    def reject(file: Path, line, error: SchemaError, raw: bytes) -> None:
+        reasons[error.reason] += 1
+        rejects.append(
+            {
+                "source": str(file),
+                "line": line,
+                "reason": error.reason,
+                "field": error.field,
+                "detail": str(error),
+                "raw": raw[:RAW_PREVIEW_CHARS].decode("utf-8", errors="replace").rstrip("\n"),
+                "raw_bytes": len(raw),
+            }
+        )
+
+    for file in list_input_files(path, fmt):
+        for where, line, record, raw in _iter_records(file, _format_of(file, fmt)):
+            rows_in += 1
+            if isinstance(record, SchemaError):
+                reject(file, line, record, raw)
+                continue
+            renamed = {column_map.get(key, key): value for key, value in record.items()}
+            try:
+                row = _coerce_record(renamed, where, date_format, max_description_chars)
+            except SchemaError as err:
+                reject(file, line, err, raw)
+                continue
+            key, digest = row["transaction_id"], _row_digest(row)
+            if key in seen:
+                first_where, first_digest = seen[key]
+                if digest == first_digest:
+                    duplicates += 1
+                else:
+                    reject(
+                        file,
+                        line,
+                        SchemaError(
+                            f"{where}: duplicate transaction_id {key!r} with different content "
+                            f"(first at {first_where})",
+                            "conflicting_duplicate_id",
+                            "transaction_id",
+                        ),
+                        raw,
+                    )
+                continue
+            seen[key] = (where, digest)
+            rows.append(row)
+    return IngestResult(
+        kept=pl.DataFrame(rows, schema=RAW_SCHEMA, orient="row"),
+        quarantined=pl.DataFrame(rejects, schema=QUARANTINE_SCHEMA, orient="row"),
+        duplicates=duplicates,
+        rows_in=rows_in,
+        reasons=reasons,
+    )
 
 
 def read_transactions(
@@ -177,22 +391,14 @@ def read_transactions(
     column_map: dict[str, str] | None = None,
     date_format: str | None = None,
 ) -> pl.DataFrame:
-    """Read a file or folder of user exports into the canonical raw schema."""
-    column_map = column_map or {}
-    unknown_targets = sorted(set(column_map.values()) - set(RAW_SCHEMA))
-    if unknown_targets:
+    """Strict: the rows of a clean export; the first bad or duplicated row raises SchemaError."""
+    result = scan_transactions(path, fmt, column_map, date_format)
+    if result.quarantined.height:
+        first = result.quarantined.row(0, named=True)
+        raise SchemaError(first["detail"], first["reason"], first["field"])
+    if result.duplicates:
         raise SchemaError(
-            f"column_map maps to unknown columns {unknown_targets}; ours are {list(RAW_SCHEMA)}"
+            f"{path}: {result.duplicates} duplicate transaction_id row(s); "
+            "use source: files (quarantine) to drop exact repeats"
         )
-    rows, seen = [], {}
-    for file in list_input_files(path, fmt):
-        for where, record in _iter_records(file, _format_of(file, fmt)):
-            renamed = {column_map.get(key, key): value for key, value in record.items()}
-            row = _coerce_record(renamed, where, date_format)
-            if row["transaction_id"] in seen:
-                raise SchemaError(
-                    f"{where}: duplicate transaction_id {row['transaction_id']!r} (first at {seen[row['transaction_id']]})"
-                )
-            seen[row["transaction_id"]] = where
-            rows.append(row)
-    return pl.DataFrame(rows, schema=RAW_SCHEMA, orient="row")
+    return result.kept

@@ -17,6 +17,10 @@ SPLITS = ("train", "valid", "test")  # transaction_features.split values
 LABEL_COLUMNS = ("category", "transaction_type")  # label columns, in this order everywhere
 PARAMS_FILE = "params.json"  # resolved params section, beside every artifact
 RAW_FILE = "transactions.jsonl"  # raw_transactions
+QUARANTINE_FILE = (
+    "quarantine.parquet"  # raw_transactions: rejected rows with reason and source line
+)
+INGEST_REPORT_FILE = "ingest_report.json"  # raw_transactions: rows in / kept / quarantined / dups
 FEATURES_FILE = "features.parquet"  # transaction_features
 TOKENIZER_ID_MAP = "id_map.json"  # pruned_tokenizer: {"new_to_old": [...], ...}
 TOKENIZER_FILES = (  # pruned_tokenizer: everything AutoTokenizer.from_pretrained needs + the id map

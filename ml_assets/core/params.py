@@ -39,6 +39,8 @@ class RawTransactionsParams(_Section):
     format: Literal["auto", "jsonl", "csv", "parquet"] = "auto"
     column_map: dict[str, str] = Field(default_factory=dict)
     date_format: str | None = None
+    max_description_chars: int = Field(512, ge=8)  # longer rows are quarantined
+    max_quarantine_share: float = Field(0.05, ge=0.0, le=1.0)  # above this the load fails
 
     @model_validator(mode="after")
     def _files_need_path(self) -> RawTransactionsParams:
