@@ -19,6 +19,7 @@ from ml_assets.core.params import RawTransactionsParams
 from ml_assets.core.synthetic import generate_transactions
 from resources.artifact_store import ArtifactStore
 from resources.params import ParamsResource
+from resources.raw_sources import fetch_exports, is_remote, listing_fingerprint
 
 CODE = stage_code_version(__name__, "raw_transactions", ("polars",))
 
@@ -32,10 +33,16 @@ def source_digests(path: Path) -> dict[str, str]:
 
 
 def fingerprint_params(section: dict) -> dict:
-    """The params that identify this root's output; for user files their bytes count too."""
-    if section.get("source") == "files":
-        return {**section, "_source_files": source_digests(Path(section["path"]))}
-    return section
+    """The params that identify this root's output; for user files their bytes count too
+    (for an S3/GCS prefix: each object's ETag or generation)."""
+    if section.get("source") != "files":
+        return section
+    if is_remote(section["path"]):
+        return {
+            **section,
+            "_source_objects": listing_fingerprint(section["path"], section["format"]),
+        }
+    return {**section, "_source_files": source_digests(Path(section["path"]))}
 
 
 @dg.asset(
@@ -73,12 +80,21 @@ def raw_transactions(
             quarantined = pl.DataFrame(schema=QUARANTINE_SCHEMA)
             accounting = {"rows_in": frame.height, "rows_kept": frame.height}
         else:
+            files, transfer = None, {}
+            if is_remote(settings.path):
+                files, transfer = fetch_exports(
+                    settings.path,
+                    settings.format,
+                    artifact_store.root_path / "_downloads",
+                    log=context.log.info,
+                )
             result = scan_transactions(
                 Path(settings.path),
                 settings.format,
                 settings.column_map,
                 settings.date_format,
                 settings.max_description_chars,
+                files=files,
             )
             if result.quarantined_share > settings.max_quarantine_share:
                 raise dg.Failure(
@@ -95,6 +111,7 @@ def raw_transactions(
                 "duplicates_dropped": result.duplicates,
                 "quarantined_share": round(result.quarantined_share, 6),
                 "quarantine_by_reason": dict(result.reasons),
+                **transfer,
             }
             if result.quarantined.height:
                 context.log.warning(

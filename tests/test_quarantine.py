@@ -157,3 +157,14 @@ def test_too_many_bad_rows_fail_the_load_naming_reasons_and_lines(tmp_path):
     message = failure.step_failure_data.error.message
     assert "10 of 13 rows" in message and "max_quarantine_share=0.05" in message
     assert "malformed_json x1" in message and f"{path}:2" in message
+
+
+def test_gzip_jsonl_and_csv_are_read(tmp_path):
+    import gzip
+
+    (tmp_path / "a.jsonl.gz").write_bytes(gzip.compress(json.dumps(GOOD).encode() + b"\n"))
+    (tmp_path / "b.csv.gz").write_bytes(
+        gzip.compress(b"transaction_id,posted_date,amount,description\nc1,2026-01-01,1,X\n")
+    )
+    result = scan_transactions(tmp_path)
+    assert sorted(result.kept["transaction_id"]) == ["c1", "t1"] and result.rows_in == 2

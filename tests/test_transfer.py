@@ -101,14 +101,20 @@ def test_corruption_in_transit_fails_verification(source, tmp_path):
 def test_sha256_sidecar_is_the_reference_and_catches_a_tampered_object(s3, tmp_path):
     client, source = s3
     client.put_object(
-        Bucket=source.bucket, Key="exports/big.jsonl.sha256", Body=hashlib.sha256(PAYLOAD).hexdigest().encode()
+        Bucket=source.bucket,
+        Key="exports/big.jsonl.sha256",
+        Body=hashlib.sha256(PAYLOAD).hexdigest().encode(),
     )
-    report = download_verified(source, source.describe("exports/big.jsonl"), tmp_path / "a", chunk_size=CHUNK)
+    report = download_verified(
+        source, source.describe("exports/big.jsonl"), tmp_path / "a", chunk_size=CHUNK
+    )
     assert report.verified_by == "sha256-sidecar"
     # the object is replaced behind the sidecar's back (same size): the sidecar catches it
     client.put_object(Bucket=source.bucket, Key="exports/big.jsonl", Body=bytes(reversed(PAYLOAD)))
     with pytest.raises(ChecksumMismatch, match="sha256-sidecar"):
-        download_verified(source, source.describe("exports/big.jsonl"), tmp_path / "b", chunk_size=CHUNK)
+        download_verified(
+            source, source.describe("exports/big.jsonl"), tmp_path / "b", chunk_size=CHUNK
+        )
 
 
 def test_parts_of_a_changed_object_are_discarded(s3, tmp_path):
@@ -120,5 +126,7 @@ def test_parts_of_a_changed_object_are_discarded(s3, tmp_path):
     new = os.urandom(len(PAYLOAD))
     client.put_object(Bucket=source.bucket, Key="exports/big.jsonl", Body=new)
     counting = Counting(source)
-    download_verified(counting, source.describe("exports/big.jsonl"), tmp_path / "big.jsonl", chunk_size=CHUNK)
+    download_verified(
+        counting, source.describe("exports/big.jsonl"), tmp_path / "big.jsonl", chunk_size=CHUNK
+    )
     assert counting.calls == 6 and (tmp_path / "big.jsonl").read_bytes() == new

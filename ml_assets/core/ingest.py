@@ -11,7 +11,9 @@ from __future__ import annotations
 
 import csv
 import datetime as dt
+import gzip
 import hashlib
+import io
 import json
 import math
 from collections import Counter
@@ -69,16 +71,19 @@ def list_input_files(path: Path, fmt: str) -> list[Path]:
         raise FileNotFoundError(f"raw_transactions.path {path} does not exist")
     if path.is_file():
         return [path]
-    files = sorted(p for p in path.rglob("*") if p.is_file() and _format_of(p, fmt, strict=False))
+    files = sorted(p for p in path.rglob("*") if p.is_file() and format_of(p, fmt, strict=False))
     if not files:
         raise FileNotFoundError(f"{path}: no .jsonl/.csv/.parquet files found (format={fmt})")
     return files
 
 
-def _format_of(path: Path, fmt: str, strict: bool = True) -> str | None:
+def format_of(path: Path, fmt: str, strict: bool = True) -> str | None:
     if fmt != "auto":
         return fmt
-    found = _SUFFIX_FORMAT.get(path.suffix.lower())
+    suffixes = [x.lower() for x in path.suffixes]
+    if suffixes and suffixes[-1] == ".gz":  # export.jsonl.gz, export.csv.gz
+        suffixes = suffixes[:-1]
+    found = _SUFFIX_FORMAT.get(suffixes[-1] if suffixes else "")
     if found is None and strict:
         raise SchemaError(
             f"{path}: cannot tell the format from the extension; set raw_transactions.format"
@@ -174,13 +179,18 @@ def _parse_date(value: object, where: str, date_format: str | None) -> str:
         ) from err
 
 
+def _open_binary(path: Path):
+    """Plain or gzip-compressed (by the .gz suffix), read as bytes."""
+    return gzip.open(path, "rb") if path.suffix.lower() == ".gz" else open(path, "rb")  # noqa: SIM115
+
+
 def iter_jsonl(path: Path) -> Iterator[tuple[int, dict | SchemaError, bytes]]:
     """Parse JSONL line by line: (line number, record or the error, raw bytes) for every
     non-blank line; a bad line never hides the lines after it.
 
     (polars' NDJSON reader has been reported to drop the rest of a file after some malformed
     lines, so it is not trusted for validation.)"""
-    with open(path, "rb") as handle:
+    with _open_binary(path) as handle:
         for number, raw in enumerate(handle, start=1):
             if not raw.strip():
                 continue
@@ -224,7 +234,9 @@ def iter_jsonl(path: Path) -> Iterator[tuple[int, dict | SchemaError, bytes]]:
 
 def iter_csv(path: Path) -> Iterator[tuple[int, dict | SchemaError, bytes]]:
     """CSV rows as strings (coercion names the field); invalid UTF-8 is caught per row."""
-    with open(path, encoding="utf-8", errors="surrogateescape", newline="") as handle:
+    with io.TextIOWrapper(
+        _open_binary(path), encoding="utf-8", errors="surrogateescape", newline=""
+    ) as handle:
         reader = csv.DictReader(handle)
         for row in reader:
             number = reader.line_num
@@ -319,8 +331,10 @@ def scan_transactions(
     column_map: dict[str, str] | None = None,
     date_format: str | None = None,
     max_description_chars: int | None = None,
+    files: list[Path] | None = None,
 ) -> IngestResult:
-    """Read a file or folder of exports; every row is kept, quarantined or a dropped duplicate."""
+    """Read a file or folder of exports (or exactly ``files``); every row is kept,
+    quarantined or a dropped duplicate."""
     column_map = column_map or {}
     unknown_targets = sorted(set(column_map.values()) - set(RAW_SCHEMA))
     if unknown_targets:
@@ -344,8 +358,8 @@ def scan_transactions(
             }
         )
 
-    for file in list_input_files(path, fmt):
-        for where, line, record, raw in _iter_records(file, _format_of(file, fmt)):
+    for file in files if files is not None else list_input_files(path, fmt):
+        for where, line, record, raw in _iter_records(file, format_of(file, fmt)):
             rows_in += 1
             if isinstance(record, SchemaError):
                 reject(file, line, record, raw)
