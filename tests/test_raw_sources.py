@@ -65,8 +65,9 @@ def test_prefix_is_fetched_verified_and_quarantined(prefix, tmp_path):
     assert result.success
     metadata = {
         k: v.value
-        for k, v in result.get_asset_materialization_events()[0]
-        .event_specific_data.materialization.metadata.items()
+        for k, v in result.get_asset_materialization_events()[
+            0
+        ].event_specific_data.materialization.metadata.items()
     }
     assert metadata["objects"] == 2
     assert metadata["rows_in"] == 13 + 5 and metadata["rows_kept"] == 2 + 5

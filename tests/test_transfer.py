@@ -130,3 +130,16 @@ def test_parts_of_a_changed_object_are_discarded(s3, tmp_path):
         counting, source.describe("exports/big.jsonl"), tmp_path / "big.jsonl", chunk_size=CHUNK
     )
     assert counting.calls == 6 and (tmp_path / "big.jsonl").read_bytes() == new
+
+
+def test_a_completed_download_is_reverified_not_refetched(source, tmp_path):
+    obj = source.describe("exports/big.jsonl")
+    download_verified(source, obj, tmp_path / "big.jsonl", chunk_size=CHUNK)
+    counting = Counting(source)
+    report = download_verified(counting, obj, tmp_path / "big.jsonl", chunk_size=CHUNK)
+    assert counting.calls == 0 and report.chunks_fetched == 0
+    data = bytearray((tmp_path / "big.jsonl").read_bytes())
+    data[5] ^= 1  # local corruption is caught by the re-verification, and fetched again
+    (tmp_path / "big.jsonl").write_bytes(bytes(data))
+    report = download_verified(counting, obj, tmp_path / "big.jsonl", chunk_size=CHUNK)
+    assert counting.calls == 6 and (tmp_path / "big.jsonl").read_bytes() == PAYLOAD
