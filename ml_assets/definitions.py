@@ -18,6 +18,7 @@ from resources.launchers import TrainingLauncher
 from resources.notifications import SlackNotifier
 from resources.params import ParamsResource
 from sensors.notifications import gpu_job_events_to_slack, slack_on_run_failure
+from sensors.raw_exports import new_raw_exports
 from sensors.schedules import full_pipeline_job, nightly_full_pipeline, nightly_stale_assets
 
 ASSETS = [
@@ -60,7 +61,7 @@ defs = dg.Definitions(
     asset_checks=CHECKS,
     jobs=[full_pipeline_job],
     schedules=[nightly_full_pipeline, nightly_stale_assets],
-    sensors=[gpu_job_events_to_slack, slack_on_run_failure],
+    sensors=[gpu_job_events_to_slack, slack_on_run_failure, new_raw_exports],
     resources=build_resources(),
     # The graph is a chain whose heavy steps use every core themselves; one process per run
     # avoids re-importing torch for each step (~7 s each) and keeps a memoized run cheap.

@@ -87,3 +87,38 @@ def test_a_rewritten_object_changes_the_fingerprint(s3_prefix):
     assert fingerprint_params(section) == before
     put("exports/a.jsonl", GOOD_ROWS + b"\n")
     assert fingerprint_params(section) != before
+
+
+def test_sensor_requests_runs_for_new_objects_once(s3_prefix, tmp_path):
+    import dagster as dg
+    import yaml
+
+    from resources.params import ParamsResource
+    from sensors.raw_exports import new_raw_exports
+    from tests.launch_harness import REPO
+
+    uri, put = s3_prefix
+    data = yaml.safe_load((REPO / "params.yaml").read_text())
+    data["raw_transactions"].update({"source": "files", "path": uri})
+    (tmp_path / "params.yaml").write_text(yaml.safe_dump(data))
+    params = ParamsResource(path=str(tmp_path / "params.yaml"))
+
+    def tick(cursor):
+        context = dg.build_sensor_context(cursor=cursor, resources={"params": params})
+        return new_raw_exports(context)
+
+    put("exports/2026-03-01.jsonl", GOOD_ROWS)
+    put("exports/2026-03-02.jsonl", GOOD_ROWS)
+    first = tick(None)
+    assert len(first.run_requests) == 1
+    assert first.run_requests[0].tags["raw_exports_count"] == "2"
+    second = tick(first.cursor)
+    assert not second.run_requests  # nothing new: nothing requested twice
+    put("exports/2026-03-03.jsonl", GOOD_ROWS)
+    third = tick(second.cursor)
+    assert third.run_requests[0].tags["raw_exports"].endswith("2026-03-03.jsonl")
+    assert third.run_requests[0].tags["raw_exports_count"] == "1"
+    put("exports/2026-03-01.jsonl", GOOD_ROWS + b"\n")  # a bank re-sends a corrected file
+    fourth = tick(third.cursor)
+    assert fourth.run_requests[0].tags["raw_exports"].endswith("2026-03-01.jsonl")
+    assert fourth.run_requests[0].run_key != first.run_requests[0].run_key
