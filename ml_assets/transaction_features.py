@@ -12,7 +12,7 @@ from ml_assets.artifacts import (
     table_preview,
 )
 from ml_assets.core.features import build_features, split_summary
-from ml_assets.core.ingest import read_transactions
+from ml_assets.core.ingest import read_validated_jsonl
 from ml_assets.core.io import ArtifactRef
 from ml_assets.core.layouts import FEATURES_FILE, RAW_FILE
 from ml_assets.core.params import TransactionFeaturesParams
@@ -55,7 +55,7 @@ def transaction_features(
     settings = TransactionFeaturesParams.model_validate(section)
 
     def build(folder: Path, fingerprint: str) -> dict:
-        raw = read_transactions(raw_transactions.dir / RAW_FILE, fmt="jsonl")
+        raw = read_validated_jsonl(raw_transactions.dir / RAW_FILE)
         features = build_features(
             raw,
             max_description_chars=settings.max_description_chars,

@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import hashlib
 
+import numpy as np
 import polars as pl
 
 from ml_assets.core.ingest import SchemaError
@@ -18,13 +19,19 @@ from ml_assets.core.text import merchant_key_expr, normalize_expr
 
 
 def stable_bucket(keys: pl.Series, salt: str) -> pl.Series:
-    """Map each key to 0..9999 by sha256 (polars' own hash is not stable across versions)."""
-    unique = keys.unique().to_list()
-    buckets = {
-        key: int.from_bytes(hashlib.sha256(f"{salt}|{key}".encode()).digest()[:8], "big") % 10000
-        for key in unique
-    }
-    return keys.replace_strict(buckets, return_dtype=pl.Int32)
+    """Map each key to 0..9999 by sha256 (polars' own hash is not stable across versions).
+
+    Each distinct key is hashed once; the first 8 digest bytes are read as one big-endian
+    uint64 array, so only the sha256 calls themselves run in Python."""
+    unique = keys.unique(maintain_order=True)
+    prefix = f"{salt}|".encode()
+    digests = b"".join(
+        [hashlib.sha256(prefix + key.encode()).digest()[:8] for key in unique.to_list()]
+    )
+    buckets = (np.frombuffer(digests, dtype=">u8") % 10000).astype(np.int32)
+    table = pl.DataFrame({"key": unique, "bucket": buckets})
+    joined = keys.to_frame("key").join(table, on="key", how="left", maintain_order="left")
+    return joined["bucket"]
 
 
 def assign_splits(

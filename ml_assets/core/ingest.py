@@ -416,3 +416,15 @@ def read_transactions(
             "use source: files (quarantine) to drop exact repeats"
         )
     return result.kept
+
+
+def read_validated_jsonl(path: Path) -> pl.DataFrame:
+    """Read JSONL that ``raw_transactions`` wrote (already validated, sha256-verified) in one
+    vectorized pass. The row count is checked against the file's lines, so a reader that
+    stopped early can never lose rows silently."""
+    frame = pl.read_ndjson(path, schema=RAW_SCHEMA)
+    with open(path, "rb") as handle:
+        lines = sum(chunk.count(b"\n") for chunk in iter(lambda: handle.read(1 << 24), b""))
+    if frame.height != lines:
+        raise SchemaError(f"{path}: read {frame.height} rows from {lines} lines; the file is not ours")
+    return frame
