@@ -1,5 +1,6 @@
 """raw_transactions: the built-in synthetic bank data, or the user's own exports, as JSONL."""
 
+import time
 from pathlib import Path
 
 import dagster as dg
@@ -68,6 +69,7 @@ def raw_transactions(
     section = fingerprint_params(section)  # user files' bytes are this root's input
 
     def build(folder: Path, fingerprint: str) -> dict:
+        started = time.perf_counter()
         if settings.source == "synthetic":
             frame = generate_transactions(
                 settings.n_rows,
@@ -125,9 +127,12 @@ def raw_transactions(
         labeled = frame.filter(
             pl.col("category").is_not_null() | pl.col("transaction_type").is_not_null()
         ).height
+        seconds = time.perf_counter() - started
         return {
             "source": source,
             "rows": frame.height,
+            "seconds": round(seconds, 3),
+            "rows_per_second": round(accounting["rows_in"] / max(seconds, 1e-9)),
             **accounting,
             "labeled_rows": labeled,
             "labeled_share": round(labeled / frame.height, 4),

@@ -1,5 +1,6 @@
 """transaction_features: validated, normalized, split transactions as zstd Parquet."""
 
+import time
 from pathlib import Path
 
 import dagster as dg
@@ -55,6 +56,7 @@ def transaction_features(
     settings = TransactionFeaturesParams.model_validate(section)
 
     def build(folder: Path, fingerprint: str) -> dict:
+        started = time.perf_counter()
         raw = read_validated_jsonl(raw_transactions.dir / RAW_FILE)
         features = build_features(
             raw,
@@ -69,8 +71,11 @@ def transaction_features(
         parquet_bytes = (folder / FEATURES_FILE).stat().st_size
         jsonl_bytes = (raw_transactions.dir / RAW_FILE).stat().st_size
         summary = split_summary(features)
+        seconds = time.perf_counter() - started
         return {
             "rows": features.height,
+            "seconds": round(seconds, 3),
+            "rows_per_second": round(features.height / max(seconds, 1e-9)),
             **{f"rows_{name}": values["rows"] for name, values in summary.items()},
             **{f"labeled_{name}": values["labeled"] for name, values in summary.items()},
             "splits": split_table(summary),

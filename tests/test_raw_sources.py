@@ -89,7 +89,7 @@ def test_a_rewritten_object_changes_the_fingerprint(s3_prefix):
     assert fingerprint_params(section) != before
 
 
-def test_sensor_requests_runs_for_new_objects_once(s3_prefix, tmp_path):
+def test_sensor_requests_runs_for_new_objects_once(prefix, tmp_path):
     import dagster as dg
     import yaml
 
@@ -97,7 +97,7 @@ def test_sensor_requests_runs_for_new_objects_once(s3_prefix, tmp_path):
     from sensors.raw_exports import new_raw_exports
     from tests.launch_harness import REPO
 
-    uri, put = s3_prefix
+    uri, put = prefix
     data = yaml.safe_load((REPO / "params.yaml").read_text())
     data["raw_transactions"].update({"source": "files", "path": uri})
     (tmp_path / "params.yaml").write_text(yaml.safe_dump(data))

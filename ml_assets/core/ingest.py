@@ -196,7 +196,7 @@ def iter_jsonl(path: Path) -> Iterator[tuple[int, dict | SchemaError, bytes]]:
                 continue
             where = f"{path}:{number}"
             try:
-                record = json.loads(raw.decode("utf-8"))
+                record = json.loads(raw.decode("utf-8").rstrip("\r\n"))
             except UnicodeDecodeError as err:
                 yield (
                     number,
@@ -316,8 +316,9 @@ class IngestResult:
         parts = []
         for reason, count in self.reasons.most_common(5):
             rows = self.quarantined.filter(pl.col("reason") == reason).head(examples)
-            where = ", ".join(f"{r['source']}:{r['line']}" for r in rows.iter_rows(named=True))
-            parts.append(f"{reason} x{count} (e.g. {where}: {rows['detail'][0]})")
+            others = [f"{r['source']}:{r['line']}" for r in rows.iter_rows(named=True)][1:]
+            also = f" (also {', '.join(others)})" if others else ""
+            parts.append(f"{reason} x{count}: {rows['detail'][0]}{also}")
         return "; ".join(parts)
 
 
@@ -426,5 +427,7 @@ def read_validated_jsonl(path: Path) -> pl.DataFrame:
     with open(path, "rb") as handle:
         lines = sum(chunk.count(b"\n") for chunk in iter(lambda: handle.read(1 << 24), b""))
     if frame.height != lines:
-        raise SchemaError(f"{path}: read {frame.height} rows from {lines} lines; the file is not ours")
+        raise SchemaError(
+            f"{path}: read {frame.height} rows from {lines} lines; the file is not ours"
+        )
     return frame
