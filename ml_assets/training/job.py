@@ -20,6 +20,7 @@ from __future__ import annotations
 
 import contextlib
 import os
+import shutil
 import signal
 import sys
 import tempfile
@@ -166,6 +167,23 @@ def _stage_inputs(spec: dict, scratch: Path, rank: int, world: int, client) -> d
 
 
 def run(spec: dict, reporter: Reporter, rank: int, world: int, guard: PreemptionGuard) -> dict:
+    """Stage inputs, train with checkpoints mirrored where they must survive, commit the output."""
+    from ml_assets.training.gcs_folders import is_remote
+
+    remote = any(is_remote(loc) for loc in [spec["output"], *spec["inputs"].values()])
+    client = _gcs_client() if remote else None
+    # one scratch folder per job attempt, shared by its torchrun ranks
+    shared = os.environ.get("TORCHELASTIC_RUN_ID") or str(os.getpid())
+    scratch = Path(spec.get("scratch") or tempfile.gettempdir()) / f"txn-train-{shared}"
+    scratch.mkdir(parents=True, exist_ok=True)
+    try:
+        return _run_in(scratch, spec, reporter, rank, world, guard, client)
+    finally:
+        if rank == 0:  # input copies and local checkpoint copies; the durable ones are in GCS
+            shutil.rmtree(scratch, ignore_errors=True)
+
+
+def _run_in(scratch, spec, reporter, rank, world, guard, client) -> dict:
     from ml_assets.core.io import staged_directory
     from ml_assets.core.params import MlmBackboneParams, MultitaskModelParams
     from ml_assets.training.gcs_folders import (
@@ -177,12 +195,6 @@ def run(spec: dict, reporter: Reporter, rank: int, world: int, guard: Preemption
     from ml_assets.training.preemption import TrainingHooks
     from ml_assets.training.stages import train_mlm_backbone, train_multitask_model
 
-    remote = any(is_remote(loc) for loc in [spec["output"], *spec["inputs"].values()])
-    client = _gcs_client() if remote else None
-    # one scratch folder per job attempt, shared by its torchrun ranks
-    shared = os.environ.get("TORCHELASTIC_RUN_ID") or str(os.getpid())
-    scratch = Path(spec.get("scratch") or tempfile.gettempdir()) / f"txn-train-{shared}"
-    scratch.mkdir(parents=True, exist_ok=True)
     inputs = _stage_inputs(spec, scratch, rank, world, client)
     checkpoints, checkpoint_uri = Path(spec["checkpoints"]), None
     if is_remote(spec["checkpoints"]):
