@@ -24,7 +24,7 @@ from dagster._core.definitions.resource_annotation import TreatAsResourceParam
 from dagster._core.errors import DagsterExecutionInterruptedError
 
 from ml_assets.core.gpu_cost import Placement
-from ml_assets.training.preemption import BATCH_PREEMPTED_EXIT, EXIT_PREEMPTED, RETRYABLE_EXIT_CODES
+from ml_assets.training.preemption import RETRYABLE_EXIT_CODES
 
 TERMINAL_STATES = {"SUCCEEDED", "FAILED", "CANCELLED"}
 JOB_ENTRYPOINT = ["python", "-m", "ml_assets.training.job"]  # the image's ENTRYPOINT too
@@ -253,13 +253,3 @@ def make_batch_client(endpoint: str | None = None):
         client_options=ClientOptions(api_endpoint=endpoint),
         credentials=AnonymousCredentials(),
     )
-
-
-__all__ = [
-    "BATCH_PREEMPTED_EXIT",
-    "EXIT_PREEMPTED",
-    "PipesGcpBatchClient",
-    "attempts_from_events",
-    "batch_job_spec",
-    "make_batch_client",
-]
