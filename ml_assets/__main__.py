@@ -1,4 +1,6 @@
-"""Command line: ``python -m ml_assets plan`` explains what a run would recompute and why;
+"""Command line: ``python -m ml_assets days`` prints the range of days the configured source
+covers (``first...last``, for ``dagster asset materialize --partition-range``);
+``python -m ml_assets plan`` explains what a run would recompute and why;
 ``python -m ml_assets materialize-stale`` materializes only stale or missing assets;
 ``python -m ml_assets dvc-yaml [--check]`` regenerates (or checks) dvc.yaml from the graph."""
 
@@ -13,7 +15,7 @@ from resources.artifact_store import ArtifactStore
 
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(prog="python -m ml_assets", description=__doc__)
-    parser.add_argument("command", choices=["plan", "materialize-stale", "dvc-yaml"])
+    parser.add_argument("command", choices=["days", "plan", "materialize-stale", "dvc-yaml"])
     parser.add_argument("--params", help="params.yaml (default: the repo's, or $TXN_PARAMS)")
     parser.add_argument("--profile", help="params profile (default: $TXN_PARAMS_PROFILE)")
     parser.add_argument(
@@ -29,6 +31,8 @@ def main(argv: list[str] | None = None) -> int:
         return dvc_yaml_command(check=args.check)
     if args.profile:
         os.environ["TXN_PARAMS_PROFILE"] = args.profile  # asset modules read it at import
+    if args.command == "days":
+        return days_command(args.params, args.profile, args.artifacts)
     store = ArtifactStore(root=args.artifacts) if args.artifacts else ArtifactStore()
     plans = build_plan(store, args.params, args.profile)
     print(format_plan(plans))
@@ -53,6 +57,43 @@ def main(argv: list[str] | None = None) -> int:
         ",".join(stale),
     ]
     return subprocess.call(cmd, env=env)
+
+
+def days_command(params_path: str | None, profile: str | None, artifacts: str | None) -> int:
+    """Print first...last of the days the source feeds, clipped to the partitions that exist."""
+    import datetime as dt
+    from pathlib import Path
+
+    from ml_assets.core.params import load_params
+    from ml_assets.core.raw_days import export_days, local_files, synthetic_days
+    from resources.raw_sources import fetch_exports, is_remote
+
+    params = load_params(params_path, profile)
+    settings = params.raw_transactions
+    if settings.source == "synthetic":
+        days = synthetic_days(settings)
+    elif is_remote(settings.path):
+        store = ArtifactStore(root=artifacts) if artifacts else ArtifactStore()
+        cache = store.root_path / "_downloads"
+        files, _ = fetch_exports(settings.path, settings.format, cache, log=lambda _: None)
+        days = export_days(files, settings)
+    else:
+        days = export_days(local_files(Path(settings.path), settings.format), settings)
+    first_partition = params.partitions.start_date.isoformat()
+    yesterday = (dt.datetime.now(dt.UTC).date() - dt.timedelta(days=1)).isoformat()
+    kept = [d for d in days if first_partition <= d <= yesterday]
+    if len(kept) < len(days):
+        print(
+            f"{len(days) - len(kept)} day(s) fall outside the partitions "
+            f"{first_partition}..{yesterday} (params partitions.start_date; today is not "
+            "complete yet) and are not ingested",
+            file=sys.stderr,
+        )
+    if not kept:
+        print("the source feeds no day that is a partition", file=sys.stderr)
+        return 1
+    print(f"{kept[0]}...{kept[-1]}")
+    return 0
 
 
 def dvc_yaml_command(check: bool) -> int:

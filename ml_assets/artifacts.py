@@ -90,25 +90,41 @@ def memoized_output(
     build: Callable[[Path, str], dict[str, Any]],
 ) -> dg.Output[ArtifactRef]:
     """Reuse the entry for this fingerprint if one verifies; otherwise ``build(folder, fingerprint)``."""
+    ref, metadata = memoized_entry(
+        context, store, asset=asset, code=code, params=params, inputs=inputs, build=build
+    )
+    return artifact_output(ref, metadata)
+
+
+def memoized_entry(
+    context: dg.AssetExecutionContext,
+    store: ArtifactStore,
+    *,
+    asset: str,
+    code: CodeVersion,
+    params: dict[str, Any],
+    inputs: dict[str, ArtifactRef],
+    build: Callable[[Path, str], dict[str, Any]],
+    label: str | None = None,
+) -> tuple[ArtifactRef, dict[str, Any]]:
+    """One fingerprinted entry: a verified hit, or built, committed and verified now."""
     components = fingerprint_components(code, params, inputs)
     fingerprint = fingerprint_of(components)
+    name = f"{asset}[{label}]" if label else asset
     hit = store.lookup(asset, fingerprint, warn=context.log.warning)
     if hit is not None:
         memo = read_json(hit.dir / MEMO_FILE)
         context.log.info(
-            f"{asset}: fingerprint {fingerprint} unchanged; reusing {hit.path} (no compute)"
+            f"{name}: fingerprint {fingerprint} unchanged; reusing {hit.path} (no compute)"
         )
-        return artifact_output(
-            hit,
-            {
-                **_revive(memo["metadata"]),
-                "memoized": True,
-                "fingerprint": fingerprint,
-                "produced_by_run": memo["run_id"],
-                "seconds_saved": memo["seconds"],
-                **_savings(memo["metadata"]),
-            },
-        )
+        return hit, {
+            **_revive(memo["metadata"]),
+            "memoized": True,
+            "fingerprint": fingerprint,
+            "produced_by_run": memo["run_id"],
+            "seconds_saved": memo["seconds"],
+            **_savings(memo["metadata"]),
+        }
     started = time.perf_counter()
     with store.write(asset, fingerprint, meta={"asset": asset}) as folder:
         metadata = build(folder, fingerprint)
@@ -125,17 +141,57 @@ def memoized_output(
                 "metadata": _plain(metadata),
             },
         )
-    ref = store.ref(asset, fingerprint)
-    return artifact_output(
-        ref,
-        {
-            **metadata,
-            "memoized": False,
-            "fingerprint": fingerprint,
-            "produced_by_run": context.run.run_id,
-            "compute_seconds": seconds,
-        },
+    return store.ref(asset, fingerprint), {
+        **metadata,
+        "memoized": False,
+        "fingerprint": fingerprint,
+        "produced_by_run": context.run.run_id,
+        "compute_seconds": seconds,
+    }
+
+
+def partitions_output(
+    entries: dict[str, tuple[ArtifactRef, dict[str, Any]]],
+    summed: tuple[str, ...],
+    extra: dict[str, Any] | None = None,
+) -> dg.Output[dict[str, ArtifactRef]]:
+    """The output of a run over one or more partitions. One partition: its own metadata and
+    data version. Several (a single-run backfill): Dagster records one metadata set and one
+    data version for all of them, so the metadata is a per-partition table plus totals and the
+    data version is the hash of every partition's digest; each entry's memo.json keeps its own."""
+    refs = {day: ref for day, (ref, _) in entries.items()}
+    if len(entries) == 1:
+        ((ref, metadata),) = entries.values()
+        output = artifact_output(ref, metadata)
+        return dg.Output(refs, metadata=output.metadata, data_version=output.data_version)
+    columns = [c for c in ("memoized", *summed) if all(c in m for _, m in entries.values())]
+    table = dg.MetadataValue.table(
+        records=[
+            dg.TableRecord({"partition": day, **{c: metadata[c] for c in columns}})
+            for day, (_, metadata) in sorted(entries.items())
+        ],
+        schema=dg.TableSchema(
+            columns=[dg.TableColumn("partition", "string")]
+            + [dg.TableColumn(c, "bool" if c == "memoized" else "float") for c in columns]
+        ),
     )
+    totals = {
+        key: round(sum(m[key] for _, m in entries.values()), 3)
+        for key in summed
+        if all(key in m for _, m in entries.values())
+    }
+    digest = sha256_json({day: ref.digest for day, ref in sorted(refs.items())})
+    metadata = {
+        "partitions": len(entries),
+        "partitions_computed": sum(not m["memoized"] for _, m in entries.values()),
+        "partitions_memoized": sum(bool(m["memoized"]) for _, m in entries.values()),
+        **totals,
+        **(extra or {}),
+        "by_partition": table,
+    }
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", dg.BetaWarning)
+        return dg.Output(refs, metadata=metadata, data_version=dg.DataVersion(digest))
 
 
 def artifact_output(ref: ArtifactRef, metadata: dict[str, Any]) -> dg.Output[ArtifactRef]:
@@ -164,6 +220,16 @@ def table_preview(frame, rows: int = 10) -> dg.TableMetadataValue:
         for row in head.iter_rows(named=True)
     ]
     return dg.MetadataValue.table(records=records, schema=dg.TableSchema(columns=columns))
+
+
+def split_table(summary: dict[str, dict[str, int]]) -> dg.TableMetadataValue:
+    columns = [dg.TableColumn("split", "string")] + [
+        dg.TableColumn(c, "int") for c in next(iter(summary.values()))
+    ]
+    return dg.MetadataValue.table(
+        records=[dg.TableRecord({"split": name, **values}) for name, values in summary.items()],
+        schema=dg.TableSchema(columns=columns),
+    )
 
 
 def automation_condition() -> dg.AutomationCondition:

@@ -4,6 +4,7 @@ import dagster as dg
 
 from ml_assets.artifacts import automation_condition, memoized_output, stage_code_version
 from ml_assets.core.io import ArtifactRef
+from ml_assets.daily import SINGLE_RUN
 from ml_assets.gpu_training import GPU_POOL, TrainingConfig, run_training
 from ml_assets.training import job as training_job  # what the launcher runs: in the code version
 from ml_assets.training_checks import data_wait_result, data_wait_spec
@@ -20,6 +21,7 @@ CODE = stage_code_version(
     group_name="pretraining",
     kinds={"pytorch", "safetensors"},
     code_version=CODE.version,
+    backfill_policy=SINGLE_RUN,  # lets one CLI run cover a range of days and the models
     automation_condition=automation_condition(),
     check_specs=[data_wait_spec("mlm_backbone")],
     pool=GPU_POOL,

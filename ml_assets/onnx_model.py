@@ -24,6 +24,7 @@ from ml_assets.core.layouts import (
     read_features,
 )
 from ml_assets.core.params import OnnxModelParams
+from ml_assets.daily import SINGLE_RUN
 from resources.artifact_store import ArtifactStore
 from resources.params import ParamsResource
 
@@ -36,6 +37,7 @@ CODE = stage_code_version(
     group_name="export",
     kinds={"onnx"},
     code_version=CODE.version,
+    backfill_policy=SINGLE_RUN,  # lets one CLI run cover a range of days and the models
     automation_condition=automation_condition(),
     description=(
         "The multitask model as ONNX (dynamic batch and sequence axes, one logits output per head), "
@@ -48,7 +50,7 @@ def onnx_model(
     context: dg.AssetExecutionContext,
     config: StageConfig,
     multitask_model: ArtifactRef,
-    transaction_features: ArtifactRef,
+    training_features: ArtifactRef,
     params: ParamsResource,
     artifact_store: ArtifactStore,
 ) -> dg.Output[ArtifactRef]:
@@ -64,7 +66,7 @@ def onnx_model(
 
         max_length = entry_params(multitask_model)["max_length"]
         net = MultiTaskModel.load(multitask_model.dir)
-        test = read_features(transaction_features).filter(
+        test = read_features(training_features).filter(
             (pl.col("split") == "test") & pl.col("labeled")
         )
         export_onnx(net, folder / FP32_FILE, settings.opset)
@@ -118,6 +120,6 @@ def onnx_model(
         asset="onnx_model",
         code=CODE,
         params=section,
-        inputs={"multitask_model": multitask_model, "transaction_features": transaction_features},
+        inputs={"multitask_model": multitask_model, "training_features": training_features},
         build=build,
     )

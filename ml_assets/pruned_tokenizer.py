@@ -15,6 +15,7 @@ from ml_assets.core.backbones import resolve_backbone
 from ml_assets.core.io import ArtifactRef
 from ml_assets.core.layouts import entry_params, read_features, training_texts
 from ml_assets.core.params import PrunedTokenizerParams
+from ml_assets.daily import SINGLE_RUN
 from resources.artifact_store import ArtifactStore
 from resources.params import ParamsResource
 
@@ -31,6 +32,7 @@ def heldout_texts(features: pl.DataFrame, limit: int, seed: int = 0) -> list[str
     group_name="tokenizer",
     kinds={"huggingface"},
     code_version=CODE.version,
+    backfill_policy=SINGLE_RUN,  # lets one CLI run cover a range of days and the models
     automation_condition=automation_condition(),
     description=(
         "A fast WordPiece tokenizer (AutoTokenizer-loadable) holding only the backbone tokens used on "
@@ -41,7 +43,7 @@ def heldout_texts(features: pl.DataFrame, limit: int, seed: int = 0) -> list[str
 def pruned_tokenizer(
     context: dg.AssetExecutionContext,
     config: StageConfig,
-    transaction_features: ArtifactRef,
+    training_features: ArtifactRef,
     params: ParamsResource,
     artifact_store: ArtifactStore,
 ) -> dg.Output[ArtifactRef]:
@@ -52,7 +54,7 @@ def pruned_tokenizer(
         # transformers loads here, not when the definitions load (UI, CLI, plan stay fast)
         from ml_assets.core.vocab import compare_tokenization, load_tokenizer, prune_vocabulary
 
-        features = read_features(transaction_features)
+        features = read_features(training_features)
         source = resolve_backbone(settings.backbone)
         report = prune_vocabulary(
             source,
@@ -86,22 +88,22 @@ def pruned_tokenizer(
         asset="pruned_tokenizer",
         code=CODE,
         params=section,
-        inputs={"transaction_features": transaction_features},
+        inputs={"training_features": training_features},
         build=build,
     )
 
 
 @dg.asset_check(
     asset=pruned_tokenizer,
-    additional_ins={"transaction_features": dg.AssetIn()},
+    additional_ins={"training_features": dg.AssetIn()},
     description="Re-tokenizes a training sample with original and pruned tokenizers: token strings must be 100 % identical.",
 )
 def pruned_tokenizer_identical_on_training_text(
-    pruned_tokenizer: ArtifactRef, transaction_features: ArtifactRef
+    pruned_tokenizer: ArtifactRef, training_features: ArtifactRef
 ) -> dg.AssetCheckResult:
     from ml_assets.core.vocab import compare_tokenization, load_tokenizer
 
-    texts = pl.Series(training_texts(read_features(transaction_features)))
+    texts = pl.Series(training_texts(read_features(training_features)))
     sample = texts.sample(min(CHECK_SAMPLE, texts.len()), seed=1).to_list()
     original = load_tokenizer(resolve_backbone(entry_params(pruned_tokenizer)["backbone"]))
     result = compare_tokenization(original, load_tokenizer(pruned_tokenizer.dir), sample)

@@ -1,6 +1,8 @@
 """raw_transactions: the built-in synthetic bank data, or the user's own exports, as JSONL."""
 
+import functools
 import time
+from collections.abc import Iterator
 from pathlib import Path
 
 import dagster as dg
@@ -9,53 +11,73 @@ import polars as pl
 from ml_assets.artifacts import (
     StageConfig,
     automation_condition,
-    memoized_output,
+    memoized_entry,
+    partitions_output,
     stage_code_version,
     table_preview,
 )
-from ml_assets.core.ingest import QUARANTINE_SCHEMA, scan_transactions
-from ml_assets.core.io import ArtifactRef, atomic_write_json, read_json, sha256_file
+from ml_assets.core.io import ArtifactRef, atomic_write_json, read_json
 from ml_assets.core.layouts import INGEST_REPORT_FILE, QUARANTINE_FILE, RAW_FILE
 from ml_assets.core.params import RawTransactionsParams
-from ml_assets.core.synthetic import generate_transactions
+from ml_assets.core.partitions import DaySplit, date_in_key
+from ml_assets.core.raw_days import (
+    feeding,
+    files_split,
+    local_files,
+    local_listing,
+    synthetic_split,
+)
+from ml_assets.daily import DAILY_PARTITIONS, SINGLE_RUN
 from resources.artifact_store import ArtifactStore
 from resources.params import ParamsResource
 from resources.raw_sources import fetch_exports, is_remote, listing_fingerprint
 
 CODE = stage_code_version(__name__, "raw_transactions", ("polars",))
+ROWS_ACCOUNTED_FOR = dg.AssetCheckSpec(
+    "raw_rows_accounted_for",
+    asset="raw_transactions",
+    blocking=True,
+    description=(
+        "Nothing lost, per day: rows in = rows kept + rows quarantined + duplicates dropped, "
+        "recounted from the stored files (transactions.jsonl lines, quarantine.parquet rows) "
+        "against each day's ingest report. Evaluated in the same step, for the run's days."
+    ),
+)
+SUMMED = ("rows_in", "rows_kept", "rows_quarantined", "duplicates_dropped", "bytes", "seconds")
 
 
-def source_digests(path: Path) -> dict[str, str]:
-    """sha256 of every input file: user data that changes changes the fingerprint."""
-    files = [path] if path.is_file() else sorted(p for p in path.rglob("*") if p.is_file())
-    return {
-        str(f.relative_to(path.parent if path.is_file() else path)): sha256_file(f) for f in files
-    }
-
-
-def fingerprint_params(section: dict) -> dict:
-    """The params that identify this root's output; for user files their bytes count too
-    (for an S3/GCS prefix: each object's ETag or generation)."""
+def source_listing(section: dict) -> dict[str, str]:
+    """{export name: sha256, or size:ETag/generation for an S3/GCS object}: the files' bytes
+    are this root asset's input."""
     if section.get("source") != "files":
-        return section
+        return {}
     if is_remote(section["path"]):
-        return {
-            **section,
-            "_source_objects": listing_fingerprint(section["path"], section["format"]),
-        }
-    return {**section, "_source_files": source_digests(Path(section["path"]))}
+        return listing_fingerprint(section["path"], section["format"])
+    return local_listing(Path(section["path"]), section["format"])
+
+
+def fingerprint_params(section: dict, day: str, listing: dict[str, str]) -> dict:
+    """What identifies one day's entry: the section, the day, and the exports that feed it."""
+    if section.get("source") != "files":
+        return {**section, "_partition": day}
+    return {**section, "_partition": day, "_source_files": feeding(listing, day)}
 
 
 @dg.asset(
     group_name="ingest",
     kinds={"polars", "json"},
     code_version=CODE.version,
+    partitions_def=DAILY_PARTITIONS,
+    backfill_policy=SINGLE_RUN,
+    check_specs=[ROWS_ACCOUNTED_FOR],
     automation_condition=automation_condition(),
     description=(
-        "Bank transactions in the raw form banks hand over (JSONL): id, account, posted date, amount, "
-        "currency, the description as printed on statements, an optional merchant, and `category` / "
-        "`transaction_type` labels on a minority of rows. Source: the seeded synthetic generator "
-        "(default) or your files (JSONL/CSV/Parquet) via `raw_transactions.source: files`."
+        "Bank transactions in the raw form banks hand over (JSONL), one partition per posted day: "
+        "id, account, posted date, amount, currency, the description as printed on statements, an "
+        "optional merchant, and `category` / `transaction_type` labels on a minority of rows. "
+        "Source: the seeded synthetic generator (default) or your exports (JSONL/CSV/Parquet, "
+        "optionally gzip; a folder, an s3:// or gs:// prefix) via `raw_transactions.source: "
+        "files`. Bad rows go to quarantine.parquet with file, line and reason."
     ),
 )
 def raw_transactions(
@@ -63,119 +85,152 @@ def raw_transactions(
     config: StageConfig,
     params: ParamsResource,
     artifact_store: ArtifactStore,
-) -> dg.Output[ArtifactRef]:
+) -> Iterator[dg.Output | dg.AssetCheckResult]:
     section = params.section("raw_transactions", config.overrides)
     settings = RawTransactionsParams.model_validate(section)
-    section = fingerprint_params(section)  # user files' bytes are this root's input
+    days = list(context.partition_keys)
+    listing = source_listing(section)
+    shared: dict = {}  # the run's rows by day: read once, on the first day not memoized
 
-    def build(folder: Path, fingerprint: str) -> dict:
+    def rows_by_day() -> tuple[DaySplit, float]:
+        if not shared:
+            started = time.perf_counter()
+            shared["split"] = read_days(context, settings, listing, days, artifact_store, shared)
+            shared["seconds"] = time.perf_counter() - started
+        return shared["split"], shared["seconds"]
+
+    def build(day: str, folder: Path, fingerprint: str) -> dict:
         started = time.perf_counter()
-        if settings.source == "synthetic":
-            frame = generate_transactions(
-                settings.n_rows,
-                seed=settings.seed,
-                labeled_fraction=settings.labeled_fraction,
-                start_date=settings.start_date,
-                days=settings.days,
+        split, read_seconds = rows_by_day()
+        result = split.days[day]
+        if result.quarantined_share > settings.max_quarantine_share:
+            raise dg.Failure(
+                f"raw_transactions {day}: {result.quarantined.height} of {result.rows_in} rows "
+                f"({result.quarantined_share:.1%}) failed validation, above "
+                f"raw_transactions.max_quarantine_share={settings.max_quarantine_share}: "
+                f"{result.summary()}. Fix the export or its column_map/date_format."
             )
-            source = f"synthetic(seed={settings.seed})"
-            quarantined = pl.DataFrame(schema=QUARANTINE_SCHEMA)
-            accounting = {"rows_in": frame.height, "rows_kept": frame.height}
-        else:
-            files, transfer = None, {}
-            if is_remote(settings.path):
-                files, transfer = fetch_exports(
-                    settings.path,
-                    settings.format,
-                    artifact_store.root_path / "_downloads",
-                    log=context.log.info,
-                )
-            result = scan_transactions(
-                Path(settings.path),
-                settings.format,
-                settings.column_map,
-                settings.date_format,
-                settings.max_description_chars,
-                files=files,
+        if result.quarantined.height:
+            context.log.warning(
+                f"{day}: quarantined {result.quarantined.height} rows: {result.summary()}"
             )
-            if result.quarantined_share > settings.max_quarantine_share:
-                raise dg.Failure(
-                    f"{result.quarantined.height} of {result.rows_in} rows "
-                    f"({result.quarantined_share:.1%}) failed validation, above "
-                    f"raw_transactions.max_quarantine_share={settings.max_quarantine_share}: "
-                    f"{result.summary()}. Fix the export or its column_map/date_format."
-                )
-            frame, source, quarantined = result.kept, str(settings.path), result.quarantined
-            accounting = {
-                "rows_in": result.rows_in,
-                "rows_kept": frame.height,
-                "rows_quarantined": result.quarantined.height,
-                "duplicates_dropped": result.duplicates,
-                "quarantined_share": round(result.quarantined_share, 6),
-                "quarantine_by_reason": dict(result.reasons),
-                **transfer,
-            }
-            if result.quarantined.height:
-                context.log.warning(
-                    f"quarantined {result.quarantined.height} rows: {result.summary()}"
-                )
-        accounting.setdefault("rows_quarantined", 0)
-        accounting.setdefault("duplicates_dropped", 0)
-        quarantined.write_parquet(folder / QUARANTINE_FILE, compression="zstd")
-        atomic_write_json(folder / INGEST_REPORT_FILE, accounting)
+        frame = result.kept
+        accounting = {
+            "rows_in": result.rows_in,
+            "rows_kept": frame.height,
+            "rows_quarantined": result.quarantined.height,
+            "duplicates_dropped": result.duplicates,
+            "quarantined_share": round(result.quarantined_share, 6),
+            "quarantine_by_reason": dict(result.reasons),
+        }
+        result.quarantined.write_parquet(folder / QUARANTINE_FILE, compression="zstd")
+        atomic_write_json(folder / INGEST_REPORT_FILE, {"partition": day, **accounting})
         frame.write_ndjson(folder / RAW_FILE)
         labeled = frame.filter(
             pl.col("category").is_not_null() | pl.col("transaction_type").is_not_null()
         ).height
-        seconds = time.perf_counter() - started
+        # the run's one read of the exports is shared by its days in proportion to their rows
+        seconds = (
+            time.perf_counter() - started + read_seconds * result.rows_in / max(split.rows_read, 1)
+        )
         return {
-            "source": source,
+            "partition": day,
+            "source": describe_source(settings),
+            "source_files": len(feeding(listing, day)) if listing else 0,
             "rows": frame.height,
             "seconds": round(seconds, 3),
-            "rows_per_second": round(accounting["rows_in"] / max(seconds, 1e-9)),
+            "rows_per_second": round(result.rows_in / max(seconds, 1e-9)),
             **accounting,
             "labeled_rows": labeled,
-            "labeled_share": round(labeled / frame.height, 4),
             "bytes": (folder / RAW_FILE).stat().st_size,
-            "date_min": frame["posted_date"].min(),
-            "date_max": frame["posted_date"].max(),
             "preview": table_preview(frame),
         }
 
-    return memoized_output(
-        context,
-        artifact_store,
-        asset="raw_transactions",
-        code=CODE,
-        params=section,
-        inputs={},
-        build=build,
-    )
+    entries = {
+        day: memoized_entry(
+            context,
+            artifact_store,
+            asset="raw_transactions",
+            code=CODE,
+            params=fingerprint_params(section, day, listing),
+            inputs={},
+            build=functools.partial(build, day),
+            label=day,
+        )
+        for day in days
+    }
+    extra = {}
+    if shared:
+        split = shared["split"]
+        extra = {
+            "rows_read": split.rows_read,
+            "rows_for_other_days": split.rows_for_other_days,
+            "read_seconds": round(shared["seconds"], 3),
+            **shared.get("transfer", {}),
+        }
+        if split.rows_for_other_days:
+            context.log.info(
+                f"{split.rows_for_other_days} rows of undated exports were posted on days "
+                "outside this run; they are ingested when those days are materialized"
+            )
+    yield partitions_output(entries, SUMMED, extra)
+    yield rows_accounted_for({day: ref for day, (ref, _) in entries.items()})
 
 
-@dg.asset_check(
-    asset=raw_transactions,
-    blocking=True,
-    description=(
-        "Nothing lost: rows in = rows kept + rows quarantined + duplicates dropped, recounted from "
-        "the stored files (transactions.jsonl lines, quarantine.parquet rows) against the report."
-    ),
-)
-def raw_rows_accounted_for(raw_transactions: ArtifactRef) -> dg.AssetCheckResult:
-    report = read_json(raw_transactions.dir / INGEST_REPORT_FILE)
-    with open(raw_transactions.dir / RAW_FILE, "rb") as handle:
-        kept = sum(1 for line in handle if line.strip())
-    quarantined = (
-        pl.scan_parquet(raw_transactions.dir / QUARANTINE_FILE).select(pl.len()).collect().item()
-    )
-    accounted = kept + quarantined + report["duplicates_dropped"]
+def describe_source(settings: RawTransactionsParams) -> str:
+    if settings.source == "synthetic":
+        return f"synthetic(seed={settings.seed})"
+    return str(settings.path)
+
+
+def read_days(
+    context: dg.AssetExecutionContext,
+    settings: RawTransactionsParams,
+    listing: dict[str, str],
+    days: list[str],
+    store: ArtifactStore,
+    shared: dict,
+) -> DaySplit:
+    """The run's rows by day: generated, or read from the exports that feed these days
+    (remote ones fetched with verified, resumable downloads into the store's cache)."""
+    if settings.source == "synthetic":
+        return synthetic_split(settings, days)
+    wanted = set(days)
+    names = {n for n in listing if date_in_key(n) is None or date_in_key(n) in wanted}
+    if is_remote(settings.path):
+        files, shared["transfer"] = fetch_exports(
+            settings.path, settings.format, store.root_path / "_downloads", names, context.log.info
+        )
+    else:
+        files = {
+            n: p for n, p in local_files(Path(settings.path), settings.format).items() if n in names
+        }
+    return files_split(files, settings, days)
+
+
+def rows_accounted_for(refs: dict[str, ArtifactRef]) -> dg.AssetCheckResult:
+    names = ("rows_in", "rows_kept", "rows_quarantined", "duplicates_dropped")
+    totals, unaccounted, bad_days = dict.fromkeys(names, 0), 0, []
+    for day, ref in sorted(refs.items()):
+        report = read_json(ref.dir / INGEST_REPORT_FILE)
+        with open(ref.dir / RAW_FILE, "rb") as handle:
+            kept = sum(1 for line in handle if line.strip())
+        quarantined = pl.scan_parquet(ref.dir / QUARANTINE_FILE).select(pl.len()).collect().item()
+        missing = report["rows_in"] - (kept + quarantined + report["duplicates_dropped"])
+        if missing or kept != report["rows_kept"]:
+            bad_days.append(day)
+        unaccounted += missing
+        for key, value in zip(
+            names, (report["rows_in"], kept, quarantined, report["duplicates_dropped"]), strict=True
+        ):
+            totals[key] += value
     return dg.AssetCheckResult(
-        passed=accounted == report["rows_in"] and kept == report["rows_kept"],
+        check_name=ROWS_ACCOUNTED_FOR.name,
+        passed=not bad_days,
         metadata={
-            "rows_in": report["rows_in"],
-            "rows_kept": kept,
-            "rows_quarantined": quarantined,
-            "duplicates_dropped": report["duplicates_dropped"],
-            "unaccounted": report["rows_in"] - accounted,
+            "partitions_checked": len(refs),
+            **totals,
+            "unaccounted": unaccounted,
+            "days_not_accounted": ", ".join(bad_days[:20]) or "none",
         },
     )

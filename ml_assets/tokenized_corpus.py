@@ -14,6 +14,7 @@ from ml_assets.artifacts import (
 from ml_assets.core.io import ArtifactRef
 from ml_assets.core.layouts import read_features
 from ml_assets.core.params import TokenizedCorpusParams
+from ml_assets.daily import SINGLE_RUN
 from resources.artifact_store import ArtifactStore
 from resources.params import ParamsResource
 
@@ -24,6 +25,7 @@ CODE = stage_code_version(__name__, "tokenized_corpus", ("tokenizers", "transfor
     group_name="tokenizer",
     kinds={"numpy"},
     code_version=CODE.version,
+    backfill_policy=SINGLE_RUN,  # lets one CLI run cover a range of days and the models
     automation_condition=automation_condition(),
     description=(
         "The preprocessing cache: every split tokenized once (fast batch encoding) into memory-mapped "
@@ -34,7 +36,7 @@ CODE = stage_code_version(__name__, "tokenized_corpus", ("tokenizers", "transfor
 def tokenized_corpus(
     context: dg.AssetExecutionContext,
     config: StageConfig,
-    transaction_features: ArtifactRef,
+    training_features: ArtifactRef,
     pruned_tokenizer: ArtifactRef,
     params: ParamsResource,
     artifact_store: ArtifactStore,
@@ -50,7 +52,7 @@ def tokenized_corpus(
         meta = write_corpus(
             folder,
             load_tokenizer(pruned_tokenizer.dir),
-            read_features(transaction_features),
+            read_features(training_features),
             settings.max_length,
         )
         seconds = time.perf_counter() - started
@@ -73,6 +75,6 @@ def tokenized_corpus(
         asset="tokenized_corpus",
         code=CODE,
         params=section,
-        inputs={"transaction_features": transaction_features, "pruned_tokenizer": pruned_tokenizer},
+        inputs={"training_features": training_features, "pruned_tokenizer": pruned_tokenizer},
         build=build,
     )

@@ -1,5 +1,6 @@
 """transaction_features: validated, normalized, split transactions as zstd Parquet."""
 
+import functools
 import time
 from pathlib import Path
 
@@ -8,7 +9,9 @@ import dagster as dg
 from ml_assets.artifacts import (
     StageConfig,
     automation_condition,
-    memoized_output,
+    memoized_entry,
+    partitions_output,
+    split_table,
     stage_code_version,
     table_preview,
 )
@@ -17,49 +20,44 @@ from ml_assets.core.ingest import read_validated_jsonl
 from ml_assets.core.io import ArtifactRef
 from ml_assets.core.layouts import FEATURES_FILE, RAW_FILE
 from ml_assets.core.params import TransactionFeaturesParams
+from ml_assets.daily import DAILY_PARTITIONS, SINGLE_RUN
 from resources.artifact_store import ArtifactStore
 from resources.params import ParamsResource
 
 CODE = stage_code_version(__name__, "transaction_features", ("polars", "pyarrow"))
-
-
-def split_table(summary: dict[str, dict[str, int]]) -> dg.TableMetadataValue:
-    columns = [dg.TableColumn("split", "string")] + [
-        dg.TableColumn(c, "int") for c in next(iter(summary.values()))
-    ]
-    return dg.MetadataValue.table(
-        records=[dg.TableRecord({"split": name, **values}) for name, values in summary.items()],
-        schema=dg.TableSchema(columns=columns),
-    )
+SUMMED = ("rows", "bytes_in", "parquet_bytes", "seconds")
 
 
 @dg.asset(
     group_name="features",
     kinds={"polars", "parquet"},
     code_version=CODE.version,
+    partitions_def=DAILY_PARTITIONS,
+    backfill_policy=SINGLE_RUN,
     automation_condition=automation_condition(),
     description=(
-        "One row per raw transaction: the description normalized by the same function serving uses, "
-        "amount sign and log2 bucket, weekday, day of month, a merchant key, and a deterministic "
-        "train/valid/test split by merchant hash (held-out merchants never appear in train). "
-        "Malformed input fails with the file, line and field named."
+        "One row per raw transaction, one partition per day, also published as hive-partitioned "
+        "zstd Parquet (`dataset/date=YYYY-MM-DD/`): the description normalized by the same "
+        "function serving uses, amount sign and log2 bucket, weekday, day of month, a merchant "
+        "key, and a deterministic train/valid/test split by merchant hash (held-out merchants "
+        "never appear in train)."
     ),
 )
 def transaction_features(
     context: dg.AssetExecutionContext,
     config: StageConfig,
-    raw_transactions: ArtifactRef,
+    raw_transactions: dict[str, ArtifactRef],
     params: ParamsResource,
     artifact_store: ArtifactStore,
-) -> dg.Output[ArtifactRef]:
+) -> dg.Output[dict[str, ArtifactRef]]:
     section = params.section("transaction_features", config.overrides)
     settings = TransactionFeaturesParams.model_validate(section)
 
-    def build(folder: Path, fingerprint: str) -> dict:
+    def build(day: str, folder: Path, fingerprint: str) -> dict:
         started = time.perf_counter()
-        raw = read_validated_jsonl(raw_transactions.dir / RAW_FILE)
+        raw_file = raw_transactions[day].dir / RAW_FILE
         features = build_features(
-            raw,
+            read_validated_jsonl(raw_file),
             max_description_chars=settings.max_description_chars,
             heldout_test_pct=settings.heldout_test_merchant_pct,
             heldout_valid_pct=settings.heldout_valid_merchant_pct,
@@ -69,10 +67,11 @@ def transaction_features(
         )
         features.write_parquet(folder / FEATURES_FILE, compression="zstd")
         parquet_bytes = (folder / FEATURES_FILE).stat().st_size
-        jsonl_bytes = (raw_transactions.dir / RAW_FILE).stat().st_size
+        jsonl_bytes = raw_file.stat().st_size
         summary = split_summary(features)
         seconds = time.perf_counter() - started
         return {
+            "partition": day,
             "rows": features.height,
             "seconds": round(seconds, 3),
             "rows_per_second": round(features.height / max(seconds, 1e-9)),
@@ -80,9 +79,9 @@ def transaction_features(
             **{f"labeled_{name}": values["labeled"] for name, values in summary.items()},
             "splits": split_table(summary),
             "merchants": features["merchant_key"].n_unique(),
+            "bytes_in": jsonl_bytes,
             "parquet_bytes": parquet_bytes,
-            "jsonl_bytes": jsonl_bytes,
-            "parquet_to_jsonl_ratio": round(parquet_bytes / jsonl_bytes, 4),
+            "parquet_to_jsonl_ratio": round(parquet_bytes / max(jsonl_bytes, 1), 4),
             "dagster/column_schema": dg.TableSchema(
                 columns=[
                     dg.TableColumn(name, str(dtype)) for name, dtype in features.schema.items()
@@ -93,12 +92,35 @@ def transaction_features(
             ),
         }
 
-    return memoized_output(
-        context,
-        artifact_store,
-        asset="transaction_features",
-        code=CODE,
-        params=section,
-        inputs={"raw_transactions": raw_transactions},
-        build=build,
+    entries = {}
+    for day in context.partition_keys:
+        entries[day] = memoized_entry(
+            context,
+            artifact_store,
+            asset="transaction_features",
+            code=CODE,
+            params=section,
+            inputs={"raw_transactions": raw_transactions[day]},
+            build=functools.partial(build, day),
+            label=day,
+        )
+        artifact_store.publish_hive_partition(
+            "transaction_features", day, entries[day][0], FEATURES_FILE
+        )
+    totals = {
+        key: sum(m[key] for _, m in entries.values())
+        for key in ("bytes_in", "parquet_bytes", "seconds", "rows")
+    }
+    return partitions_output(
+        entries,
+        SUMMED,
+        {
+            "parquet_to_jsonl_ratio": round(
+                totals["parquet_bytes"] / max(totals["bytes_in"], 1), 4
+            ),
+            "rows_per_second": round(totals["rows"] / max(totals["seconds"], 1e-9)),
+            "dataset": dg.MetadataValue.path(
+                str(artifact_store.hive_dataset("transaction_features"))
+            ),
+        },
     )

