@@ -9,7 +9,7 @@ import os
 import subprocess
 import sys
 
-from ml_assets.plan import build_plan, format_plan
+from ml_assets.plan import PARTITIONED, build_plan, format_plan
 from resources.artifact_store import ArtifactStore
 
 
@@ -56,6 +56,14 @@ def main(argv: list[str] | None = None) -> int:
         "--select",
         ",".join(stale),
     ]
+    stale_days = sorted(
+        day
+        for plan in plans
+        if plan.status != "fresh" and plan.asset in PARTITIONED
+        for day in store.partition_refs(plan.asset)
+    )
+    if stale_days:  # recorded days again; the fresh ones among them cost a lookup
+        cmd += ["--partition-range", f"{stale_days[0]}...{stale_days[-1]}"]
     return subprocess.call(cmd, env=env)
 
 

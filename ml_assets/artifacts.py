@@ -182,6 +182,7 @@ def partitions_output(
     }
     digest = sha256_json({day: ref.digest for day, ref in sorted(refs.items())})
     metadata = {
+        "memoized": all(m["memoized"] for _, m in entries.values()),
         "partitions": len(entries),
         "partitions_computed": sum(not m["memoized"] for _, m in entries.values()),
         "partitions_memoized": sum(bool(m["memoized"]) for _, m in entries.values()),

@@ -20,7 +20,14 @@ from resources.notifications import SlackNotifier
 from resources.params import ParamsResource
 from sensors.notifications import gpu_job_events_to_slack, slack_on_run_failure
 from sensors.raw_exports import new_raw_exports
-from sensors.schedules import full_pipeline_job, nightly_full_pipeline, nightly_stale_assets
+from sensors.schedules import (
+    daily_ingest_job,
+    daily_ingest_schedule,
+    evaluation_job,
+    models_job,
+    nightly_stale_assets,
+    weekly_full_evaluation,
+)
 
 ASSETS = [
     raw_transactions,
@@ -61,8 +68,8 @@ def build_resources(
 defs = dg.Definitions(
     assets=ASSETS,
     asset_checks=CHECKS,
-    jobs=[full_pipeline_job],
-    schedules=[nightly_full_pipeline, nightly_stale_assets],
+    jobs=[daily_ingest_job, models_job, evaluation_job],
+    schedules=[daily_ingest_schedule, nightly_stale_assets, weekly_full_evaluation],
     sensors=[gpu_job_events_to_slack, slack_on_run_failure, new_raw_exports],
     resources=build_resources(),
     # The graph is a chain whose heavy steps use every core themselves; one process per run

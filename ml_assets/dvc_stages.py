@@ -7,6 +7,7 @@ pushes and pulls the result:
           exactly the paths DVC tracks, whatever TXN_ARTIFACTS_DIR / TXN_PARAMS say.
   deps    the asset's source files (its CodeVersion closure) + its upstream assets' folders
   params  its whole params.yaml section
+          (daily-partitioned assets: every day the source feeds, ``python -m ml_assets days``)
   outs    ``artifacts/<asset>``: every fingerprint entry plus CURRENT.json, ``persist: true``
           because the store is content-addressed: DVC must not delete earlier entries before
           the run (a changed param often maps back to an entry that already exists).
@@ -25,7 +26,7 @@ from typing import Any
 
 import yaml
 
-from ml_assets.plan import GRAPH
+from ml_assets.plan import GRAPH, PARTITIONED
 
 STORE_DIR = "artifacts"  # the ArtifactStore's default root, relative to the repo root
 PARAMS_FILE = "params.yaml"
@@ -42,10 +43,11 @@ def asset_out(asset: str) -> str:
 
 
 def materialize_cmd(asset: str) -> str:
-    return (
-        f"TXN_ARTIFACTS_DIR={STORE_DIR} TXN_PARAMS={PARAMS_FILE} "
-        f"python -m dagster asset materialize -m ml_assets.definitions --select {asset}"
-    )
+    env = f"TXN_ARTIFACTS_DIR={STORE_DIR} TXN_PARAMS={PARAMS_FILE}"
+    cmd = f"{env} python -m dagster asset materialize -m ml_assets.definitions --select {asset}"
+    if asset in PARTITIONED:  # every day the configured source feeds, in one run
+        cmd += f' --partition-range "$({env} python -m ml_assets days)"'
+    return cmd
 
 
 def build_stage(asset: str) -> dict[str, Any]:

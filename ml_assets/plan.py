@@ -18,6 +18,12 @@ from ml_assets.core.params import load_params
 from resources.artifact_store import ArtifactStore
 
 
+def partitioned_assets() -> frozenset[str]:
+    from ml_assets.definitions import ASSETS
+
+    return frozenset(a.key.to_user_string() for a in ASSETS if a.partitions_def is not None)
+
+
 def graph_from_definitions() -> dict[str, tuple[str, tuple[str, ...]]]:
     """asset name -> (module defining it, its upstream assets), in topological order, read from
     the Dagster definitions themselves so the plan (and dvc.yaml) can never drift from them."""
@@ -38,6 +44,7 @@ def graph_from_definitions() -> dict[str, tuple[str, tuple[str, ...]]]:
 
 
 GRAPH = graph_from_definitions()
+PARTITIONED = partitioned_assets()
 
 
 @dataclass
@@ -48,6 +55,7 @@ class AssetPlan:
     reasons: list[str] = field(default_factory=list)
     expected_seconds: float | None = None
     digest: str | None = None  # data version when fresh
+    day_digests: dict[str, str] = field(default_factory=dict)  # partitioned: fresh days
 
 
 def _diff_dict(prefix: str, old: dict[str, Any], new: dict[str, Any]) -> list[str]:
@@ -91,46 +99,84 @@ def build_plan(
     plans: dict[str, AssetPlan] = {}
     for asset, (module_name, upstream) in GRAPH.items():
         module = importlib.import_module(module_name)
-        section = (
-            module.fingerprint_params(params.section(asset))
-            if hasattr(module, "fingerprint_params")
-            else params.section(asset)
-        )
+        section = params.section(asset)
+        if asset in PARTITIONED:
+            plans[asset] = _plan_days(store, asset, module, section, upstream, plans)
+            continue
         stale_inputs = [name for name in upstream if plans[name].status != "fresh"]
-        current = store.current_ref(asset)
-        memo = (
-            read_json(current.dir / MEMO_FILE)
-            if current and (current.dir / MEMO_FILE).is_file()
-            else None
-        )
-        expected = memo["seconds"] if memo else None
         if stale_inputs:
+            current = store.current_ref(asset)
+            memo = _memo(current)
             reasons = [
                 f"input {name}: upstream is {plans[name].status} and will be recomputed"
                 for name in stale_inputs
             ]
             status = "missing" if current is None else "stale"
-            plans[asset] = AssetPlan(asset, status, None, reasons, expected)
+            plans[asset] = AssetPlan(asset, status, None, reasons, memo and memo["seconds"])
             continue
-        components = {
-            "code": {"files": module.CODE.files, "libraries": module.CODE.libraries},
-            "params": section,
-            "inputs": {name: plans[name].digest for name in sorted(upstream)},
-        }
-        fingerprint = fingerprint_of(components)
-        hit = store.lookup(asset, fingerprint, warn=lambda _message: None)
-        if hit is not None:
-            plans[asset] = AssetPlan(asset, "fresh", fingerprint, [], 0.0, hit.digest)
-        elif memo is None:
-            plans[asset] = AssetPlan(
-                asset, "missing", fingerprint, ["never materialized in this store"], None
-            )
+        if hasattr(module, "window_inputs"):  # reads a window of an upstream's days
+            (name,) = upstream
+            inputs = module.window_inputs(plans[name].day_digests, section)
         else:
-            reasons = explain(memo["components"], components, asset) or [
-                "entry missing or corrupt in the store"
-            ]
-            plans[asset] = AssetPlan(asset, "stale", fingerprint, reasons, expected)
+            inputs = {name: plans[name].digest for name in sorted(upstream)}
+        plans[asset] = _plan_entry(store, asset, module, section, inputs, store.current_ref(asset))
     return list(plans.values())
+
+
+def _memo(ref) -> dict | None:
+    return read_json(ref.dir / MEMO_FILE) if ref and (ref.dir / MEMO_FILE).is_file() else None
+
+
+def _plan_entry(store, asset, module, params, inputs, current, label="") -> AssetPlan:
+    """One entry: fresh when the store holds its current fingerprint; else why not."""
+    components = {
+        "code": {"files": module.CODE.files, "libraries": module.CODE.libraries},
+        "params": params,
+        "inputs": inputs,
+    }
+    fingerprint = fingerprint_of(components)
+    memo = _memo(current)
+    expected = memo["seconds"] if memo else None
+    hit = store.lookup(asset, fingerprint, warn=lambda _message: None)
+    if hit is not None:
+        return AssetPlan(asset, "fresh", fingerprint, [], 0.0, hit.digest)
+    if memo is None:
+        return AssetPlan(asset, "missing", fingerprint, [f"{label}never materialized"], None)
+    reasons = explain(memo["components"], components, asset) or [
+        "entry missing or corrupt in the store"
+    ]
+    return AssetPlan(asset, "stale", fingerprint, [label + r for r in reasons], expected)
+
+
+def _plan_days(store, asset, module, section, upstream, plans) -> AssetPlan:
+    """A partitioned asset, day by day over the days it has materialized: fresh when every day
+    is; the reasons name how many days would be recomputed and why (first day shown)."""
+    current = store.partition_refs(asset)
+    if not current:
+        return AssetPlan(asset, "missing", None, ["no day materialized in this store"], None)
+    listing = module.source_listing(section) if hasattr(module, "source_listing") else None
+    days: dict[str, AssetPlan] = {}
+    for day, ref in sorted(current.items()):
+        params = (
+            module.fingerprint_params(section, day, listing) if listing is not None else section
+        )
+        label = f"{day}: "
+        missing_up = [u for u in upstream if day not in plans[u].day_digests]
+        if missing_up:
+            days[day] = AssetPlan(
+                asset, "stale", None, [f"{label}input {u}: recomputed first" for u in missing_up]
+            )
+            continue
+        inputs = {u: plans[u].day_digests[day] for u in sorted(upstream)}
+        days[day] = _plan_entry(store, asset, module, params, inputs, ref, label)
+    stale = {d: p for d, p in days.items() if p.status != "fresh"}
+    fresh = {d: p.digest for d, p in days.items() if p.status == "fresh"}
+    if not stale:
+        return AssetPlan(asset, "fresh", None, [], 0.0, None, fresh)
+    first = next(iter(stale.values()))
+    reasons = [f"{len(stale)} of {len(days)} days to recompute ({min(stale)}..{max(stale)})"]
+    expected = sum(p.expected_seconds or 0.0 for p in stale.values())
+    return AssetPlan(asset, "stale", None, reasons + first.reasons, expected, None, fresh)
 
 
 def format_plan(plans: list[AssetPlan]) -> str:
@@ -142,9 +188,12 @@ def format_plan(plans: list[AssetPlan]) -> str:
             else f"  (expected cost {plan.expected_seconds:.0f} s)"
         )
         if plan.status == "fresh":
-            lines.append(
-                f"fresh    {plan.asset:22s} fingerprint {plan.fingerprint[:12]}  (run costs a lookup)"
+            what = (
+                f"{len(plan.day_digests)} days"
+                if plan.fingerprint is None
+                else f"fingerprint {plan.fingerprint[:12]}"
             )
+            lines.append(f"fresh    {plan.asset:22s} {what}  (run costs a lookup)")
             continue
         lines.append(f"{plan.status:8s} {plan.asset:22s}{cost}")
         lines.extend(f"           - {reason}" for reason in plan.reasons)

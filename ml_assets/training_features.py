@@ -24,6 +24,14 @@ from resources.params import ParamsResource
 CODE = stage_code_version(__name__, "training_features", ("polars", "pyarrow"))
 
 
+def window_inputs(digests_by_day: dict[str, str], section: dict) -> dict[str, str]:
+    """The fingerprint inputs: each day of the window and its data version."""
+    settings = TrainingFeaturesParams.model_validate(section)
+    end = settings.end_date.isoformat() if settings.end_date else None
+    days = window_days(sorted(digests_by_day), settings.window_days, end)
+    return {f"transaction_features[{day}]": digests_by_day[day] for day in days}
+
+
 @dg.asset(
     group_name="features",
     kinds={"polars", "parquet"},

@@ -1,34 +1,85 @@
-"""Jobs and schedules (stopped by default; switch them on in the UI under Automation)."""
+"""Jobs and schedules (stopped by default; switch them on in the UI under Automation).
+
+- ``daily_ingest_schedule``: every night, yesterday's partition of raw_transactions and
+  transaction_features (a new day processes only that day).
+- ``nightly_stale_assets``: then the model half of the graph, only the assets whose
+  fingerprint (code, params, input data) changed, as ``python -m ml_assets plan`` reports.
+- ``weekly_full_evaluation``: the full evaluation of the shipped model once a week.
+"""
 
 import dagster as dg
 
-full_pipeline_job = dg.define_asset_job(
-    "full_pipeline",
-    selection=dg.AssetSelection.all(),
+from ml_assets.daily import DAILY_PARTITIONS
+
+INGEST_ASSETS = ("raw_transactions", "transaction_features")
+
+daily_ingest_job = dg.define_asset_job(
+    "daily_ingest",
+    selection=list(INGEST_ASSETS),
+    partitions_def=DAILY_PARTITIONS,
+    description="One day (or a range of days) of raw transactions and their features.",
+)
+
+models_job = dg.define_asset_job(
+    "models",
+    selection=dg.AssetSelection.assets("training_features").downstream(),
     description=(
-        "Materialize the whole graph: raw transactions to the int8 ONNX model. Assets whose "
-        "fingerprint is unchanged reuse their stored artifact, so this costs only what changed."
+        "From the training window to the int8 ONNX model. Assets whose fingerprint is unchanged "
+        "reuse their stored artifact, so this costs only what changed."
     ),
 )
 
-nightly_full_pipeline = dg.ScheduleDefinition(
-    name="nightly_full_pipeline",
-    job=full_pipeline_job,
-    cron_schedule="0 3 * * *",
-    execution_timezone="UTC",
+evaluation_job = dg.define_asset_job(
+    "full_evaluation",
+    selection=dg.AssetSelection.assets("onnx_model"),
+    description="Export, parity and latency verification of the model on the full test split.",
+)
+
+daily_ingest_schedule = dg.build_schedule_from_partitioned_job(
+    daily_ingest_job,
+    name="daily_ingest_schedule",
+    hour_of_day=1,
+    minute_of_hour=0,
     default_status=dg.DefaultScheduleStatus.STOPPED,
-    description="Rebuild everything at 03:00 UTC (memoized: unchanged assets cost a lookup).",
+    description="At 01:00 UTC, ingest and featurize yesterday's partition.",
 )
 
 
 @dg.schedule(
     name="nightly_stale_assets",
-    job=full_pipeline_job,
+    job=models_job,
     cron_schedule="30 2 * * *",
     execution_timezone="UTC",
     default_status=dg.DefaultScheduleStatus.STOPPED,
-    description="At 02:30 UTC, materialize only assets Dagster reports as stale or missing.",
+    description=(
+        "At 02:30 UTC, materialize only the model assets whose fingerprint changed (new days in "
+        "the training window, new code or params); skipped when everything is fresh."
+    ),
 )
-def nightly_stale_assets(context: dg.ScheduleEvaluationContext) -> dg.RunRequest:
-    # stale_assets_only narrows the job's selection to Unsynced/missing assets at launch time
-    return dg.RunRequest(stale_assets_only=True)
+def nightly_stale_assets(context: dg.ScheduleEvaluationContext):
+    from ml_assets.plan import build_plan
+    from resources.artifact_store import ArtifactStore
+
+    model_assets = set(models_job.selection.resolve(_asset_graph(context)))
+    stale = [
+        plan.asset
+        for plan in build_plan(ArtifactStore())
+        if plan.status != "fresh" and dg.AssetKey(plan.asset) in model_assets
+    ]
+    if not stale:
+        return dg.SkipReason("every model asset is fresh (fingerprints unchanged)")
+    return dg.RunRequest(asset_selection=[dg.AssetKey(a) for a in stale])
+
+
+def _asset_graph(context: dg.ScheduleEvaluationContext):
+    return context.repository_def.asset_graph
+
+
+weekly_full_evaluation = dg.ScheduleDefinition(
+    name="weekly_full_evaluation",
+    job=evaluation_job,
+    cron_schedule="0 4 * * 1",
+    execution_timezone="UTC",
+    default_status=dg.DefaultScheduleStatus.STOPPED,
+    description="Mondays 04:00 UTC: the full evaluation of the current model.",
+)

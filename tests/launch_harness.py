@@ -13,6 +13,7 @@ from ml_assets.core.io import sha256_file
 from ml_assets.definitions import ASSETS, build_resources
 from ml_assets.gpu_training import TrainingConfig
 from resources.launchers import TrainingLauncher
+from tests.graph import TINY_RANGE
 
 UPSTREAM = ("raw_transactions", "transaction_features", "pruned_tokenizer", "tokenized_corpus")
 # long enough to be preempted twice, short enough for CI: ~0.1 s per step on 2 CPU cores
@@ -27,6 +28,7 @@ def build_upstream(root: Path) -> None:
             selection=list(UPSTREAM),
             resources=build_resources(str(root), profile="tiny"),
             instance=instance,
+            tags=TINY_RANGE,
         )
     assert result.success
 

@@ -8,6 +8,7 @@ import sys
 import dagster as dg
 
 from ml_assets.definitions import ASSETS, CHECKS, build_resources
+from tests.graph import TINY_RANGE
 
 
 def main(artifacts: str) -> None:
@@ -16,6 +17,7 @@ def main(artifacts: str) -> None:
             [*ASSETS, *CHECKS],
             resources=build_resources(artifacts, profile="tiny"),
             instance=instance,
+            tags=TINY_RANGE,
         )
     assert result.success
     out = {}

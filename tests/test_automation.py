@@ -5,6 +5,7 @@ import dagster as dg
 import pytest
 
 from ml_assets.definitions import ASSETS, CHECKS, build_resources
+from tests.graph import TINY_RANGE
 
 pytestmark = pytest.mark.slow
 NAMES = [a.key.to_user_string() for a in ASSETS]
@@ -32,6 +33,7 @@ def test_code_change_requests_that_asset_and_its_dependents_only(tmp_path):
             [*ASSETS, *CHECKS],
             resources=build_resources(str(tmp_path), profile="tiny"),
             instance=instance,
+            tags=TINY_RANGE,
         ).success
         first = dg.evaluate_automation_conditions(defs=defs, instance=instance)
         second = dg.evaluate_automation_conditions(
@@ -54,6 +56,7 @@ def test_new_upstream_data_version_requests_dependents(tmp_path):
             [*ASSETS, *CHECKS],
             resources=build_resources(str(tmp_path), profile="tiny"),
             instance=instance,
+            tags=TINY_RANGE,
         ).success
         first = dg.evaluate_automation_conditions(defs=defs, instance=instance)
         second = dg.evaluate_automation_conditions(

@@ -8,18 +8,40 @@ import dagster as dg
 import pytest
 
 from ml_assets.core.io import verify_entry
+from ml_assets.daily import range_tags
 from ml_assets.definitions import ASSETS, CHECKS, build_resources
+from ml_assets.plan import PARTITIONED
+from tests.graph import TINY_DAYS, TINY_RANGE
 
 EXPECTED_METADATA = {
-    "raw_transactions": {"rows", "labeled_rows", "bytes", "date_min", "date_max", "preview"},
+    # daily-partitioned, materialized as one range: totals and a per-day table
+    "raw_transactions": {
+        "partitions",
+        "rows_in",
+        "rows_kept",
+        "rows_quarantined",
+        "duplicates_dropped",
+        "rows_read",
+        "by_partition",
+    },
     "transaction_features": {
+        "partitions",
+        "rows",
+        "bytes_in",
+        "parquet_bytes",
+        "parquet_to_jsonl_ratio",
+        "rows_per_second",
+        "dataset",
+        "by_partition",
+    },
+    "training_features": {
+        "rows",
+        "days",
+        "first_day",
+        "last_day",
         "rows_train",
         "rows_valid",
         "rows_test",
-        "parquet_bytes",
-        "jsonl_bytes",
-        "parquet_to_jsonl_ratio",
-        "dagster/column_schema",
         "splits",
     },
     "pruned_tokenizer": {
@@ -70,6 +92,7 @@ def materialized(tmp_path_factory):
             [*ASSETS, *CHECKS],
             resources=build_resources(str(root), profile="tiny"),
             instance=instance,
+            tags=TINY_RANGE,
         )
         yield result, instance, root
 
@@ -86,9 +109,15 @@ def test_every_asset_materializes_with_metadata(materialized):
     for asset, keys in EXPECTED_METADATA.items():
         missing = keys - set(events[asset].metadata)
         assert not missing, f"{asset} lacks metadata {missing}"
-        verify_entry(Path(events[asset].metadata["artifact_path"].value))
+        if asset not in PARTITIONED:
+            verify_entry(Path(events[asset].metadata["artifact_path"].value))
     md = {k: events[k].metadata for k in events}
-    assert md["raw_transactions"]["rows"].value == md["transaction_features"]["rows"].value
+    assert md["raw_transactions"]["partitions"].value == len(TINY_DAYS)
+    # every generated row is kept (synthetic data is clean) and reaches the training window
+    assert md["raw_transactions"]["rows_read"].value == md["raw_transactions"]["rows_kept"].value
+    assert md["raw_transactions"]["rows_kept"].value == md["transaction_features"]["rows"].value
+    assert md["transaction_features"]["rows"].value == md["training_features"]["rows"].value
+    assert md["training_features"]["days"].value == len(TINY_DAYS)
     assert (
         md["pruned_tokenizer"]["vocab_after"].value
         < md["pruned_tokenizer"]["vocab_before"].value
@@ -129,6 +158,8 @@ def test_data_versions_are_content_hashes(materialized):
     result, instance, _ = materialized
     for event in result.get_asset_materialization_events():
         mat = event.event_specific_data.materialization
+        if mat.partition is not None:  # a range run: one data version for its days
+            continue
         record = instance.get_latest_materialization_event(mat.asset_key)
         assert (
             record.asset_materialization.tags["dagster/data_version"]
@@ -141,7 +172,9 @@ def test_definitions_load():
 
     repo = defs.get_repository_def()
     assert {k.to_user_string() for k in repo.assets_defs_by_key} == set(EXPECTED_METADATA)
-    assert repo.has_schedule_def("nightly_full_pipeline")
+    for schedule in ("daily_ingest_schedule", "nightly_stale_assets", "weekly_full_evaluation"):
+        assert repo.has_schedule_def(schedule)
+    assert repo.has_sensor_def("new_raw_exports")
 
 
 def _files_params(tmp_path, data_path):
@@ -170,13 +203,18 @@ def test_user_csv_flows_into_features(tmp_path):
     resources["params"] = ParamsResource(path=str(_files_params(tmp_path, tmp_path / "export.csv")))
     with dg.instance_for_test() as instance:
         result = dg.materialize(
-            [raw_transactions, transaction_features], resources=resources, instance=instance
+            [raw_transactions, transaction_features],
+            resources=resources,
+            instance=instance,
+            tags=range_tags("2026-03-01", "2026-03-28"),  # the posted dates in the file
         )
     assert result.success
     raw_md = result.asset_materializations_for_node("raw_transactions")[0].metadata
     features_md = result.asset_materializations_for_node("transaction_features")[0].metadata
-    assert raw_md["rows"].value == 50 and raw_md["labeled_rows"].value == 25
+    assert raw_md["rows_kept"].value == 50 and raw_md["rows_read"].value == 50
     assert features_md["rows"].value == 50
+    day = resources["artifact_store"].partition_refs("raw_transactions")["2026-03-02"]
+    assert (day.dir / "transactions.jsonl").read_text().count("\n") == 2  # t1 and t29
 
 
 def test_malformed_user_file_fails_naming_file_and_line(tmp_path):
@@ -192,4 +230,6 @@ def test_malformed_user_file_fails_naming_file_and_line(tmp_path):
         dg.instance_for_test() as instance,
         pytest.raises(Exception, match=r"export\.csv:3: field 'amount'"),
     ):
-        dg.materialize([raw_transactions], resources=resources, instance=instance)
+        dg.materialize(
+            [raw_transactions], resources=resources, instance=instance, partition_key="2026-03-01"
+        )
