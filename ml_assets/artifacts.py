@@ -162,8 +162,10 @@ def partitions_output(
     refs = {day: ref for day, (ref, _) in entries.items()}
     if len(entries) == 1:
         ((ref, metadata),) = entries.values()
-        output = artifact_output(ref, metadata)
-        return dg.Output(refs, metadata=output.metadata, data_version=output.data_version)
+        output = artifact_output(ref, {**metadata, **(extra or {})})
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore", dg.BetaWarning)
+            return dg.Output(refs, metadata=output.metadata, data_version=output.data_version)
     columns = [c for c in ("memoized", *summed) if all(c in m for _, m in entries.values())]
     table = dg.MetadataValue.table(
         records=[

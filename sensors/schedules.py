@@ -9,14 +9,11 @@
 
 import dagster as dg
 
-from ml_assets.daily import DAILY_PARTITIONS
-
 INGEST_ASSETS = ("raw_transactions", "transaction_features")
 
 daily_ingest_job = dg.define_asset_job(
     "daily_ingest",
-    selection=list(INGEST_ASSETS),
-    partitions_def=DAILY_PARTITIONS,
+    selection=list(INGEST_ASSETS),  # partitioned by day, like the assets
     description="One day (or a range of days) of raw transactions and their features.",
 )
 

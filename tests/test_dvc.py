@@ -26,7 +26,7 @@ import yaml
 
 from ml_assets.__main__ import main
 from ml_assets.dvc_stages import DVC_YAML, dvc_yaml_drift, render_dvc_yaml
-from ml_assets.plan import GRAPH
+from ml_assets.plan import GRAPH, PARTITIONED
 
 REPO = Path(__file__).resolve().parents[1]
 # What a stage command needs to run in a copy of the repo: code, params, the pipeline; the real
@@ -54,6 +54,7 @@ def test_dvc_yaml_is_generated_from_the_graph():
 
 def test_every_asset_is_one_stage_wired_like_the_graph():
     stages = yaml.safe_load(DVC_YAML.read_text())["stages"]
+    env = "TXN_ARTIFACTS_DIR=artifacts TXN_PARAMS=params.yaml"
     assert list(stages) == list(GRAPH)
     for asset, (module_name, upstream) in GRAPH.items():
         stage = stages[asset]
@@ -62,9 +63,15 @@ def test_every_asset_is_one_stage_wired_like_the_graph():
         assert set(stage["deps"]) == code_files | {f"artifacts/{name}" for name in upstream}
         assert stage["params"] == [asset]
         assert stage["outs"] == [{f"artifacts/{asset}": {"persist": True}}]
-        assert stage["cmd"].endswith(
+        materialize = (
             f"python -m dagster asset materialize -m ml_assets.definitions --select {asset}"
         )
+        if asset in PARTITIONED:  # every day the source feeds, computed when the stage runs
+            assert stage["cmd"].endswith(
+                f'{materialize} --partition-range "$({env} python -m ml_assets days)"'
+            )
+        else:
+            assert stage["cmd"].endswith(materialize)
 
 
 def _cli(argv: list[str], expect: int) -> str:

@@ -109,7 +109,13 @@ def test_a_malformed_line_never_hides_the_rest_of_the_file(tmp_path):
     assert result.kept.height == 50 and result.quarantined.height == 1
 
 
-def _materialize_raw(tmp_path, overrides):
+def _materialize_raw(tmp_path, overrides, partition_key="2026-03-01", last_day=None):
+    """raw_transactions for one day (the planted rows are posted 2026-03-01), or the days
+    partition_key..last_day in one run."""
+    from ml_assets.daily import range_tags
+
+    tags = range_tags(partition_key, last_day) if last_day else None
+    partition_key = None if last_day else partition_key
     import dagster as dg
 
     from ml_assets.artifacts import StageConfig
@@ -122,6 +128,8 @@ def _materialize_raw(tmp_path, overrides):
             resources=build_resources(str(tmp_path / "store"), profile="tiny"),
             instance=instance,
             run_config=dg.RunConfig(ops={"raw_transactions": StageConfig(overrides=overrides)}),
+            partition_key=partition_key,
+            tags=tags,
             raise_on_error=False,
         )
 
