@@ -9,6 +9,9 @@
 
 import dagster as dg
 
+from resources.artifact_store import ArtifactStore
+from resources.params import ParamsResource
+
 INGEST_ASSETS = ("raw_transactions", "transaction_features")
 
 daily_ingest_job = dg.define_asset_job(
@@ -53,16 +56,16 @@ daily_ingest_schedule = dg.build_schedule_from_partitioned_job(
         "the training window, new code or params); skipped when everything is fresh."
     ),
 )
-def nightly_stale_assets(context: dg.ScheduleEvaluationContext):
+def nightly_stale_assets(
+    context: dg.ScheduleEvaluationContext, artifact_store: ArtifactStore, params: ParamsResource
+):
     from ml_assets.plan import build_plan
-    from resources.artifact_store import ArtifactStore
 
-    model_assets = set(models_job.selection.resolve(_asset_graph(context)))
-    stale = [
-        plan.asset
-        for plan in build_plan(ArtifactStore())
-        if plan.status != "fresh" and dg.AssetKey(plan.asset) in model_assets
-    ]
+    model_assets = {
+        key.to_user_string() for key in models_job.selection.resolve(_asset_graph(context))
+    }
+    plans = build_plan(artifact_store, params.path, params.profile)
+    stale = [p.asset for p in plans if p.status != "fresh" and p.asset in model_assets]
     if not stale:
         return dg.SkipReason("every model asset is fresh (fingerprints unchanged)")
     return dg.RunRequest(asset_selection=[dg.AssetKey(a) for a in stale])

@@ -130,6 +130,7 @@ def test_edited_source_recomputes_exactly_what_it_affects(tree, tmp_path):
     third = run_harness(tree, artifacts)
     assert {asset for asset, memoized in third.items() if not memoized} == {
         "transaction_features",
+        "training_features",
         "pruned_tokenizer",
         "tokenized_corpus",
         "onnx_model",

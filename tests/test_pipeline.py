@@ -167,6 +167,38 @@ def test_data_versions_are_content_hashes(materialized):
         )
 
 
+@pytest.mark.slow
+def test_nightly_schedule_requests_only_model_assets_whose_fingerprint_changed(
+    materialized, tmp_path
+):
+    import yaml
+
+    from ml_assets.definitions import defs
+    from resources.artifact_store import ArtifactStore
+    from resources.params import ParamsResource
+    from sensors.schedules import nightly_stale_assets
+
+    _, _, root = materialized
+    repo = defs.get_repository_def()
+
+    def tick(params: ParamsResource):
+        context = dg.build_schedule_context(
+            repository_def=repo,
+            resources={"artifact_store": ArtifactStore(root=str(root)), "params": params},
+        )
+        return nightly_stale_assets(context)
+
+    assert isinstance(tick(ParamsResource(profile="tiny")), dg.SkipReason)  # all fresh
+    data = yaml.safe_load((Path(__file__).resolve().parents[1] / "params.yaml").read_text())
+    data["multitask_model"]["learning_rate"] = 3.0e-4
+    (tmp_path / "params.yaml").write_text(yaml.safe_dump(data))
+    request = tick(ParamsResource(path=str(tmp_path / "params.yaml"), profile="tiny"))
+    assert {k.to_user_string() for k in request.asset_selection} == {
+        "multitask_model",
+        "onnx_model",
+    }
+
+
 def test_definitions_load():
     from ml_assets.definitions import defs
 
