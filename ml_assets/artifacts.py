@@ -247,7 +247,11 @@ def automation_condition() -> dg.AutomationCondition:
         & ~dg.AutomationCondition.in_progress()
         & ~dg.AutomationCondition.any_deps_missing()
     )
-    return (on_new_upstream_data | on_new_code).with_label("new data, new code or missing")
+    # and never past a failed gate: an upstream whose blocking checks failed does not feed on
+    gates_passed = dg.AutomationCondition.all_deps_blocking_checks_passed()
+    return ((on_new_upstream_data | on_new_code) & gates_passed).with_label(
+        "new data, new code or missing; upstream gates passed"
+    )
 
 
 def stage_code_version(module: str, section: str, libraries: tuple[str, ...]) -> CodeVersion:

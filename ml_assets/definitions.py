@@ -6,16 +6,21 @@ import os
 
 import dagster as dg
 
+from ml_assets.batch_predictions import batch_predictions
+from ml_assets.export_gates import GATES
 from ml_assets.mlm_backbone import mlm_backbone
+from ml_assets.model_evaluation import model_evaluation
 from ml_assets.multitask_model import multitask_model
 from ml_assets.onnx_model import onnx_model
 from ml_assets.pruned_tokenizer import pruned_tokenizer, pruned_tokenizer_identical_on_training_text
 from ml_assets.raw_transactions import raw_transactions
+from ml_assets.registered_model import registered_model
 from ml_assets.tokenized_corpus import tokenized_corpus
 from ml_assets.training_features import training_features
 from ml_assets.transaction_features import transaction_features
 from resources.artifact_store import ArtifactRefIOManager, ArtifactStore
 from resources.launchers import TrainingLauncher
+from resources.model_registry import ModelRegistry
 from resources.notifications import SlackNotifier
 from resources.params import ParamsResource
 from sensors.notifications import gpu_job_events_to_slack, slack_on_run_failure
@@ -38,8 +43,12 @@ ASSETS = [
     mlm_backbone,
     multitask_model,
     onnx_model,
+    model_evaluation,
+    batch_predictions,
+    registered_model,
 ]
-CHECKS = [pruned_tokenizer_identical_on_training_text]  # raw_rows_accounted_for: in-step
+# raw_rows_accounted_for and data_wait_below_5_percent are evaluated inside their assets' steps
+CHECKS = [pruned_tokenizer_identical_on_training_text, *GATES]
 
 
 def slack_notifier() -> SlackNotifier:
@@ -61,6 +70,7 @@ def build_resources(
         "io_manager": ArtifactRefIOManager(store=store),
         "params": params,
         "launcher": launcher or TrainingLauncher(),
+        "model_registry": ModelRegistry(),
         "slack": slack_notifier(),
     }
 

@@ -31,8 +31,11 @@ models_job = dg.define_asset_job(
 
 evaluation_job = dg.define_asset_job(
     "full_evaluation",
-    selection=dg.AssetSelection.assets("onnx_model"),
-    description="Export, parity and latency verification of the model on the full test split.",
+    selection=dg.AssetSelection.assets("onnx_model", "model_evaluation"),
+    description=(
+        "The export gates (parity, latency, size) and the full evaluation of the shipped model "
+        "on the test split (model_evaluation)."
+    ),
 )
 
 daily_ingest_schedule = dg.build_schedule_from_partitioned_job(
@@ -81,5 +84,5 @@ weekly_full_evaluation = dg.ScheduleDefinition(
     cron_schedule="0 4 * * 1",
     execution_timezone="UTC",
     default_status=dg.DefaultScheduleStatus.STOPPED,
-    description="Mondays 04:00 UTC: the full evaluation of the current model.",
+    description="Mondays 04:00 UTC: the gates and the full evaluation of the current model.",
 )

@@ -182,7 +182,7 @@ def test_plan_cli_explains_before_running(pipeline, capsys, monkeypatch):
     assert "fresh    pruned_tokenizer" in out
     assert "param mlm_backbone.mask_prob: 0.15 -> 0.2" in out
     assert "input mlm_backbone: upstream is stale and will be recomputed" in out
-    assert "3 of 7 assets to compute" in out
+    assert "3 of 8 assets to compute" in out
 
 
 def test_plan_on_an_empty_store_says_never_materialized(tmp_path, capsys, monkeypatch):
@@ -191,5 +191,6 @@ def test_plan_on_an_empty_store_says_never_materialized(tmp_path, capsys, monkey
     monkeypatch.setenv("TXN_PARAMS_PROFILE", "tiny")
     assert main(["plan", "--artifacts", str(tmp_path), "--profile", "tiny"]) == 0
     out = capsys.readouterr().out
-    assert "missing  raw_transactions" in out and "never materialized in this store" in out
-    assert "7 of 7 assets to compute" in out
+    assert "missing  raw_transactions" in out and "no day materialized in this store" in out
+    assert "missing  pruned_tokenizer" in out
+    assert "8 of 8 assets to compute" in out

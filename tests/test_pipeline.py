@@ -81,6 +81,20 @@ EXPECTED_METADATA = {
         "latency_p99_ms",
         "opset",
     },
+    "model_evaluation": {
+        "test_rows",
+        "rows_per_second",
+        "slices",
+        "category_confusion_matrix",
+        "reliability_diagram",
+        "category_all_accuracy",
+        "category_all_pr_auc",
+        "category_heldout_merchants_macro_f1",
+        "category_short_accuracy",
+        "transaction_type_long_accuracy",
+        "regressions",
+    },
+    "batch_predictions": {"source", "rows", "rows_per_second", "threads", "preview"},
 }
 
 
@@ -139,7 +153,12 @@ def test_checks_run(materialized):
         "pruned_tokenizer_identical_on_training_text",
         "data_wait_below_5_percent",
         "raw_rows_accounted_for",
+        "int8_matches_pytorch",
+        "latency_within_budget",
+        "int8_size_within_budget",
     }
+    for gate in ("int8_matches_pytorch", "latency_within_budget", "int8_size_within_budget"):
+        assert checks[gate].passed, checks[gate].metadata
     assert checks["pruned_tokenizer_identical_on_training_text"].passed
     assert checks["raw_rows_accounted_for"].passed
     waits = [
@@ -197,6 +216,40 @@ def test_nightly_schedule_requests_only_model_assets_whose_fingerprint_changed(
         "multitask_model",
         "onnx_model",
     }
+
+
+@pytest.mark.slow
+def test_a_failed_gate_blocks_everything_downstream(materialized, tmp_path):
+    """The same store; only the latency budget changes (gates are in no fingerprint, so
+    onnx_model is a memo hit and its checks run again). Nothing downstream may run."""
+    import yaml
+
+    from resources.params import ParamsResource
+
+    _, _, root = materialized
+    data = yaml.safe_load((Path(__file__).resolve().parents[1] / "params.yaml").read_text())
+    data["profiles"]["tiny"]["export_gates"]["latency_budget_ms"] = 0.001
+    (tmp_path / "params.yaml").write_text(yaml.safe_dump(data))
+    resources = build_resources(str(root), profile="tiny")
+    resources["params"] = ParamsResource(path=str(tmp_path / "params.yaml"), profile="tiny")
+    with dg.instance_for_test() as instance:
+        result = dg.materialize(
+            [*ASSETS, *CHECKS],
+            selection=["onnx_model", "model_evaluation", "batch_predictions"],
+            resources=resources,
+            instance=instance,
+            raise_on_error=False,
+        )
+    assert not result.success
+    checks = {c.check_name: c for c in result.get_asset_check_evaluations()}
+    assert not checks["latency_within_budget"].passed
+    assert checks["latency_within_budget"].metadata["budget_ms"].value == 0.001
+    assert checks["int8_matches_pytorch"].passed
+    materialized_now = {
+        e.event_specific_data.materialization.asset_key.to_user_string()
+        for e in result.get_asset_materialization_events()
+    }
+    assert materialized_now == {"onnx_model"}  # model_evaluation, batch_predictions blocked
 
 
 def test_definitions_load():

@@ -11,7 +11,7 @@ from ml_assets.definitions import ASSETS, build_resources
 from ml_assets.raw_transactions import raw_transactions
 from ml_assets.transaction_features import transaction_features
 from resources.artifact_store import ArtifactRefIOManager, ArtifactStore
-from tests.graph import TINY_RANGE
+from tests.graph import TINY_DAYS
 
 BUCKET = "txn-artifacts"
 
@@ -47,7 +47,7 @@ def materialize(root: Path, store_config: dict, prefix: str) -> dict[str, dict]:
             selection=[raw_transactions, transaction_features],
             resources=resources,
             instance=instance,
-            tags=TINY_RANGE,
+            partition_key=TINY_DAYS[0],  # one day: its own entry, fingerprint and metadata
         )
     assert result.success
     return {

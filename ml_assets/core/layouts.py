@@ -35,6 +35,8 @@ FP32_FILE = "model_fp32.onnx"  # onnx_model
 INT8_FILE = "model_int8.onnx"
 SERVING_CONFIG = "serving.json"
 VERIFICATION_FILE = "verification.json"  # onnx_model: parity and latency (timings vary run to run)
+PREDICTIONS_FILE = "predictions.parquet"  # model_evaluation, batch_predictions
+EVALUATION_FILE = "evaluation.json"  # model_evaluation: every metric, per head and slice
 
 
 def read_features(ref: ArtifactRef) -> pl.DataFrame:

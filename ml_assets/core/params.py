@@ -146,6 +146,32 @@ class OnnxModelParams(_Section):
     eval_batch_size: int = Field(64, ge=1)
 
 
+class ExportGatesParams(_Section):
+    # The blocking checks on onnx_model. Not part of any fingerprint: a gate judges an export,
+    # it does not change it.
+    min_argmax_agreement: float = Field(0.99, ge=0.0, le=1.0)  # int8 vs PyTorch, per head
+    max_accuracy_drop_pt: float = Field(0.5, ge=0.0)  # per head, on the labeled test split
+    latency_budget_ms: float = Field(10.0, gt=0.0)  # p99, batch 1, tokenization included
+    latency_requests: int = Field(500, ge=10)
+    max_int8_mb: float = Field(40.0, gt=0.0)
+
+
+class ModelEvaluationParams(_Section):
+    short_description_chars: int = Field(24, ge=1)  # slices: short < this <= long
+    calibration_bins: int = Field(10, ge=2)
+    max_regression_pt: float = Field(1.0, ge=0.0)  # flag drops vs the previous evaluation
+    batch_size: int = Field(256, ge=1)
+
+
+class BatchPredictionsParams(_Section):
+    source: str | None = None  # a file or folder of transactions; None: the newest raw day
+    format: Literal["auto", "jsonl", "csv", "parquet"] = "auto"
+    column_map: dict[str, str] = Field(default_factory=dict)
+    date_format: str | None = None
+    batch_size: int = Field(256, ge=1)
+    threads: int | None = Field(None, ge=1)  # None: every core
+
+
 GpuTierName = Literal["debug", "standard", "large"]
 
 
@@ -217,6 +243,9 @@ class PipelineParams(_Section):
     mlm_backbone: MlmBackboneParams = MlmBackboneParams()
     multitask_model: MultitaskModelParams = MultitaskModelParams()
     onnx_model: OnnxModelParams = OnnxModelParams()
+    export_gates: ExportGatesParams = ExportGatesParams()
+    model_evaluation: ModelEvaluationParams = ModelEvaluationParams()
+    batch_predictions: BatchPredictionsParams = BatchPredictionsParams()
     gpu: GpuParams = GpuParams()
 
     def section(self, name: str) -> dict[str, Any]:

@@ -1,0 +1,142 @@
+"""batch_predictions: new transactions scored in bulk by the int8 model that passed its gates."""
+
+import os
+import time
+from pathlib import Path
+
+import dagster as dg
+import numpy as np
+import polars as pl
+
+from ml_assets.artifacts import (
+    StageConfig,
+    automation_condition,
+    memoized_output,
+    stage_code_version,
+    table_preview,
+)
+from ml_assets.core.io import ArtifactRef, read_json
+from ml_assets.core.layouts import (
+    INT8_FILE,
+    PREDICTIONS_FILE,
+    QUARANTINE_FILE,
+    RAW_FILE,
+    SERVING_CONFIG,
+    TOKENIZER_DIR,
+)
+from ml_assets.core.params import BatchPredictionsParams
+from ml_assets.daily import SINGLE_RUN
+from resources.artifact_store import ArtifactStore
+from resources.params import ParamsResource
+
+CODE = stage_code_version(
+    __name__, "batch_predictions", ("onnxruntime", "tokenizers", "transformers", "polars")
+)
+
+
+def input_identity(settings: BatchPredictionsParams, store: ArtifactStore) -> dict:
+    """What is scored, as fingerprint input: the files' sha256, or the newest raw day's entry."""
+    if settings.source:
+        from ml_assets.core.raw_days import local_listing
+
+        return {"files": local_listing(Path(settings.source), settings.format)}
+    days = store.partition_refs("raw_transactions")
+    if not days:
+        raise dg.Failure(
+            "batch_predictions: no raw_transactions day is materialized and "
+            "batch_predictions.source is not set; materialize a day or point source at a file"
+        )
+    newest = max(days)
+    return {"raw_day": newest, "digest": days[newest].digest}
+
+
+@dg.asset(
+    group_name="serving",
+    kinds={"onnx", "parquet"},
+    code_version=CODE.version,
+    deps=["raw_transactions"],
+    backfill_policy=SINGLE_RUN,  # lets one CLI run cover a range of days and the models
+    automation_condition=automation_condition(),
+    description=(
+        "Transactions scored by the int8 ONNX model (only after its gates passed): "
+        "`batch_predictions.source` (a file or folder) or the newest raw day. Batches sorted by "
+        "length, every core; Parquet with each head's label, confidence and probabilities."
+    ),
+)
+def batch_predictions(
+    context: dg.AssetExecutionContext,
+    config: StageConfig,
+    onnx_model: ArtifactRef,
+    params: ParamsResource,
+    artifact_store: ArtifactStore,
+) -> dg.Output[ArtifactRef]:
+    section = params.section("batch_predictions", config.overrides)
+    settings = BatchPredictionsParams.model_validate(section)
+    identity = input_identity(settings, artifact_store)
+
+    def build(folder: Path, fingerprint: str) -> dict:
+        from ml_assets.core.evaluation import softmax
+        from ml_assets.core.ingest import scan_transactions
+        from ml_assets.core.scoring import OnnxScorer, encode_for_model
+
+        if settings.source:
+            result = scan_transactions(
+                Path(settings.source),
+                settings.format,
+                settings.column_map,
+                settings.date_format,
+            )
+            rows, source = result.kept, settings.source
+            result.quarantined.write_parquet(folder / QUARANTINE_FILE, compression="zstd")
+            rejected = result.quarantined.height + result.duplicates
+        else:
+            day = artifact_store.partition_refs("raw_transactions")[identity["raw_day"]].verified()
+            rows, source, rejected = (
+                pl.read_ndjson(day.dir / RAW_FILE),
+                f"raw_transactions {identity['raw_day']}",
+                0,
+            )
+        serving = read_json(onnx_model.dir / SERVING_CONFIG)
+        threads = settings.threads or os.cpu_count() or 1
+        scorer = OnnxScorer(
+            onnx_model.dir / INT8_FILE,
+            onnx_model.dir / TOKENIZER_DIR,
+            serving["heads"],
+            serving["max_length"],
+            threads,
+        )
+        started = time.perf_counter()
+        sequences = encode_for_model(
+            scorer.tokenizer, rows["description"].to_list(), scorer.max_length
+        )
+        logits = scorer.logits(sequences, settings.batch_size)  # sorted by length inside
+        seconds = time.perf_counter() - started
+        out = rows.select("transaction_id", "posted_date", "amount", "description")
+        for head, names in serving["heads"].items():
+            probs = softmax(logits[head])
+            out = out.with_columns(
+                pl.Series(f"{head}", [names[i] for i in probs.argmax(axis=1)]),
+                pl.Series(f"{head}_confidence", probs.max(axis=1).astype(np.float32)),
+                pl.Series(f"{head}_probs", probs.astype(np.float32)),
+            )
+        out.write_parquet(folder / PREDICTIONS_FILE, compression="zstd")
+        return {
+            "source": source,
+            "rows": out.height,
+            "rows_rejected": rejected,
+            "seconds": round(seconds, 3),
+            "rows_per_second": round(out.height / max(seconds, 1e-9)),
+            "threads": threads,
+            "parquet_bytes": (folder / PREDICTIONS_FILE).stat().st_size,
+            "preview": table_preview(out.drop([c for c in out.columns if c.endswith("_probs")])),
+        }
+
+    return memoized_output(
+        context,
+        artifact_store,
+        asset="batch_predictions",
+        code=CODE,
+        params={**section, "_input": identity},
+        inputs={"onnx_model": onnx_model},
+        build=build,
+    )

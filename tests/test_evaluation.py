@@ -1,0 +1,76 @@
+"""Tier-2 metrics (hand-checked values) and the export gates' decisions."""
+
+from __future__ import annotations
+
+import math
+
+import numpy as np
+import pytest
+
+from ml_assets.core.evaluation import (
+    average_precision,
+    confusion_matrix,
+    evaluate_slices,
+    head_report,
+    regressions,
+    reliability,
+    slice_masks,
+    softmax,
+)
+
+
+def test_average_precision_by_hand():
+    positive = np.array([1, 0, 1, 1, 0], dtype=bool)
+    scores = np.array([0.9, 0.8, 0.7, 0.6, 0.5])
+    # recall steps of 1/3 at precisions 1, 2/3, 3/4
+    assert average_precision(positive, scores) == pytest.approx((1 + 2 / 3 + 3 / 4) / 3)
+    tied = np.full(5, 0.5)  # one threshold: precision = prevalence at recall 1
+    assert average_precision(positive, tied) == pytest.approx(0.6)
+    assert math.isnan(average_precision(np.zeros(3, dtype=bool), scores[:3]))
+
+
+def test_reliability_and_confusion():
+    y = np.array([0, 0, 1, 1])
+    probs = np.array([[0.95, 0.05], [0.55, 0.45], [0.4, 0.6], [0.9, 0.1]])
+    curve = reliability(y, probs, bins=10)
+    assert sum(curve["count"]) == 4
+    # bins: 0.95 (right), 0.55 (right), 0.6 (right), 0.9 (wrong)
+    expected_ece = (abs(1 - 0.95) + abs(1 - 0.55) + abs(1 - 0.6) + abs(0 - 0.9)) / 4
+    assert curve["ece"] == pytest.approx(expected_ece)
+    assert confusion_matrix(y, probs.argmax(1), 2).tolist() == [[2, 0], [1, 1]]
+
+
+def test_head_report_and_slices_use_only_labeled_rows():
+    names = ["a", "b", "c"]
+    y = np.array([0, 1, 2, -100, 1])
+    probs = softmax(np.array([[3, 0, 0], [0, 3, 0], [0, 3, 0], [0, 0, 3], [0, 3, 0.0]]))
+    masks = slice_masks(
+        np.array([True, False, False, True, False]), np.array([5, 30, 10, 40, 50]), 24
+    )
+    report = evaluate_slices({"h": y}, {"h": probs}, {"h": names}, masks, -100)["h"]
+    assert report["all"]["n"] == 4 and report["all"]["accuracy"] == pytest.approx(0.75)
+    assert report["heldout_merchants"]["n"] == 1  # the unlabeled held-out row is left out
+    assert report["short"]["n"] == 2 and report["long"]["n"] == 2
+    full = head_report(y[:3], probs[:3], names)
+    assert full["per_class"]["c"]["recall"] == 0.0 and full["per_class"]["b"]["precision"] == 0.5
+
+
+def test_regressions_flag_only_drops_beyond_the_threshold():
+    before = {"acc": 0.80, "f1": 0.70, "new_metric": float("nan")}
+    now = {"acc": 0.785, "f1": 0.695, "new_metric": 0.5, "unseen": 0.1}
+    assert regressions(now, before, max_drop_pt=1.0) == {"acc": 1.5}
+
+
+def test_parity_gate_names_the_head_and_threshold():
+    from ml_assets.core.params import ExportGatesParams
+    from ml_assets.export_gates import parity_failures
+
+    gates = ExportGatesParams()
+    parity = {
+        "category": {"agreement": 0.985, "accuracy_delta_pt": -0.7},
+        "transaction_type": {"agreement": 0.999, "accuracy_delta_pt": 0.2},
+    }
+    failures = parity_failures(parity, gates)
+    assert len(failures) == 2 and all(f.startswith("category:") for f in failures)
+    assert "min_argmax_agreement" in failures[0] and "max_accuracy_drop_pt" in failures[1]
+    assert parity_failures({"h": {"agreement": 0.99, "accuracy_delta_pt": -0.5}}, gates) == []
