@@ -6,6 +6,7 @@ import os
 
 import dagster as dg
 
+from ml_assets.baseline_model import baseline_model
 from ml_assets.batch_predictions import batch_predictions
 from ml_assets.export_gates import GATES
 from ml_assets.mlm_backbone import mlm_backbone
@@ -42,6 +43,7 @@ ASSETS = [
     tokenized_corpus,
     mlm_backbone,
     multitask_model,
+    baseline_model,
     onnx_model,
     model_evaluation,
     batch_predictions,

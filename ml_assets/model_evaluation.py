@@ -8,6 +8,7 @@ import numpy as np
 import polars as pl
 
 from ml_assets.artifacts import (
+    MEMO_FILE,
     StageConfig,
     automation_condition,
     memoized_output,
@@ -43,6 +44,42 @@ def headline(report: dict) -> dict[str, float]:
     }
 
 
+UPLIFT_COLUMNS = (
+    ("test_category_accuracy", "category accuracy"),
+    ("test_category_macro_f1", "category macro-F1"),
+    ("heldout_category_accuracy", "category acc., held-out merchants"),
+    ("test_transaction_type_accuracy", "transaction type accuracy"),
+    ("best_step", "steps to best validation"),
+    ("steps", "steps run"),
+)
+
+
+def uplift(pretrained: dict, baseline: dict) -> tuple[str, dict]:
+    """The seed's table: the same finetuning from the MLM-pretrained and from the un-adapted
+    backbone (PyTorch fp32 test metrics each finetuning reported), and the differences."""
+    lines = ["| model | " + " | ".join(label for _, label in UPLIFT_COLUMNS) + " |"]
+    lines.append("|---" * (len(UPLIFT_COLUMNS) + 1) + "|")
+    for name, values in (("MLM-pretrained", pretrained), ("baseline (no pretraining)", baseline)):
+        cells = [
+            f"{values[key]:.4f}" if isinstance(values.get(key), float) else str(values.get(key))
+            for key, _ in UPLIFT_COLUMNS
+        ]
+        lines.append(f"| {name} | " + " | ".join(cells) + " |")
+    numbers = {}
+    for key in (
+        "test_category_accuracy",
+        "test_category_macro_f1",
+        "test_transaction_type_accuracy",
+    ):
+        if key in pretrained and key in baseline:
+            numbers[f"uplift_{key.removeprefix('test_')}_pt"] = round(
+                (pretrained[key] - baseline[key]) * 100, 2
+            )
+    if pretrained.get("best_step") and baseline.get("best_step"):
+        numbers["steps_to_best_ratio"] = round(pretrained["best_step"] / baseline["best_step"], 3)
+    return "\n".join(lines), numbers
+
+
 def slices_table(report: dict) -> str:
     lines = [
         "| head | slice | n | accuracy | macro-F1 | PR-AUC | ECE |",
@@ -68,7 +105,8 @@ def slices_table(report: dict) -> str:
         "predictions.parquet (probabilities per head) and reused by every metric: accuracy, "
         "macro-F1, PR-AUC, calibration (ECE) and per-class precision/recall/F1 per head, on all "
         "rows, held-out vs seen merchants and short vs long descriptions; a confusion matrix and "
-        "a reliability diagram; regressions against the previous evaluation are flagged."
+        "a reliability diagram; regressions against the previous evaluation are flagged; and "
+        "the pretraining uplift: multitask_model next to baseline_model."
     ),
 )
 def model_evaluation(
@@ -76,6 +114,8 @@ def model_evaluation(
     config: StageConfig,
     onnx_model: ArtifactRef,
     training_features: ArtifactRef,
+    multitask_model: ArtifactRef,
+    baseline_model: ArtifactRef,
     params: ParamsResource,
     artifact_store: ArtifactStore,
 ) -> dg.Output[ArtifactRef]:
@@ -174,7 +214,13 @@ def model_evaluation(
                 "regressions": dropped,
             },
         )
+        table, uplift_numbers = uplift(
+            read_json(multitask_model.dir / MEMO_FILE)["metadata"],
+            read_json(baseline_model.dir / MEMO_FILE)["metadata"],
+        )
         metadata = {
+            "pretraining_uplift": dg.MetadataValue.md(table),
+            **uplift_numbers,
             "test_rows": test.height,
             "inference_seconds": round(inference_seconds, 3),
             "rows_per_second": round(test.height / max(inference_seconds, 1e-9)),
@@ -198,6 +244,11 @@ def model_evaluation(
         asset="model_evaluation",
         code=CODE,
         params=section,
-        inputs={"onnx_model": onnx_model, "training_features": training_features},
+        inputs={
+            "onnx_model": onnx_model,
+            "training_features": training_features,
+            "multitask_model": multitask_model,
+            "baseline_model": baseline_model,
+        },
         build=build,
     )

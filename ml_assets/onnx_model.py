@@ -75,6 +75,7 @@ def onnx_model(
             folder / INT8_FILE,
             per_channel=settings.per_channel,
             exclude_op_types=settings.exclude_op_types,
+            keep_fp32_nodes=settings.keep_fp32_nodes,
         )
         shutil.copytree(multitask_model.dir / TOKENIZER_DIR, folder / TOKENIZER_DIR)
         serving = {

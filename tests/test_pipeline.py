@@ -5,6 +5,7 @@ from __future__ import annotations
 from pathlib import Path
 
 import dagster as dg
+import numpy as np
 import pytest
 
 from ml_assets.core.io import verify_entry
@@ -95,6 +96,7 @@ EXPECTED_METADATA = {
         "regressions",
     },
     "batch_predictions": {"source", "rows", "rows_per_second", "threads", "preview"},
+    "registered_model": {"model_id", "registry", "uploaded_files", "artifact_uris"},
 }
 
 
@@ -219,6 +221,50 @@ def test_nightly_schedule_requests_only_model_assets_whose_fingerprint_changed(
 
 
 @pytest.mark.slow
+def test_serving_tokenizes_exactly_like_training(materialized):
+    """No train-serve skew: the ids the ONNX scorer computes from raw descriptions are
+    byte-identical to the ids training read from the corpus (built from the features' text)."""
+    import polars as pl
+
+    from ml_assets.core.corpus import TokenizedSplit
+    from ml_assets.core.io import read_json
+    from ml_assets.core.scoring import encode_for_model
+    from ml_assets.core.vocab import load_tokenizer
+    from resources.artifact_store import ArtifactStore
+
+    _, _, root = materialized
+    store = ArtifactStore(root=str(root))
+    corpus = store.current_ref("tokenized_corpus").verified()
+    onnx = store.current_ref("onnx_model").verified()
+    serving = read_json(onnx.dir / "serving.json")
+    split = TokenizedSplit(corpus.dir, "test", max_length=serving["max_length"])
+    rows = split.row_table()
+    features = pl.read_parquet(store.current_ref("training_features").dir / "features.parquet")
+    descriptions = dict(zip(features["transaction_id"], features["description"], strict=True))
+    sample = list(range(0, len(split), max(1, len(split) // 300)))
+    texts = [descriptions[rows["transaction_id"][i]] for i in sample]
+    served = encode_for_model(load_tokenizer(onnx.dir / "tokenizer"), texts, serving["max_length"])
+    assert len(sample) >= 100
+    for i, ids in zip(sample, served, strict=True):
+        trained = np.asarray(split[i], dtype=np.int64)
+        assert trained.tobytes() == ids.astype(np.int64).tobytes(), texts[sample.index(i)]
+
+
+@pytest.mark.slow
+def test_the_registry_holds_the_exported_model(materialized):
+    from resources.model_registry import SqliteRegistry
+
+    result, _, root = materialized
+    (event,) = result.asset_materializations_for_node("registered_model")
+    model_id = event.metadata["model_id"].value
+    record = SqliteRegistry(root / "registry.sqlite").get(model_id)
+    assert record["model_id"] == model_id and record["artifacts"]["local"].startswith(str(root))
+    assert 0 <= record["metrics"]["category/all/accuracy"] <= 1
+    assert record["gates"]["parity"]["category"]["agreement"] >= 0.95  # the tiny profile's gate
+    assert record["params"]["multitask_model"]["max_steps"] == 30
+
+
+@pytest.mark.slow
 def test_a_failed_gate_blocks_everything_downstream(materialized, tmp_path):
     """The same store; only the latency budget changes (gates are in no fingerprint, so
     onnx_model is a memo hit and its checks run again). Nothing downstream may run."""
@@ -235,7 +281,7 @@ def test_a_failed_gate_blocks_everything_downstream(materialized, tmp_path):
     with dg.instance_for_test() as instance:
         result = dg.materialize(
             [*ASSETS, *CHECKS],
-            selection=["onnx_model", "model_evaluation", "batch_predictions"],
+            selection=["onnx_model", "model_evaluation", "batch_predictions", "registered_model"],
             resources=resources,
             instance=instance,
             raise_on_error=False,
@@ -249,7 +295,7 @@ def test_a_failed_gate_blocks_everything_downstream(materialized, tmp_path):
         e.event_specific_data.materialization.asset_key.to_user_string()
         for e in result.get_asset_materialization_events()
     }
-    assert materialized_now == {"onnx_model"}  # model_evaluation, batch_predictions blocked
+    assert materialized_now == {"onnx_model"}  # evaluation, scoring and registry blocked
 
 
 def test_definitions_load():

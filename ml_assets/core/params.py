@@ -116,6 +116,7 @@ class MultitaskModelParams(_Section):
     max_epochs: int = Field(3, ge=1)
     max_steps: int = Field(600, ge=1)
     eval_every: int = Field(100, ge=1)
+    valid_sample: int | None = Field(None, ge=1)  # tier 1: stratified sample of valid (None: all)
     patience: int = Field(3, ge=1)
     learning_rate: float = Field(1e-4, gt=0)
     head_learning_rate: float = Field(1e-3, gt=0)
@@ -141,6 +142,7 @@ class OnnxModelParams(_Section):
     opset: int = Field(17, ge=14, le=21)
     per_channel: bool = True
     exclude_op_types: tuple[str, ...] = ()
+    keep_fp32_nodes: tuple[str, ...] = ()  # regexes of node names left in fp32
     intra_op_num_threads: int = Field(2, ge=1)
     latency_requests: int = Field(500, ge=10)
     eval_batch_size: int = Field(64, ge=1)
@@ -153,6 +155,7 @@ class ExportGatesParams(_Section):
     max_accuracy_drop_pt: float = Field(0.5, ge=0.0)  # per head, on the labeled test split
     latency_budget_ms: float = Field(10.0, gt=0.0)  # p99, batch 1, tokenization included
     latency_requests: int = Field(500, ge=10)
+    latency_rounds: int = Field(3, ge=1)  # the fastest round counts (shared machines are noisy)
     max_int8_mb: float = Field(40.0, gt=0.0)
 
 

@@ -193,7 +193,11 @@ def _run_in(scratch, spec, reporter, rank, world, guard, client) -> dict:
         upload_folder,
     )
     from ml_assets.training.preemption import TrainingHooks
-    from ml_assets.training.stages import train_mlm_backbone, train_multitask_model
+    from ml_assets.training.stages import (
+        train_baseline_model,
+        train_mlm_backbone,
+        train_multitask_model,
+    )
 
     inputs = _stage_inputs(spec, scratch, rank, world, client)
     checkpoints, checkpoint_uri = Path(spec["checkpoints"]), None
@@ -247,9 +251,22 @@ def _run_in(scratch, spec, reporter, rank, world, guard, client) -> dict:
                 log=reporter.log,
                 hooks=hooks,
             )
+        elif stage == "baseline_model":
+            metadata = train_baseline_model(
+                corpus_dir=inputs["tokenized_corpus"],
+                tokenizer_dir=inputs["pruned_tokenizer"],
+                settings=MultitaskModelParams.model_validate(spec["settings"]["multitask_model"]),
+                num_layers=spec["settings"]["num_layers"],
+                init_seed=spec["settings"]["init_seed"],
+                folder=folder,
+                checkpoint_root=checkpoints,
+                log=reporter.log,
+                hooks=hooks,
+            )
         else:
             raise ValueError(
-                f"unknown training stage {stage!r}; expected mlm_backbone or multitask_model"
+                f"unknown training stage {stage!r}; expected mlm_backbone, multitask_model "
+                "or baseline_model"
             )
     if output_remote and rank == 0:
         upload_folder(client, scratch / "output", spec["output"])

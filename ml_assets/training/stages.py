@@ -153,6 +153,18 @@ def train_multitask_model(
             raise ValueError(
                 f"no labeled rows in the {name} split; add labeled data or change the split shares"
             )
+    full_valid = len(sets["valid"].sequences)
+    if settings.valid_sample and settings.valid_sample < full_valid:  # tier 1: cheap, stratified
+        from ml_assets.core.labels import stratified_sample
+
+        first_head = settings.heads[0]
+        rows = stratified_sample(
+            sets["valid"].labels[first_head], settings.valid_sample, settings.seed
+        )
+        sets["valid"] = LabeledSet(
+            sequences=sets["valid"].sequences.subset(rows),
+            labels={head: values[rows] for head, values in sets["valid"].labels.items()},
+        )
     test_rows = sets["test"].sequences.row_table()
     heldout_rows = np.flatnonzero(test_rows["heldout_merchant"].to_numpy())
     heldout = LabeledSet(
@@ -205,6 +217,7 @@ def train_multitask_model(
         "heads": {head: len(names) for head, names in heads.items()},
         **{f"{name}_rows": len(data.sequences) for name, data in sets.items()},
         "test_heldout_merchant_rows": len(heldout_rows),
+        "valid_rows_full": full_valid,
         "steps": result.steps,
         "best_step": result.best_step,
         "best_valid_mean_macro_f1": round(result.best_score, 4),
@@ -227,3 +240,45 @@ def train_multitask_model(
         float(np.mean([m["accuracy"] for m in test.values() if m["n"]])), 4
     )
     return metadata
+
+
+def train_baseline_model(
+    *,
+    corpus_dir: Path,
+    tokenizer_dir: Path,
+    settings: MultitaskModelParams,
+    num_layers: int | None,
+    init_seed: int,
+    folder: Path,
+    checkpoint_root: Path | None = None,
+    log: Callable[[str], None] = print,
+    hooks: TrainingHooks | None = None,
+) -> dict:
+    """The same finetuning with the same budget, from the *un-adapted* backbone: the original
+    weights sliced to the pruned vocabulary (and layers) exactly as pretraining starts from,
+    but without the domain MLM pretraining. The difference to multitask_model is the uplift."""
+    import tempfile
+
+    from ml_assets.training.model import load_pruned_mlm
+
+    net, _ = load_pruned_mlm(
+        resolve_backbone(read_json(tokenizer_dir / PARAMS_FILE)["backbone"]),
+        read_json(tokenizer_dir / TOKENIZER_ID_MAP)["new_to_old"],
+        num_layers,
+        init_seed,
+    )
+    with tempfile.TemporaryDirectory(prefix="unadapted-backbone-") as unadapted:
+        net.save_pretrained(unadapted, safe_serialization=True)
+        log(
+            f"baseline: finetuning from the un-adapted backbone ({net.config.num_hidden_layers} layers)"
+        )
+        return train_multitask_model(
+            corpus_dir=corpus_dir,
+            tokenizer_dir=tokenizer_dir,
+            backbone_dir=Path(unadapted),
+            settings=settings,
+            folder=folder,
+            checkpoint_root=checkpoint_root,
+            log=log,
+            hooks=hooks,
+        )

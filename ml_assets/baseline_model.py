@@ -1,0 +1,79 @@
+"""baseline_model: the multitask model finetuned without domain pretraining (the uplift's control)."""
+
+import dagster as dg
+
+from ml_assets.artifacts import automation_condition, memoized_output, stage_code_version
+from ml_assets.core.io import ArtifactRef
+from ml_assets.daily import SINGLE_RUN
+from ml_assets.gpu_training import GPU_POOL, TrainingConfig, run_training
+from ml_assets.training import job as training_job  # what the launcher runs: in the code version
+from ml_assets.training_checks import data_wait_result, data_wait_spec
+from resources.artifact_store import ArtifactStore
+from resources.launchers import TrainingLauncher
+from resources.params import ParamsResource
+
+CODE = stage_code_version(
+    __name__, "multitask_model", ("torch", "transformers", "tokenizers", "safetensors", "peft")
+)
+
+
+@dg.asset(
+    group_name="finetuning",
+    kinds={"pytorch", "safetensors"},
+    code_version=CODE.version,
+    backfill_policy=SINGLE_RUN,  # lets one CLI run cover a range of days and the models
+    automation_condition=automation_condition(),
+    check_specs=[data_wait_spec("baseline_model")],
+    pool=GPU_POOL,
+    description=(
+        "The control for the pretraining uplift: the same multitask model, finetuned with the same "
+        "params and budget (multitask_model section), from the un-adapted backbone (pruned "
+        "vocabulary and layers, no MLM pretraining). model_evaluation sets the two side by side."
+    ),
+)
+def baseline_model(
+    context: dg.AssetExecutionContext,
+    config: TrainingConfig,
+    tokenized_corpus: ArtifactRef,
+    pruned_tokenizer: ArtifactRef,
+    params: ParamsResource,
+    artifact_store: ArtifactStore,
+    launcher: TrainingLauncher,
+):
+    mlm = params.section("mlm_backbone")
+    settings = {
+        "multitask_model": params.section("multitask_model", config.overrides),
+        "num_layers": mlm["num_layers"],  # the same architecture as the pretrained backbone
+        "init_seed": mlm["seed"],
+    }
+    inputs = {"tokenized_corpus": tokenized_corpus, "pruned_tokenizer": pruned_tokenizer}
+
+    def build(folder, fingerprint: str) -> dict:
+        from ml_assets.training.stages import VALID_CURVE_PNG
+
+        return run_training(
+            context,
+            launcher=launcher,
+            store=artifact_store,
+            gpu=params.section("gpu"),
+            config=config,
+            stage="baseline_model",
+            entrypoint=training_job.__name__,
+            settings=settings,
+            inputs=inputs,
+            folder=folder,
+            fingerprint=fingerprint,
+            pictures={"valid_curve": (VALID_CURVE_PNG, "validation curve")},
+        )
+
+    output = memoized_output(
+        context,
+        artifact_store,
+        asset="baseline_model",
+        code=CODE,
+        params=settings,
+        inputs=inputs,
+        build=build,
+    )
+    yield output
+    yield data_wait_result("baseline_model", output.metadata)
