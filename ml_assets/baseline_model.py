@@ -17,6 +17,18 @@ CODE = stage_code_version(
 )
 
 
+def fingerprint_section(params, store=None, overrides: dict | None = None) -> dict:
+    """The same finetuning params as multitask_model, and the backbone's architecture."""
+    mlm = params.section("mlm_backbone")
+    return {
+        "multitask_model": params.section("multitask_model", overrides)
+        if overrides
+        else params.section("multitask_model"),
+        "num_layers": mlm["num_layers"],  # the same architecture as the pretrained backbone
+        "init_seed": mlm["seed"],
+    }
+
+
 @dg.asset(
     group_name="finetuning",
     kinds={"pytorch", "safetensors"},
@@ -40,12 +52,7 @@ def baseline_model(
     artifact_store: ArtifactStore,
     launcher: TrainingLauncher,
 ):
-    mlm = params.section("mlm_backbone")
-    settings = {
-        "multitask_model": params.section("multitask_model", config.overrides),
-        "num_layers": mlm["num_layers"],  # the same architecture as the pretrained backbone
-        "init_seed": mlm["seed"],
-    }
+    settings = fingerprint_section(params, overrides=config.overrides)
     inputs = {"tokenized_corpus": tokenized_corpus, "pruned_tokenizer": pruned_tokenizer}
 
     def build(folder, fingerprint: str) -> dict:

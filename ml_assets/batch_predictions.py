@@ -50,11 +50,23 @@ def input_identity(settings: BatchPredictionsParams, store: ArtifactStore) -> di
     return {"raw_day": newest, "digest": days[newest].digest}
 
 
+def fingerprint_section(params, store: ArtifactStore, overrides: dict | None = None) -> dict:
+    """The section and what it scores (the files' sha256, or the newest raw day's entry)."""
+    section = (
+        params.section("batch_predictions", overrides)
+        if overrides
+        else params.section("batch_predictions")
+    )
+    settings = BatchPredictionsParams.model_validate(section)
+    return {**section, "_input": input_identity(settings, store)}
+
+
 @dg.asset(
     group_name="serving",
     kinds={"onnx", "parquet"},
     code_version=CODE.version,
-    deps=["raw_transactions"],
+    # scores the newest raw day (unless batch_predictions.source is set): that day is the dep
+    deps=[dg.AssetDep("raw_transactions", partition_mapping=dg.LastPartitionMapping())],
     backfill_policy=SINGLE_RUN,  # lets one CLI run cover a range of days and the models
     automation_condition=automation_condition(),
     description=(
@@ -70,9 +82,11 @@ def batch_predictions(
     params: ParamsResource,
     artifact_store: ArtifactStore,
 ) -> dg.Output[ArtifactRef]:
-    section = params.section("batch_predictions", config.overrides)
-    settings = BatchPredictionsParams.model_validate(section)
-    identity = input_identity(settings, artifact_store)
+    fingerprinted = fingerprint_section(params, artifact_store, config.overrides)
+    settings = BatchPredictionsParams.model_validate(
+        {k: v for k, v in fingerprinted.items() if k != "_input"}
+    )
+    identity = fingerprinted["_input"]
 
     def build(folder: Path, fingerprint: str) -> dict:
         from ml_assets.core.evaluation import softmax
@@ -136,7 +150,7 @@ def batch_predictions(
         artifact_store,
         asset="batch_predictions",
         code=CODE,
-        params={**section, "_input": identity},
+        params=fingerprinted,
         inputs={"onnx_model": onnx_model},
         build=build,
     )

@@ -99,7 +99,11 @@ def build_plan(
     plans: dict[str, AssetPlan] = {}
     for asset, (module_name, upstream) in GRAPH.items():
         module = importlib.import_module(module_name)
-        section = params.section(asset)
+        section = (  # what the asset fingerprints, when that is not just its own section
+            module.fingerprint_section(params, store)
+            if hasattr(module, "fingerprint_section")
+            else params.section(asset)
+        )
         if asset in PARTITIONED:
             plans[asset] = _plan_days(store, asset, module, section, upstream, plans)
             continue
@@ -117,8 +121,10 @@ def build_plan(
         if hasattr(module, "window_inputs"):  # reads a window of an upstream's days
             (name,) = upstream
             inputs = module.window_inputs(plans[name].day_digests, section)
-        else:
-            inputs = {name: plans[name].digest for name in sorted(upstream)}
+        else:  # a partitioned upstream read another way (e.g. its newest day) is in the params
+            inputs = {
+                name: plans[name].digest for name in sorted(upstream) if name not in PARTITIONED
+            }
         plans[asset] = _plan_entry(store, asset, module, section, inputs, store.current_ref(asset))
     return list(plans.values())
 

@@ -58,6 +58,17 @@ def build_record(
     }
 
 
+def fingerprint_section(
+    params, store: ArtifactStore, registry: ModelRegistry | None = None
+) -> dict:
+    """Where the record goes and the gate thresholds it records."""
+    registry = registry or ModelRegistry()
+    return {
+        "target": registry.target(store.root_path),
+        "export_gates": params.section("export_gates"),
+    }
+
+
 @dg.asset(
     group_name="serving",
     kinds={"sqlite", "dynamodb"},
@@ -80,7 +91,6 @@ def registered_model(
     artifact_store: ArtifactStore,
     model_registry: ModelRegistry,
 ) -> dg.Output[ArtifactRef]:
-    target = model_registry.target(artifact_store.root_path)
     model_id = onnx_model.digest[:32]
     resolved = params.load()
     shaping = {
@@ -121,7 +131,7 @@ def registered_model(
         artifact_store,
         asset="registered_model",
         code=CODE,
-        params={"target": target, "export_gates": resolved.section("export_gates")},
+        params=fingerprint_section(resolved, artifact_store, model_registry),
         inputs={"onnx_model": onnx_model, "model_evaluation": model_evaluation},
         build=build,
     )

@@ -15,7 +15,13 @@ from ml_assets.gpu_training import TrainingConfig
 from resources.launchers import TrainingLauncher
 from tests.graph import TINY_RANGE
 
-UPSTREAM = ("raw_transactions", "transaction_features", "pruned_tokenizer", "tokenized_corpus")
+UPSTREAM = (
+    "raw_transactions",
+    "transaction_features",
+    "training_features",
+    "pruned_tokenizer",
+    "tokenized_corpus",
+)
 # long enough to be preempted twice, short enough for CI: ~0.1 s per step on 2 CPU cores
 LONG_MLM = {"steps": 24, "checkpoint_every": 5, "warmup_steps": 2}
 REPO = Path(__file__).resolve().parents[1]

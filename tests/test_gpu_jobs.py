@@ -185,6 +185,7 @@ def test_gpu_assets_share_the_gpu_pool_limited_to_one_job(tmp_path, monkeypatch)
     assert {asset for asset, pool in pools.items() if pool == "gpu"} == {
         "mlm_backbone",
         "multitask_model",
+        "baseline_model",
     }
     subprocess.run(["bash", "scripts/init_dagster_home.sh", str(tmp_path / "home")], check=True)
     monkeypatch.setenv("DAGSTER_HOME", str(tmp_path / "home"))

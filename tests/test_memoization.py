@@ -18,10 +18,23 @@ ALL = {
     "raw_transactions",
     "transaction_features",
     "training_features",
+    "baseline_model",
+    "model_evaluation",
+    "batch_predictions",
+    "registered_model",
     "pruned_tokenizer",
     "mlm_backbone",
     "multitask_model",
     "onnx_model",
+}
+
+FINETUNE_AND_AFTER = {
+    "multitask_model",
+    "baseline_model",
+    "onnx_model",
+    "model_evaluation",
+    "batch_predictions",
+    "registered_model",
 }
 
 pytestmark = pytest.mark.slow
@@ -109,12 +122,11 @@ def test_finetune_param_recomputes_only_finetune_and_export(pipeline):
         "param multitask_model.learning_rate: 0.0001 -> 0.0002" in plan["multitask_model"].reasons
     )
     assert plan["onnx_model"].status == "stale"
-    assert {a for a, p in plan.items() if p.status == "fresh"} == ALL - {
-        "multitask_model",
-        "onnx_model",
-    }
+    # the baseline finetunes with the same params (the uplift's control), so it follows
+    assert plan["baseline_model"].status == "stale"
+    assert {a for a, p in plan.items() if p.status == "fresh"} == ALL - FINETUNE_AND_AFTER
     run = pipeline.run()
-    assert recomputed(run) == {"multitask_model", "onnx_model"}
+    assert recomputed(run) == FINETUNE_AND_AFTER
     pipeline.set_param(
         "multitask_model", "learning_rate", 1.0e-4
     )  # back: the old entries are reused
@@ -124,7 +136,8 @@ def test_finetune_param_recomputes_only_finetune_and_export(pipeline):
 def test_run_config_override_changes_fingerprint(pipeline):
     config = {"ops": {"multitask_model": {"config": {"overrides": {"dropout": 0.2}}}}}
     run = pipeline.run(config)
-    assert recomputed(run) == {"multitask_model", "onnx_model"}
+    # a run-config override of multitask_model is not the baseline's: it stays memoized
+    assert recomputed(run) == FINETUNE_AND_AFTER - {"baseline_model"}
     assert run["multitask_model"]["fingerprint"] != pipeline.first["multitask_model"]["fingerprint"]
     assert recomputed(pipeline.run(config)) == set()  # and is memoized under its own fingerprint
 
@@ -182,7 +195,8 @@ def test_plan_cli_explains_before_running(pipeline, capsys, monkeypatch):
     assert "fresh    pruned_tokenizer" in out
     assert "param mlm_backbone.mask_prob: 0.15 -> 0.2" in out
     assert "input mlm_backbone: upstream is stale and will be recomputed" in out
-    assert "3 of 8 assets to compute" in out
+    # mlm_backbone and what it feeds; the baseline never sees the pretrained backbone
+    assert "6 of 12 assets to compute" in out
 
 
 def test_plan_on_an_empty_store_says_never_materialized(tmp_path, capsys, monkeypatch):
@@ -193,4 +207,4 @@ def test_plan_on_an_empty_store_says_never_materialized(tmp_path, capsys, monkey
     out = capsys.readouterr().out
     assert "missing  raw_transactions" in out and "no day materialized in this store" in out
     assert "missing  pruned_tokenizer" in out
-    assert "8 of 8 assets to compute" in out
+    assert "12 of 12 assets to compute" in out

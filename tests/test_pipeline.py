@@ -73,6 +73,7 @@ EXPECTED_METADATA = {
         "heldout_category_accuracy",
         "best_step",
     },
+    "baseline_model": {"test_category_accuracy", "best_step", "valid_rows_full", "valid_curve"},
     "onnx_model": {
         "fp32_onnx_bytes",
         "int8_onnx_bytes",
@@ -94,6 +95,8 @@ EXPECTED_METADATA = {
         "category_short_accuracy",
         "transaction_type_long_accuracy",
         "regressions",
+        "pretraining_uplift",
+        "uplift_category_accuracy_pt",
     },
     "batch_predictions": {"source", "rows", "rows_per_second", "threads", "preview"},
     "registered_model": {"model_id", "registry", "uploaded_files", "artifact_uris"},
@@ -168,7 +171,11 @@ def test_checks_run(materialized):
         for c in result.get_asset_check_evaluations()
         if c.check_name == "data_wait_below_5_percent"
     ]
-    assert {c.asset_key.to_user_string() for c in waits} == {"mlm_backbone", "multitask_model"}
+    assert {c.asset_key.to_user_string() for c in waits} == {
+        "mlm_backbone",
+        "multitask_model",
+        "baseline_model",
+    }
     for check in waits:
         assert 0 <= check.metadata["data_wait_share"].value <= 1
         assert check.severity == dg.AssetCheckSeverity.WARN
@@ -216,7 +223,11 @@ def test_nightly_schedule_requests_only_model_assets_whose_fingerprint_changed(
     request = tick(ParamsResource(path=str(tmp_path / "params.yaml"), profile="tiny"))
     assert {k.to_user_string() for k in request.asset_selection} == {
         "multitask_model",
+        "baseline_model",
         "onnx_model",
+        "model_evaluation",
+        "batch_predictions",
+        "registered_model",
     }
 
 

@@ -281,7 +281,24 @@ def pipes_metadata(metadata: dict) -> dict:
     }
 
 
+def parse_cli(argv: list[str] | None = None) -> None:
+    """No options: everything arrives through the Pipes context. ``--help`` says so."""
+    import argparse
+
+    argparse.ArgumentParser(
+        prog="python -m ml_assets.training.job",
+        description=(
+            "Run one training stage (mlm_backbone, multitask_model or baseline_model) as a "
+            "Dagster Pipes process. Started by the TrainingLauncher (locally or as a GCP Batch "
+            "job); its stage, params, input/output/checkpoint locations arrive in the Pipes "
+            "context (DAGSTER_PIPES_CONTEXT / DAGSTER_PIPES_MESSAGES). Exit code 85: preempted "
+            "after an emergency checkpoint (retry resumes)."
+        ),
+    ).parse_args(argv)
+
+
 def main() -> int:
+    parse_cli(sys.argv[1:])
     rank, world = _init_distributed()
     guard = PreemptionGuard().install(signal.SIGTERM, signal.SIGINT)
     attempt = int(os.environ.get("BATCH_TASK_RETRY_ATTEMPT", "0"))
