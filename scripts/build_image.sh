@@ -45,12 +45,21 @@ for dir in /opt/wheels /opt/pypi /opt/pypi-more /etc/xdg/pip; do
 done
 
 start=$(date +%s)
-podman "${STORAGE[@]}" build --pull=never --target prod \
+# chroot isolation: RUN steps need no cgroups or user namespaces (this sandbox has neither)
+podman "${STORAGE[@]}" build --pull=never --isolation chroot --target prod \
   --build-arg BASE_IMAGE="$BASE_TAG" --build-arg TORCH_INDEX=cpu \
   "${mounts[@]}" -t "$IMAGE" .
 seconds=$(( $(date +%s) - start ))
 size=$(podman "${STORAGE[@]}" image inspect --format '{{.Size}}' "$IMAGE")
 echo "built $IMAGE in ${seconds} s; image size $(( size / 1000000 )) MB"
-podman "${STORAGE[@]}" run --rm "$IMAGE" --help
-podman "${STORAGE[@]}" run --rm --entrypoint python "$IMAGE" -c \
+# Run the image's own entrypoint, as its own user. `podman run` needs crun to set rlimits and
+# cgroups, which this sandbox forbids; buildah runs the same image with chroot isolation.
+entrypoint=$(podman "${STORAGE[@]}" image inspect --format '{{join .Config.Entrypoint " "}}' "$IMAGE")
+user=$(podman "${STORAGE[@]}" image inspect --format '{{.Config.User}}' "$IMAGE")
+ctr=$(buildah "${STORAGE[@]}" from --pull-never "$IMAGE")
+trap 'buildah "${STORAGE[@]}" rm "$ctr" >/dev/null; rm -rf "$work"' EXIT
+echo "entrypoint: $entrypoint --help (user $user)"
+# shellcheck disable=SC2086  # the entrypoint is a command line
+buildah "${STORAGE[@]}" run --isolation chroot --user "$user" "$ctr" -- $entrypoint --help
+buildah "${STORAGE[@]}" run --isolation chroot --user "$user" "$ctr" -- python -c \
   "import ml_assets.training.job, torch, onnxruntime; print('imports ok, torch', torch.__version__)"
