@@ -17,6 +17,10 @@ CODE = stage_code_version(
 )
 
 
+# the params.yaml sections this asset reads (DVC tracks them for its stage)
+PARAMS_SECTIONS = ("multitask_model", "mlm_backbone")
+
+
 def fingerprint_section(params, store=None, overrides: dict | None = None) -> dict:
     """The same finetuning params as multitask_model, and the backbone's architecture."""
     mlm = params.section("mlm_backbone")

@@ -42,10 +42,7 @@ def input_identity(settings: BatchPredictionsParams, store: ArtifactStore) -> di
         return {"files": local_listing(Path(settings.source), settings.format)}
     days = store.partition_refs("raw_transactions")
     if not days:
-        raise dg.Failure(
-            "batch_predictions: no raw_transactions day is materialized and "
-            "batch_predictions.source is not set; materialize a day or point source at a file"
-        )
+        return {"raw_day": None}  # nothing to score yet; the asset says so when it runs
     newest = max(days)
     return {"raw_day": newest, "digest": days[newest].digest}
 
@@ -87,6 +84,11 @@ def batch_predictions(
         {k: v for k, v in fingerprinted.items() if k != "_input"}
     )
     identity = fingerprinted["_input"]
+    if not settings.source and identity["raw_day"] is None:
+        raise dg.Failure(
+            "batch_predictions: no raw_transactions day is materialized and "
+            "batch_predictions.source is not set; materialize a day or point source at a file"
+        )
 
     def build(folder: Path, fingerprint: str) -> dict:
         from ml_assets.core.evaluation import softmax

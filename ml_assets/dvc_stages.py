@@ -50,13 +50,20 @@ def materialize_cmd(asset: str) -> str:
     return cmd
 
 
+def params_sections(asset: str) -> list[str]:
+    """The params.yaml sections an asset reads: its own, or those its module names."""
+    module = importlib.import_module(GRAPH[asset][0])
+    return list(getattr(module, "PARAMS_SECTIONS", (asset,)))
+
+
 def build_stage(asset: str) -> dict[str, Any]:
     module_name, upstream = GRAPH[asset]
-    code = importlib.import_module(module_name).CODE
+    module = importlib.import_module(module_name)
+    code = module.CODE
     return {
         "cmd": materialize_cmd(asset),
         "deps": sorted(code.files) + [asset_out(name) for name in sorted(upstream)],
-        "params": [asset],  # a top-level key: DVC tracks the whole section
+        "params": params_sections(asset),  # top-level keys: DVC tracks whole sections
         "outs": [{asset_out(asset): {"persist": True}}],
     }
 

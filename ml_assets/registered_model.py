@@ -58,6 +58,10 @@ def build_record(
     }
 
 
+# the params.yaml sections this asset reads (DVC tracks them for its stage)
+PARAMS_SECTIONS = ("export_gates",)
+
+
 def fingerprint_section(
     params, store: ArtifactStore, registry: ModelRegistry | None = None
 ) -> dict:

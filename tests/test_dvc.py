@@ -25,7 +25,7 @@ import pytest
 import yaml
 
 from ml_assets.__main__ import main
-from ml_assets.dvc_stages import DVC_YAML, dvc_yaml_drift, render_dvc_yaml
+from ml_assets.dvc_stages import DVC_YAML, dvc_yaml_drift, params_sections, render_dvc_yaml
 from ml_assets.plan import GRAPH, PARTITIONED
 
 REPO = Path(__file__).resolve().parents[1]
@@ -61,7 +61,7 @@ def test_every_asset_is_one_stage_wired_like_the_graph():
         code_files = set(importlib.import_module(module_name).CODE.files)
         assert code_files, f"{asset}: no source files"
         assert set(stage["deps"]) == code_files | {f"artifacts/{name}" for name in upstream}
-        assert stage["params"] == [asset]
+        assert stage["params"] == params_sections(asset)
         assert stage["outs"] == [{f"artifacts/{asset}": {"persist": True}}]
         materialize = (
             f"python -m dagster asset materialize -m ml_assets.definitions --select {asset}"
