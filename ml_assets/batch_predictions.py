@@ -17,12 +17,10 @@ from ml_assets.artifacts import (
 )
 from ml_assets.core.io import ArtifactRef, read_json
 from ml_assets.core.layouts import (
-    INT8_FILE,
     PREDICTIONS_FILE,
     QUARANTINE_FILE,
     RAW_FILE,
     SERVING_CONFIG,
-    TOKENIZER_DIR,
 )
 from ml_assets.core.params import BatchPredictionsParams
 from ml_assets.daily import SINGLE_RUN
@@ -93,7 +91,7 @@ def batch_predictions(
     def build(folder: Path, fingerprint: str) -> dict:
         from ml_assets.core.evaluation import softmax
         from ml_assets.core.ingest import scan_transactions
-        from ml_assets.core.scoring import OnnxScorer, encode_for_model
+        from ml_assets.core.scoring import encode_for_model, scorer_for
 
         if settings.source:
             result = scan_transactions(
@@ -114,13 +112,7 @@ def batch_predictions(
             )
         serving = read_json(onnx_model.dir / SERVING_CONFIG)
         threads = settings.threads or os.cpu_count() or 1
-        scorer = OnnxScorer(
-            onnx_model.dir / INT8_FILE,
-            onnx_model.dir / TOKENIZER_DIR,
-            serving["heads"],
-            serving["max_length"],
-            threads,
-        )
+        scorer = scorer_for(onnx_model.dir, threads)
         started = time.perf_counter()
         sequences = encode_for_model(
             scorer.tokenizer, rows["description"].to_list(), scorer.max_length

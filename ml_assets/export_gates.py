@@ -11,8 +11,6 @@ import polars as pl
 from ml_assets.core.io import ArtifactRef, read_json
 from ml_assets.core.layouts import (
     INT8_FILE,
-    SERVING_CONFIG,
-    TOKENIZER_DIR,
     VERIFICATION_FILE,
     read_features,
 )
@@ -77,18 +75,11 @@ def int8_matches_pytorch(onnx_model: ArtifactRef, params: ParamsResource) -> dg.
 def latency_within_budget(
     onnx_model: ArtifactRef, training_features: ArtifactRef, params: ParamsResource
 ) -> dg.AssetCheckResult:
-    from ml_assets.core.scoring import OnnxScorer, measure_latency
+    from ml_assets.core.scoring import measure_latency, scorer_for
 
     gates = ExportGatesParams.model_validate(params.section("export_gates"))
     threads = OnnxModelParams.model_validate(params.section("onnx_model")).intra_op_num_threads
-    serving = read_json(onnx_model.dir / SERVING_CONFIG)
-    scorer = OnnxScorer(
-        onnx_model.dir / INT8_FILE,
-        onnx_model.dir / TOKENIZER_DIR,
-        serving["heads"],
-        serving["max_length"],
-        threads,
-    )
+    scorer = scorer_for(onnx_model.dir, threads)
     texts = read_features(training_features).filter(pl.col("split") == "test")["description"]
     # Other tenants of a shared machine only ever add latency: of a few rounds, the fastest
     # is the closest to what the model itself costs (timeit's rule). Every round is shown.

@@ -17,10 +17,8 @@ from ml_assets.artifacts import (
 from ml_assets.core.io import ArtifactRef, atomic_write_json, read_json
 from ml_assets.core.layouts import (
     EVALUATION_FILE,
-    INT8_FILE,
     PREDICTIONS_FILE,
     SERVING_CONFIG,
-    TOKENIZER_DIR,
     read_features,
 )
 from ml_assets.core.params import ModelEvaluationParams, OnnxModelParams
@@ -136,18 +134,12 @@ def model_evaluation(
         )
         from ml_assets.core.labels import IGNORE_INDEX, label_ids
         from ml_assets.core.plots import markdown_image
-        from ml_assets.core.scoring import OnnxScorer, encode_for_model
+        from ml_assets.core.scoring import encode_for_model, scorer_for
 
         started = time.perf_counter()
         serving = read_json(onnx_model.dir / SERVING_CONFIG)
         heads: dict[str, list[str]] = serving["heads"]
-        scorer = OnnxScorer(
-            onnx_model.dir / INT8_FILE,
-            onnx_model.dir / TOKENIZER_DIR,
-            heads,
-            serving["max_length"],
-            threads,
-        )
+        scorer = scorer_for(onnx_model.dir, threads)
         test = read_features(training_features).filter(pl.col("split") == "test")
         sequences = encode_for_model(
             scorer.tokenizer, test["description"].to_list(), scorer.max_length

@@ -92,3 +92,17 @@ def measure_latency(
         "mean_ms": float(values.mean()),
         "requests": len(values),
     }
+
+
+def scorer_for(entry: Path, threads: int) -> OnnxScorer:
+    """The int8 scorer of an onnx_model entry, configured by its serving.json."""
+    import json
+
+    serving = json.loads((entry / "serving.json").read_text())
+    return OnnxScorer(
+        entry / serving["model"],
+        entry / serving["tokenizer"],
+        serving["heads"],
+        serving["max_length"],
+        threads,
+    )
