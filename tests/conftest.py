@@ -41,3 +41,17 @@ def tiny_tokenizer_dir(tmp_path_factory, backbone_source) -> Path:
     out = tmp_path_factory.mktemp("tokenizer")
     prune_vocabulary(backbone_source, normalize_texts(SAMPLE_DESCRIPTIONS), out)
     return out
+
+
+@pytest.fixture(scope="session")
+def tiny_graph(tmp_path_factory):
+    """The whole graph, tiny profile, computed once on a real instance (see tests/graph.py)."""
+    import dagster as dg
+
+    from tests.graph import TinyGraph, materialize_tiny_graph
+
+    root = tmp_path_factory.mktemp("tiny_graph") / "artifacts"
+    with dg.instance_for_test() as instance:
+        result = materialize_tiny_graph(root, instance)
+        assert result.success
+        yield TinyGraph(result, instance, root)

@@ -1,5 +1,17 @@
-"""The tiny profile's days: whole-graph test runs cover them in one run (a single-run
-backfill of the daily partitions plus every unpartitioned asset)."""
+"""The tiny profile's days and the whole tiny graph, materialized once per test session.
+
+Whole-graph test runs cover the days in one run (a single-run backfill of the daily partitions
+plus every unpartitioned asset). Computing that graph takes most of a minute and a half on two
+cores, so the session computes it once (`tiny_graph` in conftest) and modules that need a store
+of their own start from a copy of it: a copied store is a valid store (pointers are relative),
+and a run on it is a memo hit for every asset, which is itself what those tests check first.
+"""
+
+import shutil
+from pathlib import Path
+from typing import NamedTuple
+
+import dagster as dg
 
 from ml_assets.core.params import load_params
 from ml_assets.core.raw_days import synthetic_days
@@ -7,3 +19,34 @@ from ml_assets.daily import range_tags
 
 TINY_DAYS = synthetic_days(load_params(profile="tiny").raw_transactions)
 TINY_RANGE = range_tags(TINY_DAYS[0], TINY_DAYS[-1])
+
+
+class TinyGraph(NamedTuple):
+    result: dg.ExecuteInProcessResult  # the run that computed every asset
+    instance: dg.DagsterInstance
+    root: Path  # its artifact store: read it, never write it (copy_store for your own)
+
+
+def materialize_tiny_graph(root: Path, instance: dg.DagsterInstance, resources=None):
+    from ml_assets.definitions import ASSETS, CHECKS, build_resources
+
+    return dg.materialize(
+        [*ASSETS, *CHECKS],
+        resources=resources or build_resources(str(root), profile="tiny"),
+        instance=instance,
+        tags=TINY_RANGE,
+    )
+
+
+def copy_store(source: Path, destination: Path) -> Path:
+    """A private copy of a store (real copies: tests corrupt files in theirs)."""
+    shutil.copytree(source, destination, symlinks=True, dirs_exist_ok=True)
+    return destination
+
+
+def materialization_metadata(result) -> dict[str, dict]:
+    out = {}
+    for event in result.get_asset_materialization_events():
+        mat = event.event_specific_data.materialization
+        out[mat.asset_key.to_user_string()] = {k: v.value for k, v in mat.metadata.items()}
+    return out

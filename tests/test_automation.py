@@ -5,7 +5,7 @@ import dagster as dg
 import pytest
 
 from ml_assets.definitions import ASSETS, CHECKS, build_resources
-from tests.graph import TINY_RANGE
+from tests.graph import copy_store, materialize_tiny_graph
 
 pytestmark = pytest.mark.slow
 NAMES = [a.key.to_user_string() for a in ASSETS]
@@ -26,57 +26,48 @@ def definitions(root, code_versions: dict[str, str] | None = None) -> dg.Definit
     )
 
 
-def test_code_change_requests_that_asset_and_its_dependents_only(tmp_path):
+@pytest.fixture(scope="module")
+def settled(tmp_path_factory, tiny_graph):
+    """A copy of the session's computed store, materialized into an instance of its own (all
+    memo hits), and automation evaluated until it requests nothing: (defs, instance, cursor).
+    The tests below only add events after it, in file order; none changes the store."""
+    root = copy_store(tiny_graph.root, tmp_path_factory.mktemp("automation") / "artifacts")
     with dg.instance_for_test() as instance:
-        defs = definitions(tmp_path)
-        assert dg.materialize(
-            [*ASSETS, *CHECKS],
-            resources=build_resources(str(tmp_path), profile="tiny"),
-            instance=instance,
-            tags=TINY_RANGE,
-        ).success
+        assert materialize_tiny_graph(root, instance).success
+        defs = definitions(root)
         first = dg.evaluate_automation_conditions(defs=defs, instance=instance)
         second = dg.evaluate_automation_conditions(
             defs=defs, instance=instance, cursor=first.cursor
         )
         assert requested(second) == set()  # everything materialized, nothing changed
-        changed = definitions(tmp_path, {"multitask_model": "new-finetune-code"})
-        third = dg.evaluate_automation_conditions(
-            defs=changed, instance=instance, cursor=second.cursor
-        )
-        # the changed asset, plus its dependent in the same run (eager's will_be_requested);
-        # nothing upstream. If the new weights were byte-identical, onnx_model would be memoized.
-        # batch_predictions scores the newest raw day, which this store never ingested (the
-        # tiny data ends in January): it waits for that day instead of scoring stale data
-        assert requested(third) == {
-            "multitask_model",
-            "onnx_model",
-            "model_evaluation",
-            "registered_model",
-        }
+        yield root, instance, second.cursor
 
 
-def test_new_upstream_data_version_requests_dependents(tmp_path):
-    with dg.instance_for_test() as instance:
-        defs = definitions(tmp_path)
-        assert dg.materialize(
-            [*ASSETS, *CHECKS],
-            resources=build_resources(str(tmp_path), profile="tiny"),
-            instance=instance,
-            tags=TINY_RANGE,
-        ).success
-        first = dg.evaluate_automation_conditions(defs=defs, instance=instance)
-        second = dg.evaluate_automation_conditions(
-            defs=defs, instance=instance, cursor=first.cursor
+def test_code_change_requests_that_asset_and_its_dependents_only(settled):
+    root, instance, cursor = settled
+    changed = definitions(root, {"multitask_model": "new-finetune-code"})
+    third = dg.evaluate_automation_conditions(defs=changed, instance=instance, cursor=cursor)
+    # the changed asset, plus its dependent in the same run (eager's will_be_requested);
+    # nothing upstream. If the new weights were byte-identical, onnx_model would be memoized.
+    # batch_predictions scores the newest raw day, which this store never ingested (the
+    # tiny data ends in January): it waits for that day instead of scoring stale data
+    assert requested(third) == {
+        "multitask_model",
+        "onnx_model",
+        "model_evaluation",
+        "registered_model",
+    }
+
+
+def test_new_upstream_data_version_requests_dependents(settled):
+    root, instance, cursor = settled
+    # multitask_model re-materialized with different bytes -> onnx_model (and only it) is requested
+    instance.report_runless_asset_event(
+        dg.AssetMaterialization(
+            "multitask_model", tags={"dagster/data_version": "different-weights"}
         )
-        assert requested(second) == set()
-        # multitask_model re-materialized with different bytes -> onnx_model (and only it) is requested
-        instance.report_runless_asset_event(
-            dg.AssetMaterialization(
-                "multitask_model", tags={"dagster/data_version": "different-weights"}
-            )
-        )
-        third = dg.evaluate_automation_conditions(
-            defs=defs, instance=instance, cursor=second.cursor
-        )
-        assert requested(third) == {"onnx_model", "model_evaluation", "registered_model"}
+    )
+    third = dg.evaluate_automation_conditions(
+        defs=definitions(root), instance=instance, cursor=cursor
+    )
+    assert requested(third) == {"onnx_model", "model_evaluation", "registered_model"}

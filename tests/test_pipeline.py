@@ -12,7 +12,7 @@ from ml_assets.core.io import verify_entry
 from ml_assets.daily import range_tags
 from ml_assets.definitions import ASSETS, CHECKS, build_resources
 from ml_assets.plan import PARTITIONED
-from tests.graph import TINY_DAYS, TINY_RANGE
+from tests.graph import TINY_DAYS
 
 EXPECTED_METADATA = {
     # daily-partitioned, materialized as one range: totals and a per-day table
@@ -104,16 +104,9 @@ EXPECTED_METADATA = {
 
 
 @pytest.fixture(scope="module")
-def materialized(tmp_path_factory):
-    root = tmp_path_factory.mktemp("artifacts")
-    with dg.instance_for_test() as instance:
-        result = dg.materialize(
-            [*ASSETS, *CHECKS],
-            resources=build_resources(str(root), profile="tiny"),
-            instance=instance,
-            tags=TINY_RANGE,
-        )
-        yield result, instance, root
+def materialized(tiny_graph):
+    """The session's computed tiny graph (conftest): its result, instance and store."""
+    return tiny_graph
 
 
 @pytest.mark.slow

@@ -23,7 +23,7 @@ from pathlib import Path
 import pytest
 import yaml
 
-from tests.graph import TINY_DAYS
+from tests.graph import TINY_DAYS, copy_store
 
 REPO = Path(__file__).resolve().parents[1]
 CHROMIUM = shutil.which("chromium") or shutil.which("chromium-browser")
@@ -68,8 +68,10 @@ def graphql(url: str, query: str, variables: dict | None = None) -> dict:
 
 
 @pytest.fixture(scope="module")
-def ui(tmp_path_factory):
+def ui(tmp_path_factory, tiny_graph):
     work = tmp_path_factory.mktemp("ui")
+    # the session's computed store: the CLI run below fills this instance (memo hits)
+    copy_store(tiny_graph.root, work / "artifacts")
     home = work / "dagster_home"
     home.mkdir()
     (home / "dagster.yaml").write_text(
