@@ -73,6 +73,8 @@ def onnx_model(
         excluded = quantize_int8(
             folder / FP32_FILE,
             folder / INT8_FILE,
+            kernel=settings.int8_kernel,
+            block_size=settings.block_size,
             per_channel=settings.per_channel,
             exclude_op_types=settings.exclude_op_types,
             keep_fp32_nodes=settings.keep_fp32_nodes,
@@ -99,6 +101,7 @@ def onnx_model(
         atomic_write_json(folder / VERIFICATION_FILE, {"parity": parity, "latency": latency})
         metadata = {
             "opset": settings.opset,
+            "int8_kernel": settings.int8_kernel,
             "per_channel": settings.per_channel,
             "fp32_onnx_bytes": (folder / FP32_FILE).stat().st_size,
             "int8_onnx_bytes": (folder / INT8_FILE).stat().st_size,

@@ -1,4 +1,7 @@
+from collections import Counter
+
 import numpy as np
+import onnx
 import polars as pl
 import pytest
 import torch
@@ -30,7 +33,8 @@ def exported(tiny_tokenizer_dir, backbone_source, tmp_path_factory):
     (out / "model").mkdir()
     model.save(out / "model")
     export_onnx(model, out / "fp32.onnx", opset=17)
-    quantize_int8(out / "fp32.onnx", out / "int8.onnx", per_channel=True)
+    quantize_int8(out / "fp32.onnx", out / "int8.onnx")  # the default: blockwise
+    quantize_int8(out / "fp32.onnx", out / "int8_dynamic.onnx", kernel="dynamic")
     return out, MultiTaskModel.load(out / "model")
 
 
@@ -54,9 +58,23 @@ def test_fp32_onnx_matches_pytorch(exported, tiny_tokenizer_dir):
         np.testing.assert_allclose(onnx_logits[head], torch_logits[head], atol=1e-4)
 
 
+def test_both_int8_kernels_are_int8(exported):
+    out, _ = exported
+    ops = {
+        name: Counter(n.op_type for n in onnx.load(str(out / name)).graph.node)
+        for name in ("int8.onnx", "int8_dynamic.onnx")
+    }
+    assert ops["int8.onnx"]["MatMulNBits"] == 2 * 6  # 2 layers x (q, k, v, attn out, ffn up, down)
+    assert ops["int8_dynamic.onnx"]["MatMulInteger"] >= 2 * 6
+    assert (out / "int8_dynamic.onnx").stat().st_size < (out / "fp32.onnx").stat().st_size / 2.5
+    with pytest.raises(ValueError, match="int8_kernel must be one of"):
+        quantize_int8(out / "fp32.onnx", out / "x.onnx", kernel="static")
+
+
 def test_int8_is_smaller_and_mostly_agrees(exported, tiny_tokenizer_dir):
     out, model = exported
-    assert (out / "int8.onnx").stat().st_size < (out / "fp32.onnx").stat().st_size / 2.5
+    # blockwise: matmul weights ~4x smaller; the embeddings stay fp32 (no 8-bit Gather kernel)
+    assert (out / "int8.onnx").stat().st_size < (out / "fp32.onnx").stat().st_size / 2
     scorer = OnnxScorer(out / "int8.onnx", tiny_tokenizer_dir, HEADS, max_length=32, threads=1)
     texts = generate_transactions(300, seed=3)["description"].to_list()
     sequences = encode_for_model(scorer.tokenizer, texts, 32)

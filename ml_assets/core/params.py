@@ -140,12 +140,21 @@ class MultitaskModelParams(_Section):
 
 class OnnxModelParams(_Section):
     opset: int = Field(17, ge=14, le=21)
-    per_channel: bool = True
+    int8_kernel: Literal["blockwise", "dynamic"] = "blockwise"
+    block_size: int = Field(128, ge=16)  # blockwise: inputs per weight/activation scale
+    per_channel: bool = True  # dynamic: per-channel weight scales
     exclude_op_types: tuple[str, ...] = ()
     keep_fp32_nodes: tuple[str, ...] = ()  # regexes of node names left in fp32
     intra_op_num_threads: int = Field(2, ge=1)
     latency_requests: int = Field(500, ge=10)
     eval_batch_size: int = Field(64, ge=1)
+
+    @field_validator("block_size")
+    @classmethod
+    def _power_of_two(cls, size: int) -> int:
+        if size & (size - 1):
+            raise ValueError(f"block_size must be a power of 2 (16, 32, 64, 128, ...), got {size}")
+        return size
 
 
 class ExportGatesParams(_Section):
