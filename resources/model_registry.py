@@ -139,8 +139,13 @@ class ModelRegistry(dg.ConfigurableResource):
     )
 
     def target(self, store_root: Path) -> dict[str, str | None]:
-        """Where a record goes: part of the registering asset's fingerprint."""
-        where = self.dynamodb_table if self.backend == "dynamodb" else str(self._sqlite(store_root))
+        """Where a record goes: part of the registering asset's fingerprint. The default SQLite
+        file lives in the store and travels with it (a copied or pulled store holds its records),
+        so it is named relative to the store; an explicit path or table is named as given."""
+        if self.backend == "dynamodb":
+            where = self.dynamodb_table
+        else:
+            where = self.sqlite_path or "<artifact store>/registry.sqlite"
         return {"backend": self.backend, "where": where, "s3_uri": self.s3_uri}
 
     def _sqlite(self, store_root: Path) -> Path:
