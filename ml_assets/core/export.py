@@ -54,6 +54,7 @@ def quantize_int8(
     per_channel: bool = True,
     exclude_op_types: tuple[str, ...] = (),
     keep_fp32_nodes: tuple[str, ...] = (),
+    quantize_embeddings: bool = True,
 ) -> list[str]:
     """int8 weights, int8 compute, no calibration data. Returns the node names left in fp32.
 
@@ -65,7 +66,8 @@ def quantize_int8(
     blockwise agrees with PyTorch's argmax on 99.3 % of test rows, dynamic on 97.8 %
     (98.3 % with the FFN down-projections kept fp32), below the export gate's 99 %.
     Nodes whose op type is in ``exclude_op_types`` or whose name matches a regex of
-    ``keep_fp32_nodes`` stay fp32.
+    ``keep_fp32_nodes`` stay fp32. With ``quantize_embeddings`` the word-embedding table is
+    stored as int8 rows (``quantize_embedding_rows``).
     """
     if kernel not in INT8_KERNELS:
         raise ValueError(f"onnx_model.int8_kernel must be one of {INT8_KERNELS}, got {kernel!r}")
@@ -101,5 +103,56 @@ def quantize_int8(
             per_channel=per_channel,
             nodes_to_exclude=excluded,
         )
+    if quantize_embeddings:
+        quantize_embedding_rows(int8_path)
     onnx.checker.check_model(str(int8_path))
     return excluded
+
+
+def quantize_embedding_rows(path: Path, min_rows: int = 1024) -> list[str]:
+    """Store each large embedding table (a Gather over an initializer of at least ``min_rows``
+    rows: the word embeddings) as int8 with one fp32 scale per row, in place.
+
+    onnxruntime's weight-only quantizers do not take 8-bit Gathers, so this is a graph edit
+    in standard ops: ``Gather(int8 table) -> Cast(float) -> Mul(Gather(row scales))``. Symmetric
+    per-row scales (max |w| / 127) keep every token's vector within 0.4 % of its largest
+    component; the table shrinks 4x, which is what lets a vocabulary that covers unseen
+    merchants fit the size gate. Returns the names of the tables quantized."""
+    import numpy as np
+    from onnx import helper, numpy_helper
+
+    model = onnx.load(str(path))
+    graph = model.graph
+    initializers = {init.name: init for init in graph.initializer}
+    done = []
+    for node in list(graph.node):
+        table = initializers.get(node.input[0]) if node.op_type == "Gather" else None
+        if table is None or len(table.dims) != 2 or table.dims[0] < min_rows:
+            continue
+        weights = numpy_helper.to_array(table).astype(np.float32)
+        scales = np.abs(weights).max(axis=1, keepdims=True) / 127.0
+        scales[scales == 0] = 1.0
+        quantized = np.clip(np.rint(weights / scales), -127, 127).astype(np.int8)
+        name = table.name
+        graph.initializer.remove(table)
+        graph.initializer.extend(
+            [
+                numpy_helper.from_array(quantized, f"{name}_int8"),
+                numpy_helper.from_array(scales.astype(np.float32), f"{name}_row_scale"),
+            ]
+        )
+        out = node.output[0]
+        rows, cast, scale = (f"{node.name}_{part}" for part in ("int8", "cast", "scale"))
+        position = list(graph.node).index(node)
+        graph.node.remove(node)
+        new_nodes = [
+            helper.make_node("Gather", [f"{name}_int8", node.input[1]], [rows], name=rows),
+            helper.make_node("Cast", [rows], [cast], name=cast, to=onnx.TensorProto.FLOAT),
+            helper.make_node("Gather", [f"{name}_row_scale", node.input[1]], [scale], name=scale),
+            helper.make_node("Mul", [cast, scale], [out], name=f"{node.name}_dequantize"),
+        ]
+        for offset, new in enumerate(new_nodes):
+            graph.node.insert(position + offset, new)
+        done.append(name)
+    onnx.save(model, str(path))
+    return done

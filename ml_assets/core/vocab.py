@@ -4,8 +4,13 @@ The pruned tokenizer must tokenize the pruning corpus exactly like the original,
 give any string more ``[UNK]`` than the original. WordPiece emits one ``[UNK]`` per word when no
 piece matches, so keeping every single character both as ``c`` and ``##c`` (BERT vocabularies hold
 each character in both forms) guarantees every word the original could split can still be split.
-Unseen words may split into finer pieces; ``keep_short_pieces`` trades vocabulary size for fewer
-such differences.
+Unseen words may split into finer pieces, and a merchant name never seen in training then
+reaches the model as characters it cannot recognize (measured: -25 points of category accuracy
+on held-out merchants). ``keep_latin_pieces`` keeps every piece written only in the characters
+that normalized Latin-script text can hold (a-z, the digit 0, ASCII punctuation): any such text
+then tokenizes exactly as with the original, seen in training or not, while pieces of other
+scripts, digits the normalizer maps away and unused slots are dropped. ``keep_short_pieces``
+trades vocabulary size for fewer differences on other text.
 
 Output layout of ``prune_vocabulary`` (a contract, pinned by ``tests/test_vocab.py``)::
 
@@ -23,6 +28,7 @@ which keeps the first rows).
 from __future__ import annotations
 
 import json
+import re
 from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
@@ -48,6 +54,10 @@ _DROPPED_CONFIG_KEYS = (
     "pad_to_multiple_of",
 )
 _SHORT_PIECE_MAX_CHARS = 3
+# a piece normalized Latin-script text can produce: lowercase letters, the digit 0 (the
+# normalizer maps every digit to it) and ASCII punctuation, optionally as a ## continuation
+_LATIN_PIECE = re.compile(r"(##)?[a-z0!-/:-@\[-`{-~]+")
+_RESERVED_SLOT = re.compile(r"\[unused\d+\]")  # BERT's placeholders; no text produces them
 
 
 @dataclass(frozen=True)
@@ -62,6 +72,7 @@ class PruneReport:
         int  # extra 1-3 char alphanumeric pieces kept because of the knob (0 when off)
     )
     new_to_old: list[int]  # new id -> original id
+    kept_latin_pieces: int = 0  # extra pieces kept because of keep_latin_pieces (0 when off)
 
 
 @dataclass(frozen=True)
@@ -98,6 +109,7 @@ def prune_vocabulary(
     out_dir: Path,
     *,
     keep_short_pieces: bool = False,
+    keep_latin_pieces: bool = False,
 ) -> PruneReport:
     """Write a tokenizer to ``out_dir`` whose vocab holds only what ``texts`` need (see module doc).
 
@@ -133,6 +145,14 @@ def prune_vocabulary(
     if keep_short_pieces:
         short = {i for token, i in vocab.items() if _is_short_alnum(token)} - kept
         kept |= short
+    latin: set[int] = set()
+    if keep_latin_pieces:
+        latin = {
+            i
+            for token, i in vocab.items()
+            if _LATIN_PIECE.fullmatch(token) and not _RESERVED_SLOT.fullmatch(token)
+        } - kept
+        kept |= latin
 
     new_to_old = sorted(kept)
     old_to_new = {old: new for new, old in enumerate(new_to_old)}
@@ -144,6 +164,7 @@ def prune_vocabulary(
         used_tokens=len(used),
         kept_single_chars=len(single),
         kept_short_pieces=len(short),
+        kept_latin_pieces=len(latin),
         new_to_old=new_to_old,
     )
 

@@ -47,6 +47,8 @@ class FinetuneConfig:
     precision: str = "auto"
     lora_r: int = 0  # > 0: train LoRA adapters (peft) on the encoder instead of all its weights
     lora_alpha: int = 16
+    label_smoothing: float = 0.0
+    layer_lr_decay: float = 1.0  # layer k from the top: learning_rate * layer_lr_decay**k
 
 
 @dataclass
@@ -118,6 +120,31 @@ def mean_macro_f1(metrics: dict[str, dict[str, float]]) -> float:
     return float(np.mean(scored))
 
 
+def encoder_groups(model: MultiTaskModel, learning_rate: float, decay: float) -> list[dict]:
+    """Optimizer groups for the encoder with layer-wise learning-rate decay (ULMFiT, ELECTRA):
+    the top layer trains at ``learning_rate``, each layer below at ``decay`` times the one
+    above, the embeddings last, so finetuning moves the general lower layers least.
+    ``decay == 1`` is one group at one rate."""
+    named = list(model.encoder.named_parameters())
+    if decay == 1.0:
+        return [{"named_params": named, "lr": learning_rate}]
+    layers = model.encoder.config.num_hidden_layers
+    depth: dict[int, list] = {}
+    for name, param in named:
+        parts = name.split(".")
+        if "layer" in parts and parts[parts.index("layer") + 1].isdigit():
+            k = layers - 1 - int(parts[parts.index("layer") + 1])  # 0 = the top layer
+        elif "embeddings" in parts:
+            k = layers
+        else:
+            k = 0  # anything above the layers (none in BertModel without a pooler)
+        depth.setdefault(k, []).append((name, param))
+    return [
+        {"named_params": params, "lr": learning_rate * decay**k}
+        for k, params in sorted(depth.items())
+    ]
+
+
 def add_lora(model: MultiTaskModel, r: int, alpha: int) -> None:
     """Freeze the encoder and train low-rank adapters on its attention projections (peft)."""
     from peft import LoraConfig, get_peft_model
@@ -159,7 +186,7 @@ def finetune(
     precision = choose_precision(device, config.precision)
     optimizer = make_optimizer(
         [
-            {"named_params": list(model.encoder.named_parameters()), "lr": config.learning_rate},
+            *encoder_groups(model, config.learning_rate, config.layer_lr_decay),
             {"named_params": list(model.heads.named_parameters()), "lr": config.head_learning_rate},
         ],
         config.weight_decay,
@@ -221,7 +248,12 @@ def finetune(
         with precision.autocast():
             logits = model(ids.to(device), mask.to(device))
             loss = sum(
-                F.cross_entropy(out.float(), targets[name].to(device), ignore_index=IGNORE_INDEX)
+                F.cross_entropy(
+                    out.float(),
+                    targets[name].to(device),
+                    ignore_index=IGNORE_INDEX,
+                    label_smoothing=config.label_smoothing,
+                )
                 for name, out in zip(model.head_names, logits, strict=True)
             )
         precision.backward_and_step(loss, optimizer, model.parameters(), 1.0, step=True)

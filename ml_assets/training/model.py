@@ -82,13 +82,35 @@ def load_pruned_mlm(
     return model, params_before
 
 
+POOLINGS = ("mean", "cls")
+
+
+def pool(hidden: torch.Tensor, attention_mask: torch.Tensor, pooling: str) -> torch.Tensor:
+    """One vector per sequence: the mean over real tokens, or the [CLS] position."""
+    if pooling == "cls":
+        return hidden[:, 0]
+    mask = attention_mask.unsqueeze(-1).to(hidden.dtype)
+    return (hidden * mask).sum(1) / mask.sum(1).clamp(min=1.0)
+
+
 class MultiTaskModel(nn.Module):
-    """Shared BERT encoder, one linear head per label on the [CLS] representation."""
+    """Shared BERT encoder, one linear head per label on the pooled sequence.
+
+    ``pooling`` reads the sequence the way the backbone was trained to be read:
+    sentence-transformers checkpoints such as all-MiniLM-L6-v2 were trained on the mean over
+    tokens (their [CLS] vector was never trained to summarize), plain BERT on [CLS]."""
 
     def __init__(
-        self, encoder_config: BertConfig, heads: dict[str, list[str]], dropout: float = 0.1
+        self,
+        encoder_config: BertConfig,
+        heads: dict[str, list[str]],
+        dropout: float = 0.1,
+        pooling: str = "cls",
     ):
         super().__init__()
+        if pooling not in POOLINGS:
+            raise ValueError(f"pooling must be one of {POOLINGS}; got {pooling!r}")
+        self.pooling = pooling
         encoder_config._attn_implementation = "sdpa"
         self.encoder = BertModel(encoder_config, add_pooling_layer=False)
         self.head_labels = {name: list(labels) for name, labels in heads.items()}
@@ -107,15 +129,15 @@ class MultiTaskModel(nn.Module):
         self, input_ids: torch.Tensor, attention_mask: torch.Tensor
     ) -> tuple[torch.Tensor, ...]:
         hidden = self.encoder(input_ids=input_ids, attention_mask=attention_mask).last_hidden_state
-        cls = self.dropout(hidden[:, 0])
-        return tuple(self.heads[name](cls) for name in self.head_names)
+        pooled = self.dropout(pool(hidden, attention_mask, self.pooling))
+        return tuple(self.heads[name](pooled) for name in self.head_names)
 
     @classmethod
     def from_backbone(
-        cls, backbone_dir: Path, heads: dict[str, list[str]], dropout: float
+        cls, backbone_dir: Path, heads: dict[str, list[str]], dropout: float, pooling: str = "cls"
     ) -> MultiTaskModel:
         config = BertConfig.from_pretrained(backbone_dir)
-        model = cls(config, heads, dropout)
+        model = cls(config, heads, dropout, pooling)
         verbosity = transformers.logging.get_verbosity()
         transformers.logging.set_verbosity_error()
         try:
@@ -130,6 +152,7 @@ class MultiTaskModel(nn.Module):
             "encoder": self.encoder.config.to_dict(),
             "heads": self.head_labels,
             "dropout": self.dropout_p,
+            "pooling": self.pooling,
         }
         (out_dir / MODEL_CONFIG).write_text(
             json.dumps(config, indent=2, sort_keys=True, default=str)
@@ -140,6 +163,11 @@ class MultiTaskModel(nn.Module):
     @classmethod
     def load(cls, model_dir: Path, device: str | torch.device = "cpu") -> MultiTaskModel:
         config = json.loads((model_dir / MODEL_CONFIG).read_text())
-        model = cls(BertConfig.from_dict(config["encoder"]), config["heads"], config["dropout"])
+        model = cls(
+            BertConfig.from_dict(config["encoder"]),
+            config["heads"],
+            config["dropout"],
+            config.get("pooling", "cls"),  # artifacts written before pooling was a choice
+        )
         model.load_state_dict(load_file(str(model_dir / MODEL_WEIGHTS), device=str(device)))
         return model.to(device).eval()

@@ -154,6 +154,14 @@ def train_multitask_model(
                 f"no labeled rows in the {name} split; add labeled data or change the split shares"
             )
     full_valid = len(sets["valid"].sequences)
+    if settings.early_stopping_rows == "heldout_merchants":
+        sets["valid"] = heldout_subset(sets["valid"])
+        if len(sets["valid"].sequences) == 0:
+            raise ValueError(
+                "early_stopping_rows is heldout_merchants but the valid split has no labeled "
+                "row of a held-out merchant; raise transaction_features.heldout_valid_merchant_pct "
+                "or set multitask_model.early_stopping_rows: all"
+            )
     if settings.valid_sample and settings.valid_sample < full_valid:  # tier 1: cheap, stratified
         from ml_assets.core.labels import stratified_sample
 
@@ -165,17 +173,18 @@ def train_multitask_model(
             sequences=sets["valid"].sequences.subset(rows),
             labels={head: values[rows] for head, values in sets["valid"].labels.items()},
         )
-    test_rows = sets["test"].sequences.row_table()
-    heldout_rows = np.flatnonzero(test_rows["heldout_merchant"].to_numpy())
-    heldout = LabeledSet(
-        sequences=sets["test"].sequences.subset(heldout_rows),
-        labels={head: values[heldout_rows] for head, values in sets["test"].labels.items()},
-    )
+    heldout = heldout_subset(sets["test"])
     device = pick_device()
     import torch
 
+    pooling = settings.pooling
+    if pooling == "auto":  # as the configured backbone was trained to be read
+        from ml_assets.core.references import trained_pooling
+
+        backbone = resolve_backbone(read_json(tokenizer_dir / PARAMS_FILE)["backbone"])
+        pooling = trained_pooling(Path(backbone)) if Path(backbone).is_dir() else "cls"
     torch.manual_seed(settings.seed)  # head initialization: same recipe, same starting point
-    net = MultiTaskModel.from_backbone(backbone_dir, heads, settings.dropout)
+    net = MultiTaskModel.from_backbone(backbone_dir, heads, settings.dropout, pooling)
     result = finetune(
         net,
         sets["train"],
@@ -194,6 +203,8 @@ def train_multitask_model(
             precision=settings.precision,
             lora_r=settings.lora_r,
             lora_alpha=settings.lora_alpha,
+            label_smoothing=settings.label_smoothing,
+            layer_lr_decay=settings.layer_lr_decay,
         ),
         pad_id=meta["pad_id"],
         device=device,
@@ -202,7 +213,9 @@ def train_multitask_model(
         hooks=hooks,
     )
     test = evaluate(net, sets["test"], 128, meta["pad_id"], device)
-    test_heldout = evaluate(net, heldout, 128, meta["pad_id"], device) if len(heldout_rows) else {}
+    test_heldout = (
+        evaluate(net, heldout, 128, meta["pad_id"], device) if len(heldout.sequences) else {}
+    )
     curve = {"valid mean macro-F1": [(h["step"], h["valid_macro_f1"]) for h in result.history]}
     net.cpu().save(folder)
     copy_tokenizer(tokenizer_dir, folder / TOKENIZER_DIR)
@@ -216,7 +229,8 @@ def train_multitask_model(
     metadata = {
         "heads": {head: len(names) for head, names in heads.items()},
         **{f"{name}_rows": len(data.sequences) for name, data in sets.items()},
-        "test_heldout_merchant_rows": len(heldout_rows),
+        "test_heldout_merchant_rows": len(heldout.sequences),
+        "pooling": pooling,
         "valid_rows_full": full_valid,
         "steps": result.steps,
         "best_step": result.best_step,
@@ -240,6 +254,17 @@ def train_multitask_model(
         float(np.mean([m["accuracy"] for m in test.values() if m["n"]])), 4
     )
     return metadata
+
+
+def heldout_subset(data):
+    """The rows of a labeled split whose merchant is never seen in training."""
+    from ml_assets.training.finetune import LabeledSet
+
+    rows = np.flatnonzero(data.sequences.row_table()["heldout_merchant"].to_numpy())
+    return LabeledSet(
+        sequences=data.sequences.subset(rows),
+        labels={head: values[rows] for head, values in data.labels.items()},
+    )
 
 
 def train_baseline_model(

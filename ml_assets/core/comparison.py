@@ -1,0 +1,88 @@
+"""Side by side: every model of a run scored on the same test rows and the same slices.
+
+The candidate (int8, as shipped), its fp32 twin, the finetune without MLM pretraining, the
+reference models and the current champion each give ``{head: {slice: head_report}}``; these
+helpers align reference probabilities to the candidate's label order and lay the reports out
+as one table (markdown) and one picture.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+import polars as pl
+
+# the models set side by side, in the table's row order
+CANDIDATE = "candidate (int8)"
+FP32_TWIN = "candidate fp32 twin"
+BASELINE = "baseline_model (no MLM)"
+REFERENCES = ("tfidf_reference", "frozen_encoder_reference")
+CHAMPION_PREFIX = "champion "
+
+
+def champion_label(model_id: str) -> str:
+    return f"{CHAMPION_PREFIX}{model_id[:8]}"
+
+
+SLICES = ("all", "heldout_merchants", "seen_merchants", "short", "long")
+SLICE_TITLES = {
+    "all": "all",
+    "heldout_merchants": "held-out merchants",
+    "seen_merchants": "seen merchants",
+    "short": "short",
+    "long": "long",
+}
+
+
+def aligned_probabilities(
+    predictions: pl.DataFrame,
+    labels: dict[str, list[str]],
+    transaction_ids: pl.Series,
+    names: dict[str, list[str]],
+) -> dict[str, np.ndarray]:
+    """A reference's ``{head}_probs`` rows in ``transaction_ids`` order, columns reordered to
+    ``names[head]`` (a label the reference never saw gets probability 0). Every requested id
+    must be present: a reference scored on other test rows is an error, not a gap."""
+    order = pl.DataFrame({"transaction_id": transaction_ids}).with_row_index("_row")
+    joined = order.join(predictions, on="transaction_id", how="left").sort("_row")
+    out = {}
+    for head, wanted in names.items():
+        column = joined[f"{head}_probs"]
+        if column.null_count():
+            raise ValueError(
+                f"reference predictions lack {column.null_count()} of the {len(order)} test rows; "
+                "it was fit on another training_features snapshot: rematerialize it"
+            )
+        probs = np.stack(column.to_numpy()).astype(np.float32)
+        have = {label: i for i, label in enumerate(labels[head])}
+        aligned = np.zeros((len(order), len(wanted)), dtype=np.float32)
+        for j, label in enumerate(wanted):
+            if label in have:
+                aligned[:, j] = probs[:, have[label]]
+        out[head] = aligned
+    return out
+
+
+def comparison_table(reports: dict[str, dict], heads: list[str]) -> str:
+    """Markdown: one row per model, accuracy (%) per head and slice; n in the header."""
+    first = next(iter(reports.values()))
+    columns = [(h, s) for h in heads for s in SLICES if s in first.get(h, {})]
+    header = " | ".join(
+        f"{h} {SLICE_TITLES[s]} (n={first[h][s]['n']})" for h, s in columns
+    )
+    lines = [f"| model | {header} |", "|---" * (len(columns) + 1) + "|"]
+    for model, report in reports.items():
+        cells = [
+            f"{100 * report[h][s]['accuracy']:.1f}" if s in report.get(h, {}) else "–"
+            for h, s in columns
+        ]
+        lines.append(f"| {model} | " + " | ".join(cells) + " |")
+    return "\n".join(lines)
+
+
+def accuracy_grid(reports: dict[str, dict], head: str) -> dict[str, dict[str, float]]:
+    """{model: {slice: accuracy %}} for one head (the picture's data)."""
+    return {
+        model: {s: 100 * report[head][s]["accuracy"] for s in SLICES if s in report.get(head, {})}
+        for model, report in reports.items()
+        if head in report
+    }

