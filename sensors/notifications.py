@@ -9,7 +9,7 @@ import dagster as dg
 from resources.launchers import GPU_EVENT
 from resources.notifications import SlackNotifier
 
-GPU_ASSETS = ("mlm_backbone", "multitask_model")
+GPU_ASSETS = ("mlm_backbone", "multitask_model", "baseline_model")  # the gpu pool
 
 
 def gpu_event_text(asset: str, metadata: dict) -> str:

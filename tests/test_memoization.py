@@ -26,6 +26,8 @@ ALL = {
     "mlm_backbone",
     "multitask_model",
     "onnx_model",
+    "tfidf_reference",
+    "frozen_encoder_reference",
 }
 
 FINETUNE_AND_AFTER = {

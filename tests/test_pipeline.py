@@ -74,6 +74,21 @@ EXPECTED_METADATA = {
         "best_step",
     },
     "baseline_model": {"test_category_accuracy", "best_step", "valid_rows_full", "valid_curve"},
+    "tfidf_reference": {
+        "test_category_accuracy",
+        "heldout_category_accuracy",
+        "test_transaction_type_accuracy",
+        "category_chosen_c",
+        "tfidf_features",
+        "fit_seconds",
+    },
+    "frozen_encoder_reference": {
+        "test_category_accuracy",
+        "heldout_category_accuracy",
+        "pooling",
+        "backbone",
+        "fit_seconds",
+    },
     "onnx_model": {
         "fp32_onnx_bytes",
         "int8_onnx_bytes",
@@ -97,9 +112,25 @@ EXPECTED_METADATA = {
         "regressions",
         "pretraining_uplift",
         "uplift_category_accuracy_pt",
+        "side_by_side_table",
+        "side_by_side",
+        "champion",
+        "candidate_int8_category_heldout_accuracy",
+        "tfidf_reference_category_heldout_accuracy",
+        "frozen_encoder_reference_category_heldout_accuracy",
+        "baseline_model_no_MLM_category_heldout_accuracy",
+        "candidate_fp32_twin_category_heldout_accuracy",
     },
-    "batch_predictions": {"source", "rows", "rows_per_second", "threads", "preview"},
-    "registered_model": {"model_id", "registry", "uploaded_files", "artifact_uris"},
+    "batch_predictions": {"champion", "source", "rows", "rows_per_second", "threads", "preview"},
+    "registered_model": {
+        "model_id",
+        "status",
+        "champion",
+        "rejection_reasons",
+        "registry",
+        "uploaded_files",
+        "artifact_uris",
+    },
 }
 
 
@@ -154,8 +185,14 @@ def test_checks_run(materialized):
         "int8_matches_pytorch",
         "latency_within_budget",
         "int8_size_within_budget",
+        "candidate_promoted",
     }
-    for gate in ("int8_matches_pytorch", "latency_within_budget", "int8_size_within_budget"):
+    for gate in (
+        "int8_matches_pytorch",
+        "latency_within_budget",
+        "int8_size_within_budget",
+        "candidate_promoted",  # the tiny profile's margins let its 30-step model through
+    ):
         assert checks[gate].passed, checks[gate].metadata
     assert checks["pruned_tokenizer_identical_on_training_text"].passed
     assert checks["raw_rows_accounted_for"].passed
@@ -266,6 +303,82 @@ def test_the_registry_holds_the_exported_model(materialized):
     assert 0 <= record["metrics"]["category/all/accuracy"] <= 1
     assert record["gates"]["parity"]["category"]["agreement"] >= 0.95  # the tiny profile's gate
     assert record["params"]["multitask_model"]["max_steps"] == 30
+    assert record["status"] == "promoted" and record["promotion"]["reasons"] == []
+    registry = SqliteRegistry(root / "registry.sqlite")
+    assert registry.alias("champion") == model_id
+    (scored,) = result.asset_materializations_for_node("batch_predictions")
+    assert scored.metadata["champion"].value == model_id  # scoring reads the champion alias
+
+
+@pytest.mark.slow
+def test_the_comparison_puts_every_model_on_the_same_rows(materialized):
+    import json
+
+    from ml_assets.core.comparison import BASELINE, CANDIDATE, FP32_TWIN, REFERENCES
+
+    result, _, _ = materialized
+    (event,) = result.asset_materializations_for_node("model_evaluation")
+    evaluation = json.loads(
+        (Path(event.metadata["artifact_path"].value) / "evaluation.json").read_text()
+    )
+    comparison = evaluation["comparison"]
+    assert list(comparison) == [CANDIDATE, FP32_TWIN, BASELINE, *REFERENCES]  # no champion yet
+    rows = {
+        name: {s: v["n"] for s, v in report["category"].items()} for name, report in comparison.items()
+    }
+    assert all(r == rows[CANDIDATE] for r in rows.values())  # same rows, same slices
+    assert set(rows[CANDIDATE]) == {"all", "heldout_merchants", "seen_merchants", "short", "long"}
+    assert comparison[CANDIDATE] == evaluation["report"]
+    table = event.metadata["side_by_side_table"].value
+    assert all(f"| {name} |" in table for name in comparison)
+    assert event.metadata["side_by_side"].value.startswith("![side by side](data:image/png;base64,")
+
+
+@pytest.mark.slow
+def test_an_undertrained_candidate_is_rejected_with_reasons_in_the_cli_output(
+    materialized, tmp_path
+):
+    """The tiny profile's 30-step model against the default promotion rules, in a fresh
+    registry: rejected, recorded with its reasons, the champion alias untouched, scoring not
+    run, and the reasons printed by the Dagster CLI itself."""
+    import os
+    import subprocess
+    import sys
+
+    import yaml
+
+    from resources.model_registry import SqliteRegistry
+    from tests.graph import copy_store
+
+    _, _, root = materialized
+    store = copy_store(root, tmp_path / "artifacts")
+    data = yaml.safe_load((Path(__file__).resolve().parents[1] / "params.yaml").read_text())
+    del data["profiles"]["tiny"]["promotion"]  # the default margins
+    (tmp_path / "params.yaml").write_text(yaml.safe_dump(data))
+    (tmp_path / "home").mkdir()
+    env = {
+        **os.environ,
+        "DAGSTER_HOME": str(tmp_path / "home"),
+        "TXN_ARTIFACTS_DIR": str(store),
+        "TXN_PARAMS": str(tmp_path / "params.yaml"),
+        "TXN_PARAMS_PROFILE": "tiny",
+        "TXN_REGISTRY_SQLITE": str(tmp_path / "fresh-registry.sqlite"),
+    }
+    cli = Path(sys.executable).with_name("dagster")
+    run = subprocess.run(
+        [str(cli), "asset", "materialize", "-m", "ml_assets.definitions"]
+        + ["--select", "registered_model,batch_predictions"],
+        env=env, capture_output=True, text=True, timeout=300,
+    )  # fmt: skip
+    output = run.stdout + run.stderr
+    assert run.returncode != 0
+    assert "REJECTED, the champion is unchanged" in output
+    assert "margin over references: category/heldout_merchants accuracy" in output
+    assert "batch_predictions - STEP_SUCCESS" not in output  # blocked by the failed check
+    registry = SqliteRegistry(tmp_path / "fresh-registry.sqlite")
+    (record,) = registry.list()
+    assert record["status"] == "rejected" and record["promotion"]["reasons"]
+    assert registry.alias("champion") is None
 
 
 @pytest.mark.slow

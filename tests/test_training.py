@@ -290,3 +290,45 @@ def test_profiler_flag_writes_a_tensorboard_trace(tiny_tokenizer_dir, backbone_s
     traces = list((tmp_path / "profile").glob("*.pt.trace.json"))
     assert len(traces) == 1 and traces[0].stat().st_size > 1000
     assert result.perf["timed_steps"] == 6 and result.perf["tokens_per_second"] > 0
+
+
+def test_mean_pooling_ignores_padding_and_cls_reads_the_first_token():
+    from ml_assets.training.model import pool
+
+    hidden = torch.tensor([[[1.0, 1.0], [3.0, 5.0], [100.0, 100.0]]])
+    mask = torch.tensor([[1, 1, 0]])  # the third position is padding
+    assert torch.equal(pool(hidden, mask, "mean"), torch.tensor([[2.0, 3.0]]))
+    assert torch.equal(pool(hidden, mask, "cls"), torch.tensor([[1.0, 1.0]]))
+
+
+def test_pooling_is_saved_with_the_model(backbone_source, tiny_tokenizer_dir, tmp_path):
+    from ml_assets.training.model import MultiTaskModel
+
+    new_to_old = read_json(tiny_tokenizer_dir / "id_map.json")["new_to_old"]
+    mlm, _ = load_pruned_mlm(backbone_source, new_to_old, num_layers=1)
+    mlm.save_pretrained(tmp_path / "backbone")
+    heads = {"category": ["a", "b"]}
+    model = MultiTaskModel.from_backbone(tmp_path / "backbone", heads, 0.1, pooling="mean")
+    model.save(tmp_path)
+    assert MultiTaskModel.load(tmp_path).pooling == "mean"
+    with pytest.raises(ValueError, match="pooling must be one of"):
+        MultiTaskModel.from_backbone(tmp_path / "backbone", heads, 0.1, pooling="max")
+
+
+def test_layer_wise_learning_rate_decay(backbone_source, tiny_tokenizer_dir, tmp_path):
+    from ml_assets.training.finetune import encoder_groups
+    from ml_assets.training.model import MultiTaskModel
+
+    new_to_old = read_json(tiny_tokenizer_dir / "id_map.json")["new_to_old"]
+    mlm, _ = load_pruned_mlm(backbone_source, new_to_old, num_layers=3)
+    mlm.save_pretrained(tmp_path / "backbone")
+    model = MultiTaskModel.from_backbone(tmp_path / "backbone", {"category": ["a", "b"]}, 0.1)
+    groups = encoder_groups(model, 1e-4, 0.5)
+    def part(name: str) -> str:  # "encoder.layer.2.attention..." -> "2"; "embeddings..." as is
+        return name.split(".")[2] if name.startswith("encoder.layer.") else name.split(".")[0]
+
+    by_rate = {g["lr"]: {part(n) for n, _ in g["named_params"]} for g in groups}
+    assert by_rate == {1e-4: {"2"}, 5e-5: {"1"}, 2.5e-5: {"0"}, 1.25e-5: {"embeddings"}}
+    assert sum(len(g["named_params"]) for g in groups) == len(list(model.encoder.named_parameters()))
+    (single,) = encoder_groups(model, 1e-4, 1.0)
+    assert single["lr"] == 1e-4

@@ -36,10 +36,12 @@ ASSETS = (
     "mlm_backbone",
     "multitask_model",
     "baseline_model",
+    "tfidf_reference",
+    "frozen_encoder_reference",
     "onnx_model",
     "model_evaluation",
-    "batch_predictions",
     "registered_model",
+    "batch_predictions",
 )
 GATES = ("int8_matches_pytorch", "latency_within_budget", "int8_size_within_budget")
 
