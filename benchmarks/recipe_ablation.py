@@ -100,7 +100,10 @@ def run_variant(name: str, seed: int, features: pl.DataFrame, work: Path) -> dic
     sections["multitask_model"]["seed"] = seed
     sections["mlm_backbone"]["seed"] = seed
     tokenizer_dir, corpus_dir = corpus_for(
-        features, sections["pruned_tokenizer"], work, params.section("tokenized_corpus")["max_length"]
+        features,
+        sections["pruned_tokenizer"],
+        work,
+        params.section("tokenized_corpus")["max_length"],
     )
     finetune = MultitaskModelParams.model_validate(sections["multitask_model"])
     started = time.perf_counter()
@@ -168,7 +171,9 @@ def summary_table(results: list[dict]) -> str:
         cells = []
         for key, _ in columns:
             values = np.array([r[key] for r in rows])
-            cells.append(f"{values.mean():.1f} ± {values.std(ddof=1) if len(values) > 1 else 0:.1f}")
+            cells.append(
+                f"{values.mean():.1f} ± {values.std(ddof=1) if len(values) > 1 else 0:.1f}"
+            )
         lines.append(f"| {name} | {len(rows)} | " + " | ".join(cells) + " |")
     return "\n".join(lines)
 
@@ -182,7 +187,11 @@ def main() -> None:
     parser.add_argument("--work", type=Path, default=None)
     args = parser.parse_args()
     features = pl.read_parquet(args.features)
-    done = [json.loads(line) for line in args.out.read_text().splitlines()] if args.out.exists() else []
+    done = (
+        [json.loads(line) for line in args.out.read_text().splitlines()]
+        if args.out.exists()
+        else []
+    )
     work = args.work or Path(tempfile.mkdtemp(prefix="ablation-"))
     for name in args.variants:
         for seed in args.seeds:

@@ -1,4 +1,4 @@
-"""baseline_model: the multitask model finetuned without domain pretraining (the uplift's control)."""
+"""baseline_model: a plain finetune without domain pretraining, the control the candidate must beat."""
 
 import dagster as dg
 
@@ -18,16 +18,20 @@ CODE = stage_code_version(
 
 
 # the params.yaml sections this asset reads (DVC tracks them for its stage)
-PARAMS_SECTIONS = ("multitask_model", "mlm_backbone")
+PARAMS_SECTIONS = ("multitask_model", "baseline_model", "mlm_backbone")
 
 
 def fingerprint_section(params, store=None, overrides: dict | None = None) -> dict:
-    """The same finetuning params as multitask_model, and the backbone's architecture."""
+    """multitask_model's finetuning params with the plain recipe's keys (baseline_model section)
+    in place of its own, and the backbone's architecture."""
     mlm = params.section("mlm_backbone")
-    return {
-        "multitask_model": params.section("multitask_model", overrides)
+    plain = (
+        params.section("baseline_model", overrides)
         if overrides
-        else params.section("multitask_model"),
+        else params.section("baseline_model")
+    )
+    return {
+        "multitask_model": {**params.section("multitask_model"), **plain},
         "num_layers": mlm["num_layers"],  # the same architecture as the pretrained backbone
         "init_seed": mlm["seed"],
     }
@@ -42,9 +46,10 @@ def fingerprint_section(params, store=None, overrides: dict | None = None) -> di
     check_specs=[data_wait_spec("baseline_model")],
     pool=GPU_POOL,
     description=(
-        "The control for the pretraining uplift: the same multitask model, finetuned with the same "
-        "params and budget (multitask_model section), from the un-adapted backbone (pruned "
-        "vocabulary and layers, no MLM pretraining). model_evaluation sets the two side by side."
+        "The control: a plain finetune as a notebook would write it (baseline_model section: "
+        "one learning rate, no frozen embeddings, early stopping on all valid rows) of the same "
+        "multitask model, data and depth, from the un-adapted backbone (no MLM pretraining). "
+        "model_evaluation sets it beside the candidate."
     ),
 )
 def baseline_model(

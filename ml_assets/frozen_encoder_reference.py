@@ -4,7 +4,12 @@ from pathlib import Path
 
 import dagster as dg
 
-from ml_assets.artifacts import StageConfig, automation_condition, memoized_output, stage_code_version
+from ml_assets.artifacts import (
+    StageConfig,
+    automation_condition,
+    memoized_output,
+    stage_code_version,
+)
 from ml_assets.core.io import ArtifactRef
 from ml_assets.core.layouts import read_features
 from ml_assets.daily import SINGLE_RUN
@@ -54,7 +59,7 @@ def frozen_encoder_reference(
     settings = fingerprint_section(params, overrides=config.overrides)
 
     def build(folder: Path, fingerprint: str) -> dict:
-        from ml_assets.core.references import fit_per_head, write_reference, frozen_matrices
+        from ml_assets.core.references import fit_per_head, frozen_matrices, write_reference
 
         def fit(features):
             train, valid, test, pooling = frozen_matrices(

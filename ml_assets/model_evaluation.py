@@ -57,11 +57,15 @@ UPLIFT_COLUMNS = (
 
 
 def uplift(pretrained: dict, baseline: dict) -> tuple[str, dict]:
-    """The seed's table: the same finetuning from the MLM-pretrained and from the un-adapted
-    backbone (PyTorch fp32 test metrics each finetuning reported), and the differences."""
+    """The candidate's finetuning (multitask_model) next to the plain finetune (baseline_model):
+    PyTorch fp32 test metrics each finetuning reported, and the differences (the candidate's
+    recipe, MLM pretraining included when it is on, minus the plain recipe)."""
     lines = ["| model | " + " | ".join(label for _, label in UPLIFT_COLUMNS) + " |"]
     lines.append("|---" * (len(UPLIFT_COLUMNS) + 1) + "|")
-    for name, values in (("MLM-pretrained", pretrained), ("baseline (no pretraining)", baseline)):
+    for name, values in (
+        ("multitask_model (candidate)", pretrained),
+        ("baseline_model (plain finetune)", baseline),
+    ):
         cells = [
             f"{values[key]:.4f}" if isinstance(values.get(key), float) else str(values.get(key))
             for key, _ in UPLIFT_COLUMNS
@@ -91,7 +95,10 @@ def champion_entry(store: ArtifactStore, registry: ModelRegistry) -> dict | None
 
 
 def fingerprint_section(
-    params, store: ArtifactStore, overrides: dict | None = None, registry: ModelRegistry | None = None
+    params,
+    store: ArtifactStore,
+    overrides: dict | None = None,
+    registry: ModelRegistry | None = None,
 ) -> dict:
     """The section and the champion it is compared with (a new champion: a new comparison)."""
     section = (

@@ -66,9 +66,7 @@ class SqliteRegistry:
 
     def set_alias(self, alias: str, model_id: str) -> None:
         with self._connect() as db:
-            db.execute(
-                "INSERT OR REPLACE INTO aliases VALUES (?, ?, ?)", (alias, model_id, now())
-            )
+            db.execute("INSERT OR REPLACE INTO aliases VALUES (?, ?, ?)", (alias, model_id, now()))
 
     def alias(self, alias: str) -> str | None:
         with self._connect() as db:

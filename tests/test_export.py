@@ -81,7 +81,9 @@ def test_embedding_rows_are_int8_and_decode_closely(exported, tiny_tokenizer_dir
     assert tables[name].data_type == onnx.TensorProto.INT8
     assert tables[name].dims[0] == len(load_tokenizer(tiny_tokenizer_dir))  # the word embeddings
     assert tables[name.removesuffix("_int8") + "_row_scale"].dims[1] == 1
-    smaller = (out / "int8_fp32_embeddings.onnx").stat().st_size - (out / "int8_rows.onnx").stat().st_size
+    smaller = (out / "int8_fp32_embeddings.onnx").stat().st_size - (
+        out / "int8_rows.onnx"
+    ).stat().st_size
     assert smaller > 0.7 * 384 * 3 * tables[name].dims[0]  # ~3 of every 4 bytes of the table
     texts = generate_transactions(200, seed=5)["description"].to_list()
     logits = {}

@@ -118,7 +118,7 @@ EXPECTED_METADATA = {
         "candidate_int8_category_heldout_accuracy",
         "tfidf_reference_category_heldout_accuracy",
         "frozen_encoder_reference_category_heldout_accuracy",
-        "baseline_model_no_MLM_category_heldout_accuracy",
+        "baseline_model_plain_finetune_category_heldout_accuracy",
         "candidate_fp32_twin_category_heldout_accuracy",
     },
     "batch_predictions": {"champion", "source", "rows", "rows_per_second", "threads", "preview"},
@@ -324,7 +324,8 @@ def test_the_comparison_puts_every_model_on_the_same_rows(materialized):
     comparison = evaluation["comparison"]
     assert list(comparison) == [CANDIDATE, FP32_TWIN, BASELINE, *REFERENCES]  # no champion yet
     rows = {
-        name: {s: v["n"] for s, v in report["category"].items()} for name, report in comparison.items()
+        name: {s: v["n"] for s, v in report["category"].items()}
+        for name, report in comparison.items()
     }
     assert all(r == rows[CANDIDATE] for r in rows.values())  # same rows, same slices
     assert set(rows[CANDIDATE]) == {"all", "heldout_merchants", "seen_merchants", "short", "long"}

@@ -32,7 +32,10 @@ def test_a_candidate_clear_of_every_bar_is_promoted():
     decision = decide(report(0.86, 0.76, 0.95), REFERENCES, None, **SETTINGS)
     assert decision.promoted and decision.reasons == []
     margin = decision.rules[0]
-    assert (margin.rule, margin.against) == ("margin over references", "best reference frozen 63.00 % + 3.0 pt")
+    assert (margin.rule, margin.against) == (
+        "margin over references",
+        "best reference frozen 63.00 % + 3.0 pt",
+    )
     assert margin.bar == pytest.approx(66.0)
 
 
@@ -40,7 +43,9 @@ def test_too_small_a_margin_over_the_best_reference_is_rejected():
     decision = decide(report(0.86, 0.65, 0.95), REFERENCES, None, **SETTINGS)
     assert not decision.promoted
     (reason,) = decision.reasons
-    assert reason.startswith("margin over references: category/heldout_merchants accuracy 65.00 % < 66.00 %")
+    assert reason.startswith(
+        "margin over references: category/heldout_merchants accuracy 65.00 % < 66.00 %"
+    )
 
 
 def test_a_head_worse_than_a_reference_overall_is_rejected():
@@ -57,7 +62,9 @@ def test_regressions_against_the_champion_block_except_on_tiny_slices():
     decision = decide(candidate, REFERENCES, champion, **SETTINGS, champion_name="champion ab12")
     assert not decision.promoted
     (reason,) = decision.reasons
-    assert reason.startswith("no regression vs champion: category/heldout_merchants accuracy 76.00 %")
+    assert reason.startswith(
+        "no regression vs champion: category/heldout_merchants accuracy 76.00 %"
+    )
     assert "champion ab12 80.00 % - 2.0 pt" in reason
     # the 20-row short slice fell 49 points but is below min_slice_rows: not judged
     assert not any(r.slice == "short" for r in decision.rules)

@@ -60,9 +60,10 @@ def test_tfidf_reference_scores_every_test_row_and_learns(features, tmp_path):
     fit = read_json(tmp_path / REFERENCE_FIT)
     assert set(fit["chosen_c"]) == set(HEADS) and fit["width"] > 1000
     # trained on the labeled train rows only: unlabeled rows are not in the fit
-    assert metadata["train_rows"] == features.filter(
-        (pl.col("split") == "train") & pl.col("category").is_not_null()
-    ).height
+    assert (
+        metadata["train_rows"]
+        == features.filter((pl.col("split") == "train") & pl.col("category").is_not_null()).height
+    )
 
 
 def test_a_head_with_one_label_is_refused(features):
@@ -111,7 +112,12 @@ def test_probabilities_align_to_the_candidates_label_order():
 
 
 def test_comparison_table_lists_every_model_and_slice():
-    report = {"category": {"all": {"n": 10, "accuracy": 0.5}, "heldout_merchants": {"n": 4, "accuracy": 0.25}}}
+    report = {
+        "category": {
+            "all": {"n": 10, "accuracy": 0.5},
+            "heldout_merchants": {"n": 4, "accuracy": 0.25},
+        }
+    }
     other = {"category": {"all": {"n": 10, "accuracy": 0.7}}}
     table = comparison_table({"candidate": report, "tfidf": other}, ["category"])
     lines = table.splitlines()

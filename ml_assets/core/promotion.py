@@ -100,17 +100,28 @@ def decide(
             "the references cannot be judged; raise transaction_features.heldout_test_merchant_pct"
         )
     rules.append(
-        Rule("margin over references", primary_head, HELDOUT, held, best[1] + min_margin_pt,
-             f"best reference {best[0]} {best[1]:.2f} % + {min_margin_pt} pt")  # fmt: skip
+        Rule(
+            "margin over references",
+            primary_head,
+            HELDOUT,
+            held,
+            best[1] + min_margin_pt,
+            f"best reference {best[0]} {best[1]:.2f} % + {min_margin_pt} pt",
+        )  # fmt: skip
     )
     for head in candidate:
         best = _best(references, head, OVERALL)
         value = _points(candidate, head, OVERALL)
         if best is not None and value is not None:
             rules.append(
-                Rule("no worse than references", head, OVERALL, value,
-                     best[1] + min_overall_margin_pt,
-                     f"best reference {best[0]} {best[1]:.2f} % + {min_overall_margin_pt} pt")  # fmt: skip
+                Rule(
+                    "no worse than references",
+                    head,
+                    OVERALL,
+                    value,
+                    best[1] + min_overall_margin_pt,
+                    f"best reference {best[0]} {best[1]:.2f} % + {min_overall_margin_pt} pt",
+                )  # fmt: skip
             )
     for head, slices in (champion or {}).items():
         for slice_name, values in slices.items():
@@ -119,9 +130,14 @@ def decide(
                 continue
             before = 100.0 * values["accuracy"]
             rules.append(
-                Rule("no regression vs champion", head, slice_name, value,
-                     before - max_regression_pt,
-                     f"{champion_name} {before:.2f} % - {max_regression_pt} pt")  # fmt: skip
+                Rule(
+                    "no regression vs champion",
+                    head,
+                    slice_name,
+                    value,
+                    before - max_regression_pt,
+                    f"{champion_name} {before:.2f} % - {max_regression_pt} pt",
+                )  # fmt: skip
             )
     return Decision(promoted=all(rule.passed for rule in rules), rules=rules)
 

@@ -75,7 +75,11 @@ def fit_per_head(
             model = LogisticRegression(C=c, max_iter=max_iter)
             model.fit(train_x[keep], y_train[keep])
             score = (
-                float((model.predict(valid_x[valid_keep]) == valid[head].to_numpy()[valid_keep]).mean())
+                float(
+                    (
+                        model.predict(valid_x[valid_keep]) == valid[head].to_numpy()[valid_keep]
+                    ).mean()
+                )
                 if valid_keep.any()
                 else 0.0  # no labeled valid rows: every C ties and the first is kept
             )
@@ -97,7 +101,9 @@ def tfidf_matrices(features: pl.DataFrame, min_df: int = 2):
     from scipy.sparse import hstack
     from sklearn.feature_extraction.text import TfidfVectorizer
 
-    chars = TfidfVectorizer(analyzer="char_wb", ngram_range=(2, 5), min_df=min_df, sublinear_tf=True)
+    chars = TfidfVectorizer(
+        analyzer="char_wb", ngram_range=(2, 5), min_df=min_df, sublinear_tf=True
+    )
     words = TfidfVectorizer(analyzer="word", ngram_range=(1, 2), min_df=min_df, sublinear_tf=True)
     texts = {name: _split(features, name)["text"].to_list() for name in ("train", "valid", "test")}
     fitted = hstack([chars.fit_transform(texts["train"]), words.fit_transform(texts["train"])])

@@ -49,6 +49,7 @@ class FinetuneConfig:
     lora_alpha: int = 16
     label_smoothing: float = 0.0
     layer_lr_decay: float = 1.0  # layer k from the top: learning_rate * layer_lr_decay**k
+    freeze_word_embeddings: bool = False
 
 
 @dataclass
@@ -182,6 +183,10 @@ def finetune(
     configure_device(device)
     if config.lora_r > 0:
         add_lora(model, config.lora_r, config.lora_alpha)
+    if config.freeze_word_embeddings:
+        # Only pieces of training text get gradients: the others (a merchant never seen in
+        # training) would keep pretrained vectors the updated encoder no longer reads alike.
+        model.encoder.get_input_embeddings().weight.requires_grad_(False)
     model.to(device)
     precision = choose_precision(device, config.precision)
     optimizer = make_optimizer(

@@ -55,6 +55,17 @@ def train_mlm_backbone(
         settings.num_layers,
         settings.seed,
     )
+    if settings.steps == 0:  # pretraining off: the sliced, un-adapted backbone is the output
+        net.cpu().save_pretrained(folder, safe_serialization=True)
+        log("mlm_backbone.steps is 0: no masked-LM pretraining, the backbone is only sliced")
+        return {
+            "params_before_pruning": params_before,
+            "params_after_pruning": count_parameters(net),
+            "vocab_size": net.config.vocab_size,
+            "layers": net.config.num_hidden_layers,
+            "steps": 0,
+            "training_rows": len(train),
+        }
     batch_size = settings.batch_size
     if settings.auto_batch_size:
         batch_size = probe_batch_size(net, settings.max_length, batch_size, 16384, device)
@@ -205,6 +216,7 @@ def train_multitask_model(
             lora_alpha=settings.lora_alpha,
             label_smoothing=settings.label_smoothing,
             layer_lr_decay=settings.layer_lr_decay,
+            freeze_word_embeddings=settings.freeze_word_embeddings,
         ),
         pad_id=meta["pad_id"],
         device=device,
