@@ -2,7 +2,8 @@
 covers (``first...last``, for ``dagster asset materialize --partition-range``);
 ``python -m ml_assets plan`` explains what a run would recompute and why;
 ``python -m ml_assets materialize-stale`` materializes only stale or missing assets;
-``python -m ml_assets dvc-yaml [--check]`` regenerates (or checks) dvc.yaml from the graph."""
+``python -m ml_assets dvc-yaml [--check]`` regenerates (or checks) dvc.yaml from the graph;
+``python -m ml_assets comparison`` prints the last evaluation's side-by-side table (markdown)."""
 
 import argparse
 import os
@@ -15,7 +16,9 @@ from resources.artifact_store import ArtifactStore
 
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(prog="python -m ml_assets", description=__doc__)
-    parser.add_argument("command", choices=["days", "plan", "materialize-stale", "dvc-yaml"])
+    parser.add_argument(
+        "command", choices=["days", "plan", "materialize-stale", "dvc-yaml", "comparison"]
+    )
     parser.add_argument("--params", help="params.yaml (default: the repo's, or $TXN_PARAMS)")
     parser.add_argument("--profile", help="params profile (default: $TXN_PARAMS_PROFILE)")
     parser.add_argument(
@@ -34,6 +37,8 @@ def main(argv: list[str] | None = None) -> int:
     if args.command == "days":
         return days_command(args.params, args.profile, args.artifacts)
     store = ArtifactStore(root=args.artifacts) if args.artifacts else ArtifactStore()
+    if args.command == "comparison":
+        return comparison_command(store)
     plans = build_plan(store, args.params, args.profile)
     print(format_plan(plans))
     if args.command == "plan":
@@ -101,6 +106,25 @@ def days_command(params_path: str | None, profile: str | None, artifacts: str | 
         print("the source feeds no day that is a partition", file=sys.stderr)
         return 1
     print(f"{kept[0]}...{kept[-1]}")
+    return 0
+
+
+def comparison_command(store: ArtifactStore) -> int:
+    """The side-by-side accuracy table of the evaluation model_evaluation last materialized."""
+    from ml_assets.core.comparison import comparison_table
+    from ml_assets.core.io import read_json
+    from ml_assets.core.layouts import EVALUATION_FILE
+
+    current = store.current_ref("model_evaluation")
+    if current is None:
+        print(
+            f"no model_evaluation in {store.root_path}; materialize the graph first",
+            file=sys.stderr,
+        )
+        return 1
+    evaluation = read_json(current.verified().dir / EVALUATION_FILE)
+    heads = list(evaluation["report"])
+    print(comparison_table(evaluation["comparison"], heads))
     return 0
 
 

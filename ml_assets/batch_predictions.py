@@ -57,15 +57,26 @@ def champion_model(store: ArtifactStore, registry: ModelRegistry) -> tuple[str, 
     return record["model_id"], store.ref("onnx_model", record["onnx_model_key"])
 
 
-def fingerprint_section(params, store: ArtifactStore, overrides: dict | None = None) -> dict:
-    """The section and what it scores (the files' sha256, or the newest raw day's entry)."""
+def fingerprint_section(
+    params,
+    store: ArtifactStore,
+    overrides: dict | None = None,
+    registry: ModelRegistry | None = None,
+) -> dict:
+    """The section, what it scores (the files' sha256, or the newest raw day's entry) and
+    which model scores it (the champion's id: a promotion re-scores)."""
     section = (
         params.section("batch_predictions", overrides)
         if overrides
         else params.section("batch_predictions")
     )
     settings = BatchPredictionsParams.model_validate(section)
-    return {**section, "_input": input_identity(settings, store)}
+    champion = (registry or ModelRegistry()).champion(store.root_path)
+    return {
+        **section,
+        "_input": input_identity(settings, store),
+        "_champion": champion["model_id"] if champion else None,
+    }
 
 
 @dg.asset(
@@ -91,9 +102,9 @@ def batch_predictions(
     artifact_store: ArtifactStore,
     model_registry: ModelRegistry,
 ) -> dg.Output[ArtifactRef]:
-    fingerprinted = fingerprint_section(params, artifact_store, config.overrides)
+    fingerprinted = fingerprint_section(params, artifact_store, config.overrides, model_registry)
     settings = BatchPredictionsParams.model_validate(
-        {k: v for k, v in fingerprinted.items() if k != "_input"}
+        {k: v for k, v in fingerprinted.items() if not k.startswith("_")}
     )
     identity = fingerprinted["_input"]
     if not settings.source and identity["raw_day"] is None:
@@ -161,6 +172,6 @@ def batch_predictions(
         asset="batch_predictions",
         code=CODE,
         params=fingerprinted,
-        inputs={"champion": onnx_model},
+        inputs={"registered_model": registered_model},
         build=build,
     )

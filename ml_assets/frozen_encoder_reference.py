@@ -26,7 +26,11 @@ PARAMS_SECTIONS = ("reference_models", "multitask_model", "pruned_tokenizer")
 
 def fingerprint_section(params, store=None, overrides: dict | None = None) -> dict:
     """The grid it searches, the heads, and the backbone it embeds with (the configured one)."""
-    section = params.section("reference_models", overrides)
+    section = (
+        params.section("reference_models", overrides)
+        if overrides
+        else params.section("reference_models")
+    )
     return {
         "c_grid": section["c_grid"],
         "max_iter": section["max_iter"],

@@ -86,11 +86,27 @@ def uplift(pretrained: dict, baseline: dict) -> tuple[str, dict]:
     return "\n".join(lines), numbers
 
 
-def champion_entry(store: ArtifactStore, registry: ModelRegistry) -> dict | None:
-    """The current champion's id and onnx_model entry key (None before any promotion)."""
-    record = registry.champion(store.root_path)
-    if record is None:
+def champion_entry(
+    store: ArtifactStore, registry: ModelRegistry, candidate_digest: str | None
+) -> dict | None:
+    """The model the candidate is compared with: the champion, or, when the candidate is the
+    champion itself, the one promoted before it (so the candidate's own promotion does not
+    change its comparison, and a rerun is a memo hit). None before any other promotion."""
+    champion = registry.champion(store.root_path)
+    if champion is None:
         return None
+    candidate = candidate_digest[:32] if candidate_digest else None
+    if champion["model_id"] != candidate:
+        record = champion
+    else:
+        earlier = [
+            r
+            for r in registry.open(store.root_path).list()  # oldest first
+            if r.get("status") == "promoted" and r["model_id"] != candidate
+        ]
+        if not earlier:
+            return None
+        record = earlier[-1]
     return {"model_id": record["model_id"], "onnx_model_key": record["onnx_model_key"]}
 
 
@@ -99,14 +115,16 @@ def fingerprint_section(
     store: ArtifactStore,
     overrides: dict | None = None,
     registry: ModelRegistry | None = None,
+    candidate_digest: str | None = None,
 ) -> dict:
-    """The section and the champion it is compared with (a new champion: a new comparison)."""
+    """The section and the model the candidate is compared with (see ``champion_entry``)."""
     section = (
         params.section("model_evaluation", overrides)
         if overrides
         else params.section("model_evaluation")
     )
-    return {**section, "_champion": champion_entry(store, registry or ModelRegistry())}
+    champion = champion_entry(store, registry or ModelRegistry(), candidate_digest)
+    return {**section, "_champion": champion}
 
 
 def pytorch_probabilities(model_dir: Path, texts: list[str]) -> dict[str, np.ndarray]:
@@ -171,7 +189,9 @@ def model_evaluation(
     artifact_store: ArtifactStore,
     model_registry: ModelRegistry,
 ) -> dg.Output[ArtifactRef]:
-    section = fingerprint_section(params, artifact_store, config.overrides, model_registry)
+    section = fingerprint_section(
+        params, artifact_store, config.overrides, model_registry, onnx_model.digest
+    )
     settings = ModelEvaluationParams.model_validate(
         {k: v for k, v in section.items() if k != "_champion"}
     )
@@ -256,7 +276,7 @@ def model_evaluation(
                     "frozen_encoder_reference": frozen_encoder_reference,
                 },
                 champion=None
-                if champion is None or champion["model_id"] == onnx_model.digest[:32]
+                if champion is None
                 else (champion["model_id"], artifact_store.ref("onnx_model", champion["onnx_model_key"])),
             )
         )  # fmt: skip

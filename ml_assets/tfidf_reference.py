@@ -24,7 +24,11 @@ PARAMS_SECTIONS = ("reference_models", "multitask_model")
 
 def fingerprint_section(params, store=None, overrides: dict | None = None) -> dict:
     """The grid it searches, and the heads the finetuned models predict."""
-    section = params.section("reference_models", overrides)
+    section = (
+        params.section("reference_models", overrides)
+        if overrides
+        else params.section("reference_models")
+    )
     return {
         "c_grid": section["c_grid"],
         "max_iter": section["max_iter"],

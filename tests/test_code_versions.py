@@ -133,9 +133,12 @@ def test_edited_source_recomputes_exactly_what_it_affects(tree, tmp_path, tiny_g
         "training_features",
         "pruned_tokenizer",
         "tokenized_corpus",
-        "onnx_model",  # re-exported to identical model bytes: batch_predictions stays memoized
+        "onnx_model",  # re-exported to identical model bytes
+        "tfidf_reference",  # fit on the new snapshot (same rows and text)
+        "frozen_encoder_reference",
         "model_evaluation",  # reads the features too
         "registered_model",  # records the new evaluation
+        "batch_predictions",  # scores again after every registration (a champion may change)
     }
     # a change in the same helper that alters the text: features and everything downstream
     edit(

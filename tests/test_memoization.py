@@ -8,7 +8,7 @@ import pytest
 import yaml
 
 from ml_assets.definitions import ASSETS, CHECKS, build_resources
-from ml_assets.plan import PARTITIONED, build_plan
+from ml_assets.plan import GRAPH, PARTITIONED, build_plan
 from resources.params import ParamsResource
 from tests.graph import TINY_DAYS, TINY_RANGE, copy_store, materialization_metadata
 
@@ -38,6 +38,9 @@ FINETUNE_AND_AFTER = {
     "batch_predictions",
     "registered_model",
 }
+
+# judged against the champion: a change of champion re-runs these, and nothing else
+COMPARISON = {"model_evaluation", "registered_model", "batch_predictions"}
 
 pytestmark = pytest.mark.slow
 
@@ -122,19 +125,18 @@ def test_finetune_param_recomputes_only_finetune_and_export(pipeline):
     pipeline.set_param("multitask_model", "learning_rate", 2.0e-4)
     plan = pipeline.plan()
     assert plan["multitask_model"].status == "stale"
-    assert (
-        "param multitask_model.learning_rate: 0.0001 -> 0.0002" in plan["multitask_model"].reasons
-    )
+    assert "param multitask_model.learning_rate: 5e-05 -> 0.0002" in plan["multitask_model"].reasons
     assert plan["onnx_model"].status == "stale"
-    # the baseline finetunes with the same params (the uplift's control), so it follows
-    assert plan["baseline_model"].status == "stale"
-    assert {a for a, p in plan.items() if p.status == "fresh"} == ALL - FINETUNE_AND_AFTER
+    # the plain finetune has its own learning rate (baseline_model section): it stays fresh
+    assert plan["baseline_model"].status == "fresh"
+    after = FINETUNE_AND_AFTER - {"baseline_model"}
+    assert {a for a, p in plan.items() if p.status == "fresh"} == ALL - after
     run = pipeline.run()
-    assert recomputed(run) == FINETUNE_AND_AFTER
+    assert recomputed(run) == after
     pipeline.set_param(
-        "multitask_model", "learning_rate", 1.0e-4
-    )  # back: the old entries are reused
-    assert recomputed(pipeline.run()) == set()
+        "multitask_model", "learning_rate", 5.0e-5
+    )  # back: the old models are reused; only the comparison is new (the other one is champion)
+    assert recomputed(pipeline.run()) == COMPARISON
 
 
 def test_run_config_override_changes_fingerprint(pipeline):
@@ -157,8 +159,9 @@ def test_corrupt_artifact_is_detected_and_recomputed(pipeline):
     plan = pipeline.plan()["transaction_features"]
     assert plan.status == "stale" and plan.reasons[0].startswith("1 of 30 days")
     run = pipeline.run()
-    # that one day is rebuilt to identical bytes, so nothing downstream is recomputed
-    assert recomputed(run) == {"transaction_features"}
+    # that one day is rebuilt to identical bytes, so no model is recomputed (the comparison
+    # is, when an earlier test of this module left another candidate as champion)
+    assert recomputed(run) - COMPARISON == {"transaction_features"}
     assert run["transaction_features"]["partitions_computed"] == 1
     after = store.partition_refs("transaction_features")[day].verified()
     assert after.digest == before.digest
@@ -201,7 +204,7 @@ def test_plan_cli_explains_before_running(pipeline, capsys, monkeypatch):
     assert "param mlm_backbone.mask_prob: 0.15 -> 0.2" in out
     assert "input mlm_backbone: upstream is stale and will be recomputed" in out
     # mlm_backbone and what it feeds; the baseline never sees the pretrained backbone
-    assert "6 of 12 assets to compute" in out
+    assert f"6 of {len(GRAPH)} assets to compute" in out
 
 
 def test_plan_on_an_empty_store_says_never_materialized(tmp_path, capsys, monkeypatch):
@@ -212,4 +215,4 @@ def test_plan_on_an_empty_store_says_never_materialized(tmp_path, capsys, monkey
     out = capsys.readouterr().out
     assert "missing  raw_transactions" in out and "no day materialized in this store" in out
     assert "missing  pruned_tokenizer" in out
-    assert "12 of 12 assets to compute" in out
+    assert f"{len(GRAPH)} of {len(GRAPH)} assets to compute" in out

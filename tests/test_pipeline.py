@@ -252,8 +252,7 @@ def test_nightly_schedule_requests_only_model_assets_whose_fingerprint_changed(
     (tmp_path / "params.yaml").write_text(yaml.safe_dump(data))
     request = tick(ParamsResource(path=str(tmp_path / "params.yaml"), profile="tiny"))
     assert {k.to_user_string() for k in request.asset_selection} == {
-        "multitask_model",
-        "baseline_model",
+        "multitask_model",  # the plain finetune (baseline_model) has its own learning rate
         "onnx_model",
         "model_evaluation",
         "batch_predictions",
@@ -301,7 +300,7 @@ def test_the_registry_holds_the_exported_model(materialized):
     record = SqliteRegistry(root / "registry.sqlite").get(model_id)
     assert record["model_id"] == model_id and record["artifacts"]["local"].startswith(str(root))
     assert 0 <= record["metrics"]["category/all/accuracy"] <= 1
-    assert record["gates"]["parity"]["category"]["agreement"] >= 0.95  # the tiny profile's gate
+    assert record["gates"]["parity"]["category"]["agreement"] >= 0.9  # the tiny profile's gate
     assert record["params"]["multitask_model"]["max_steps"] == 30
     assert record["status"] == "promoted" and record["promotion"]["reasons"] == []
     registry = SqliteRegistry(root / "registry.sqlite")
@@ -322,7 +321,7 @@ def test_the_comparison_puts_every_model_on_the_same_rows(materialized):
         (Path(event.metadata["artifact_path"].value) / "evaluation.json").read_text()
     )
     comparison = evaluation["comparison"]
-    assert list(comparison) == [CANDIDATE, FP32_TWIN, BASELINE, *REFERENCES]  # no champion yet
+    assert set(comparison) == {CANDIDATE, FP32_TWIN, BASELINE, *REFERENCES}  # no champion yet
     rows = {
         name: {s: v["n"] for s, v in report["category"].items()}
         for name, report in comparison.items()

@@ -62,8 +62,15 @@ def aligned_probabilities(
     return out
 
 
+def in_table_order(names) -> list[str]:
+    """Candidate, its twin, the plain finetune, the references, then champions and the rest."""
+    fixed = [CANDIDATE, FP32_TWIN, BASELINE, *REFERENCES]
+    return [n for n in fixed if n in names] + sorted(n for n in names if n not in fixed)
+
+
 def comparison_table(reports: dict[str, dict], heads: list[str]) -> str:
     """Markdown: one row per model, accuracy (%) per head and slice; n in the header."""
+    reports = {name: reports[name] for name in in_table_order(reports)}
     first = next(iter(reports.values()))
     columns = [(h, s) for h in heads for s in SLICES if s in first.get(h, {})]
     header = " | ".join(f"{h} {SLICE_TITLES[s]} (n={first[h][s]['n']})" for h, s in columns)
