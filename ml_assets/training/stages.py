@@ -58,6 +58,10 @@ def train_mlm_backbone(
     if settings.steps == 0:  # pretraining off: the sliced, un-adapted backbone is the output
         net.cpu().save_pretrained(folder, safe_serialization=True)
         log("mlm_backbone.steps is 0: no masked-LM pretraining, the backbone is only sliced")
+        atomic_write_json(folder / "loss_curve.json", [])  # the same layout, an empty curve
+        (folder / MLM_CURVE_PNG).write_bytes(
+            line_chart_png({}, "No MLM pretraining (mlm_backbone.steps: 0)", "step", "loss")
+        )
         return {
             "params_before_pruning": params_before,
             "params_after_pruning": count_parameters(net),
