@@ -22,10 +22,12 @@ from ml_assets.core.layouts import (
     RAW_FILE,
     SERVING_CONFIG,
 )
+from ml_assets.core.layouts import (
+    REGISTRY_RECORD_FILE as RECORD_FILE,
+)
 from ml_assets.core.params import BatchPredictionsParams
 from ml_assets.daily import SINGLE_RUN
 from resources.artifact_store import ArtifactStore
-from resources.model_registry import ModelRegistry
 from resources.params import ParamsResource
 
 CODE = stage_code_version(
@@ -46,37 +48,28 @@ def input_identity(settings: BatchPredictionsParams, store: ArtifactStore) -> di
     return {"raw_day": newest, "digest": days[newest].digest}
 
 
-def champion_model(store: ArtifactStore, registry: ModelRegistry) -> tuple[str, ArtifactRef]:
-    """The champion's id and its verified onnx_model entry; a clear error before any promotion."""
-    record = registry.champion(store.root_path)
-    if record is None:
+def champion_model(store: ArtifactStore, registered: ArtifactRef) -> tuple[str, ArtifactRef]:
+    """The champion after registered_model's decision (kept in its entry) and its verified
+    onnx_model entry; a clear error before any promotion."""
+    champion = read_json(registered.dir / RECORD_FILE).get("champion")
+    if champion is None:
         raise dg.Failure(
-            "batch_predictions: the registry has no champion yet (no candidate was promoted); "
+            "batch_predictions: there is no champion yet (no candidate was promoted); "
             "see registered_model's candidate_promoted check for why the last one was rejected"
         )
-    return record["model_id"], store.ref("onnx_model", record["onnx_model_key"])
+    return champion["model_id"], store.ref("onnx_model", champion["onnx_model_key"])
 
 
-def fingerprint_section(
-    params,
-    store: ArtifactStore,
-    overrides: dict | None = None,
-    registry: ModelRegistry | None = None,
-) -> dict:
-    """The section, what it scores (the files' sha256, or the newest raw day's entry) and
-    which model scores it (the champion's id: a promotion re-scores)."""
+def fingerprint_section(params, store: ArtifactStore, overrides: dict | None = None) -> dict:
+    """The section and what it scores (the files' sha256, or the newest raw day's entry); the
+    model that scores it comes from the registered_model input."""
     section = (
         params.section("batch_predictions", overrides)
         if overrides
         else params.section("batch_predictions")
     )
     settings = BatchPredictionsParams.model_validate(section)
-    champion = (registry or ModelRegistry()).champion(store.root_path)
-    return {
-        **section,
-        "_input": input_identity(settings, store),
-        "_champion": champion["model_id"] if champion else None,
-    }
+    return {**section, "_input": input_identity(settings, store)}
 
 
 @dg.asset(
@@ -100,9 +93,8 @@ def batch_predictions(
     registered_model: ArtifactRef,  # runs after the promotion decision; scores the champion
     params: ParamsResource,
     artifact_store: ArtifactStore,
-    model_registry: ModelRegistry,
 ) -> dg.Output[ArtifactRef]:
-    fingerprinted = fingerprint_section(params, artifact_store, config.overrides, model_registry)
+    fingerprinted = fingerprint_section(params, artifact_store, config.overrides)
     settings = BatchPredictionsParams.model_validate(
         {k: v for k, v in fingerprinted.items() if not k.startswith("_")}
     )
@@ -112,7 +104,7 @@ def batch_predictions(
             "batch_predictions: no raw_transactions day is materialized and "
             "batch_predictions.source is not set; materialize a day or point source at a file"
         )
-    champion_id, onnx_model = champion_model(artifact_store, model_registry)
+    champion_id, onnx_model = champion_model(artifact_store, registered_model)
 
     def build(folder: Path, fingerprint: str) -> dict:
         from ml_assets.core.evaluation import softmax

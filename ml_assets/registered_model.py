@@ -18,7 +18,13 @@ from ml_assets.artifacts import (
     stage_code_version,
 )
 from ml_assets.core.io import ArtifactRef, atomic_write_json, read_json
-from ml_assets.core.layouts import EVALUATION_FILE, FP32_FILE, INT8_FILE, VERIFICATION_FILE
+from ml_assets.core.layouts import (
+    EVALUATION_FILE,
+    FP32_FILE,
+    INT8_FILE,
+    REGISTRY_RECORD_FILE,
+    VERIFICATION_FILE,
+)
 from ml_assets.core.params import ExportGatesParams, MultitaskModelParams
 from ml_assets.daily import SINGLE_RUN
 from resources.artifact_store import ArtifactStore
@@ -26,7 +32,7 @@ from resources.model_registry import CHAMPION, ModelRegistry, now
 from resources.params import ParamsResource
 
 CODE = stage_code_version(__name__, "export_gates", ())
-RECORD_FILE = "registry_record.json"
+RECORD_FILE = REGISTRY_RECORD_FILE
 PROMOTED_CHECK = "candidate_promoted"
 
 
@@ -153,18 +159,26 @@ def registered_model(
             decision.to_json(),
         )
         registry = model_registry.open(artifact_store.root_path)
-        previous = registry.alias(CHAMPION)
+        previous = model_registry.champion(artifact_store.root_path)
         registry.put(record)
         if registry.get(model_id) != record:  # read back: a registry that lost it is an error
             raise dg.Failure(f"{registry.uri()}: record {model_id} did not read back intact")
         if decision.promoted:
             registry.set_alias(CHAMPION, model_id)
-        atomic_write_json(folder / RECORD_FILE, record)
+        # which model serves after this decision, kept in the entry too: downstream (scoring)
+        # reads it from here, so a copied or pulled store scores with the same model
+        serving = record if decision.promoted else previous
+        champion = (
+            {"model_id": serving["model_id"], "onnx_model_key": serving["onnx_model_key"]}
+            if serving
+            else None
+        )
+        atomic_write_json(folder / RECORD_FILE, {**record, CHAMPION: champion})
         return {
             "model_id": model_id,
             "status": record["status"],
             "champion": registry.alias(CHAMPION) or "none",
-            "previous_champion": previous or "none",
+            "previous_champion": previous["model_id"] if previous else "none",
             "rejection_reasons": "; ".join(decision.reasons) or "none",
             "registry": registry.uri(),
             "uploaded_files": len(uploaded),

@@ -147,7 +147,9 @@ def _ran(output: str) -> list[str]:
     return re.findall(r"^Running stage '([^']+)':", output, flags=re.M)
 
 
-AFTER_EXPORT = ("model_evaluation", "batch_predictions", "registered_model")
+# the stages whose deps name onnx_model's folder; batch_predictions reads registered_model's,
+# which a memo hit leaves unchanged, so DVC does not rerun it
+READ_EXPORT = ("model_evaluation", "registered_model")
 
 
 @pytest.mark.slow
@@ -199,7 +201,7 @@ def test_dvc_repro_push_pull_roundtrip(tmp_path, moto_endpoint):
     params_path.write_text(yaml.safe_dump(params, sort_keys=False))
     ran = _ran(dvc("repro", step="param-edit repro"))
     assert ran[0] == "onnx_model"
-    assert sorted(ran) == sorted(["onnx_model", *AFTER_EXPORT])
+    assert sorted(ran) == sorted(["onnx_model", *READ_EXPORT])
     entries = [p for p in (repo / "artifacts" / "onnx_model").iterdir() if p.is_dir()]
     assert len(entries) == 2, entries
 

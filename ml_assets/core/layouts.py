@@ -37,6 +37,9 @@ SERVING_CONFIG = "serving.json"
 VERIFICATION_FILE = "verification.json"  # onnx_model: parity and latency (timings vary run to run)
 PREDICTIONS_FILE = "predictions.parquet"  # model_evaluation, batch_predictions
 EVALUATION_FILE = "evaluation.json"  # model_evaluation: every metric, per head and slice
+REGISTRY_RECORD_FILE = (
+    "registry_record.json"  # registered_model: the record + the champion after it
+)
 
 
 def read_features(ref: ArtifactRef) -> pl.DataFrame:
