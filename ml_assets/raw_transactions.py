@@ -43,7 +43,15 @@ ROWS_ACCOUNTED_FOR = dg.AssetCheckSpec(
         "against each day's ingest report. Evaluated in the same step, for the run's days."
     ),
 )
-SUMMED = ("rows_in", "rows_kept", "rows_quarantined", "duplicates_dropped", "bytes", "seconds")
+SUMMED = (
+    "rows_in",
+    "rows_kept",
+    "rows_quarantined",
+    "duplicates_dropped",
+    "duplicates_across_files",
+    "bytes",
+    "seconds",
+)
 
 
 def source_listing(section: dict) -> dict[str, str]:
@@ -120,6 +128,7 @@ def raw_transactions(
             "rows_kept": frame.height,
             "rows_quarantined": result.quarantined.height,
             "duplicates_dropped": result.duplicates,
+            "duplicates_across_files": result.duplicates_across_files,
             "quarantined_share": round(result.quarantined_share, 6),
             "quarantine_by_reason": dict(result.reasons),
         }

@@ -5,6 +5,10 @@ Every input row ends in exactly one place: kept, quarantined (with the reason, t
 the source file and line) or dropped as an exact duplicate of a kept row. ``scan_transactions``
 returns all three; ``read_transactions`` is the strict form that raises ``SchemaError`` on the
 first bad row.
+
+Banks that give no transaction id get a derived one (``derived_id``): a hash of the normalized
+row plus its occurrence number among identical rows of the same account and day within one
+file, so two identical coffees stay two and a re-download of the same activity adds nothing.
 """
 
 from __future__ import annotations
@@ -64,6 +68,23 @@ class SchemaError(ValueError):
 
 
 RAW_PREVIEW_CHARS = 2000  # a quarantined row keeps this much of its raw text (1 MB rows exist)
+DERIVED_ID_PREFIX = "d-"  # derived ids are recognizable in the data and in quarantine reports
+TRANSACTION_IDS = ("auto", "column", "derived")
+
+
+def derived_id(row: dict, occurrence: int) -> str:
+    """A stable id for a row the bank gave none: sha256 of account, day, amount in cents and
+    the whitespace-collapsed, upper-cased description, plus the row's occurrence number among
+    identical rows of the same account and day in its file (0 for the first)."""
+    key = _identity_key(row)
+    digest = hashlib.sha256(json.dumps([*key, occurrence]).encode()).hexdigest()
+    return DERIVED_ID_PREFIX + digest[:24]
+
+
+def _identity_key(row: dict) -> tuple[str, str, int, str]:
+    description = " ".join(str(row["description"]).split()).upper()
+    cents = round(float(row["amount"]) * 100)
+    return (row.get("account_id") or "", row["posted_date"], cents, description)
 
 
 def list_input_files(path: Path, fmt: str) -> list[Path]:
@@ -92,14 +113,24 @@ def format_of(path: Path, fmt: str, strict: bool = True) -> str | None:
 
 
 def _coerce_record(
-    record: dict, where: str, date_format: str | None, max_description_chars: int | None = None
+    record: dict,
+    where: str,
+    date_format: str | None,
+    max_description_chars: int | None = None,
+    column_map: dict[str, str] | None = None,
+    original: dict | None = None,
 ) -> dict:
-    """Validate one record (already renamed to our column names) and coerce its types."""
+    """Validate one record (already renamed to our column names) and coerce its types.
+    ``column_map`` and the ``original`` record only make error messages name the source."""
     for name in REQUIRED:
         value = record.get(name)
         if value is None or (isinstance(value, str) and not value.strip()):
             raise SchemaError(
-                f"{where}: required field {name!r} is missing or empty", "missing_field", name
+                f"{where}: required field {name!r} is "
+                f"{'empty' if name in record else 'missing'}"
+                f"{_missing_hint(name, record, column_map or {}, original)}",
+                "missing_field",
+                name,
             )
     out = {name: record.get(name, OPTIONAL_DEFAULTS.get(name)) for name in RAW_SCHEMA}
     out["transaction_id"] = str(out["transaction_id"])
@@ -154,6 +185,18 @@ def _coerce_record(
         if isinstance(out[label], str) and not out[label].strip():
             out[label] = None
     return out
+
+
+def _missing_hint(
+    name: str, record: dict, column_map: dict[str, str], original: dict | None
+) -> str:
+    """For a field that is not there at all: the mapped source column and the keys found."""
+    if name in record:
+        return ""
+    sources = [src for src, ours in column_map.items() if ours == name]
+    mapped = f" (column_map maps {sources[0]!r} -> {name!r})" if sources else ""
+    found = sorted(original or record)
+    return f"{mapped}; the record has {found}; fix raw_transactions.column_map or csv_preset"
 
 
 def _parse_date(value: object, where: str, date_format: str | None) -> str:
@@ -281,6 +324,12 @@ def _iter_records(
         raise SchemaError(f"{path}: unsupported format {fmt!r}")
 
 
+# where a kept row came from, and whether its id was derived (scan_transactions with_origin)
+ORIGIN: dict[str, pl.DataType] = {
+    "_source": pl.Utf8(),
+    "_line": pl.Int64(),
+    "_derived": pl.Boolean(),
+}
 QUARANTINE_SCHEMA: dict[str, pl.DataType] = {
     "source": pl.Utf8(),
     "line": pl.Int64(),
@@ -302,6 +351,7 @@ class IngestResult:
     rows_in: int
     reasons: Counter = field(default_factory=Counter)
     duplicate_dates: Counter = field(default_factory=Counter)  # posted_date of each dropped repeat
+    duplicates_across_files: int = 0  # of ``duplicates``: repeats of a row kept from another file
 
     def __post_init__(self) -> None:
         accounted = self.kept.height + self.quarantined.height + self.duplicates
@@ -335,15 +385,24 @@ def scan_transactions(
     max_description_chars: int | None = None,
     files: list[Path] | None = None,
     with_origin: bool = False,
+    *,
+    transaction_ids: str = "auto",
 ) -> IngestResult:
     """Read a file or folder of exports (or exactly ``files``); every row is kept,
-    quarantined or a dropped duplicate. ``with_origin`` adds ``_source`` and ``_line`` to the
-    kept rows (for deduplicating across files later)."""
+    quarantined or a dropped duplicate. ``with_origin`` adds ``_source``, ``_line`` and
+    ``_derived`` to the kept rows (for deduplicating across files later).
+
+    ``transaction_ids``: ``column`` requires the export's id; ``derived`` always derives one
+    (``derived_id``); ``auto`` derives it for records that have no id field at all."""
     column_map = column_map or {}
     unknown_targets = sorted(set(column_map.values()) - set(RAW_SCHEMA))
     if unknown_targets:
         raise SchemaError(
             f"column_map maps to unknown columns {unknown_targets}; ours are {list(RAW_SCHEMA)}"
+        )
+    if transaction_ids not in TRANSACTION_IDS:
+        raise SchemaError(
+            f"transaction_ids must be one of {TRANSACTION_IDS}, got {transaction_ids!r}"
         )
     rows, rejects, seen, duplicates, rows_in = [], [], {}, 0, 0
     reasons: Counter = Counter()
@@ -364,17 +423,29 @@ def scan_transactions(
         )
 
     for file in files if files is not None else list_input_files(path, fmt):
+        occurrences: Counter = Counter()  # identical rows of one account and day, in this file
         for where, line, record, raw in _iter_records(file, format_of(file, fmt)):
             rows_in += 1
             if isinstance(record, SchemaError):
                 reject(file, line, record, raw)
                 continue
             renamed = {column_map.get(key, key): value for key, value in record.items()}
+            derive = transaction_ids == "derived" or (
+                transaction_ids == "auto" and "transaction_id" not in renamed
+            )
+            if derive:
+                renamed["transaction_id"] = "derived"  # replaced once the row is coerced
             try:
-                row = _coerce_record(renamed, where, date_format, max_description_chars)
+                row = _coerce_record(
+                    renamed, where, date_format, max_description_chars, column_map, record
+                )
             except SchemaError as err:
                 reject(file, line, err, raw)
                 continue
+            if derive:
+                identity = _identity_key(row)
+                row["transaction_id"] = derived_id(row, occurrences[identity])
+                occurrences[identity] += 1
             key, digest = row["transaction_id"], _row_digest(row)
             if key in seen:
                 first_where, first_digest = seen[key]
@@ -396,11 +467,12 @@ def scan_transactions(
                 continue
             seen[key] = (where, digest)
             if with_origin:
-                row["_source"], row["_line"] = str(file), line
+                row["_source"], row["_line"], row["_derived"] = str(file), line, derive
             rows.append(row)
-    origin = {"_source": pl.Utf8(), "_line": pl.Int64()} if with_origin else {}
     return IngestResult(
-        kept=pl.DataFrame(rows, schema={**RAW_SCHEMA, **origin}, orient="row"),
+        kept=pl.DataFrame(
+            rows, schema={**RAW_SCHEMA, **(ORIGIN if with_origin else {})}, orient="row"
+        ),
         quarantined=pl.DataFrame(rejects, schema=QUARANTINE_SCHEMA, orient="row"),
         duplicates=duplicates,
         rows_in=rows_in,

@@ -39,6 +39,10 @@ class RawTransactionsParams(_Section):
     format: Literal["auto", "jsonl", "csv", "parquet"] = "auto"
     column_map: dict[str, str] = Field(default_factory=dict)
     date_format: str | None = None
+    # column: the export's id is required; derived: a hash of the row and its occurrence number
+    # among identical rows (banks whose ids change between downloads); auto: derived when the
+    # export has no id field
+    transaction_ids: Literal["auto", "column", "derived"] = "auto"
     max_description_chars: int = Field(512, ge=8)  # longer rows are quarantined
     max_quarantine_share: float = Field(0.05, ge=0.0, le=1.0)  # above this the load fails
 

@@ -18,14 +18,13 @@ from pathlib import Path
 
 import polars as pl
 
-from ml_assets.core.ingest import QUARANTINE_SCHEMA, RAW_SCHEMA, IngestResult
+from ml_assets.core.ingest import ORIGIN, QUARANTINE_SCHEMA, RAW_SCHEMA, IngestResult
 
 _DATE_PATTERNS = (
     re.compile(r"(?<!\d)(\d{4})-(\d{2})-(\d{2})(?!\d)"),  # 2026-01-05, date=2026-01-05
     re.compile(r"(?<!\d)(\d{4})/(\d{2})/(\d{2})(?!\d)"),  # 2026/01/05/
     re.compile(r"(?<!\d)(\d{4})(\d{2})(\d{2})(?!\d)"),  # 20260105
 )
-ORIGIN_COLUMNS = ("_source", "_line")  # where a kept row came from (scan_transactions)
 
 
 def date_in_key(key: str) -> str | None:
@@ -109,30 +108,35 @@ def split_by_day(per_file: dict[str, IngestResult], days: list[str]) -> DaySplit
 def _dedupe_day(
     kept_parts: list[pl.DataFrame], quarantine_parts: list[pl.DataFrame], duplicates: int
 ) -> IngestResult:
-    """Within one day and across files: exact repeats are dropped (counted), a transaction id
-    seen again with different content is quarantined naming both places."""
-    empty = pl.DataFrame(schema={**RAW_SCHEMA, "_source": pl.Utf8(), "_line": pl.Int64()})
-    kept = pl.concat([empty, *kept_parts], how="vertical_relaxed")
+    """Within one day and across files (overlapping downloads): exact repeats are dropped
+    (counted, and counted again as ``duplicates_across_files`` when the kept copy came from
+    another file); a derived id seen again is the same transaction (its id *is* its content;
+    a re-download may carry another category), dropped too; a bank's id seen again with
+    different content is quarantined naming both places."""
+    kept = pl.concat(
+        [pl.DataFrame(schema={**RAW_SCHEMA, **ORIGIN}), *kept_parts], how="vertical_relaxed"
+    )
     quarantined = pl.concat(
         [pl.DataFrame(schema=QUARANTINE_SCHEMA), *quarantine_parts], how="vertical_relaxed"
     )
     content = pl.struct(list(RAW_SCHEMA))
-    repeats = kept.filter(~content.is_first_distinct())
-    kept = kept.filter(content.is_first_distinct())
+    repeat = ~content.is_first_distinct() | (
+        pl.col("_derived") & ~pl.col("transaction_id").is_first_distinct()
+    )
+    repeats = kept.filter(repeat)
+    kept = kept.filter(~repeat)
     first_seen = kept.filter(pl.col("transaction_id").is_first_distinct())
     conflicts = kept.filter(~pl.col("transaction_id").is_first_distinct())
+    first_at = {
+        row["transaction_id"]: (row["_source"], row["_line"])
+        for row in first_seen.iter_rows(named=True)
+    }
+    across = sum(
+        first_at[row["transaction_id"]][0] != row["_source"]
+        for row in repeats.select("transaction_id", "_source").iter_rows(named=True)
+    )
     reasons = Counter(quarantined["reason"].to_list())
     if conflicts.height:
-        first_at = dict(
-            zip(
-                first_seen["transaction_id"],
-                [
-                    f"{s}:{n}"
-                    for s, n in zip(first_seen["_source"], first_seen["_line"], strict=True)
-                ],
-                strict=True,
-            )
-        )
         rows = [
             {
                 "source": row["_source"],
@@ -142,7 +146,7 @@ def _dedupe_day(
                 "detail": (
                     f"{row['_source']}:{row['_line']}: duplicate transaction_id "
                     f"{row['transaction_id']!r} with different content "
-                    f"(first at {first_at[row['transaction_id']]})"
+                    "(first at {}:{})".format(*first_at[row["transaction_id"]])
                 ),
                 "raw": str({k: row[k] for k in RAW_SCHEMA}),
                 "raw_bytes": None,
@@ -153,7 +157,7 @@ def _dedupe_day(
             [quarantined, pl.DataFrame(rows, schema=QUARANTINE_SCHEMA, orient="row")]
         )
         reasons["conflicting_duplicate_id"] += conflicts.height
-    kept = first_seen.drop(ORIGIN_COLUMNS).sort("posted_date", "transaction_id")
+    kept = first_seen.drop(list(ORIGIN)).sort("posted_date", "transaction_id")
     dropped = duplicates + repeats.height
     return IngestResult(
         kept=kept,
@@ -161,6 +165,7 @@ def _dedupe_day(
         duplicates=dropped,
         rows_in=kept.height + quarantined.height + dropped,
         reasons=reasons,
+        duplicates_across_files=across,
     )
 
 

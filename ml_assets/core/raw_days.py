@@ -54,21 +54,28 @@ def synthetic_split(settings: RawTransactionsParams, days: list[str]) -> DaySpli
     return DaySplit(split, frame.height, frame.height - in_run)
 
 
+def scan_file(
+    path: Path, settings: RawTransactionsParams, with_origin: bool = False
+) -> IngestResult:
+    """One export validated exactly as raw_transactions validates it (batch_predictions too)."""
+    return scan_transactions(
+        path,
+        settings.format,
+        settings.column_map,
+        settings.date_format,
+        settings.max_description_chars,
+        files=[path],
+        with_origin=with_origin,
+        transaction_ids=settings.transaction_ids,
+    )
+
+
 def files_split(
     files: dict[str, Path], settings: RawTransactionsParams, days: list[str]
 ) -> DaySplit:
     """Validate every row of every export once, then assign rows to days (see partitions)."""
     per_file = {
-        name: scan_transactions(
-            path,
-            settings.format,
-            settings.column_map,
-            settings.date_format,
-            settings.max_description_chars,
-            files=[path],
-            with_origin=True,
-        )
-        for name, path in sorted(files.items())
+        name: scan_file(path, settings, with_origin=True) for name, path in sorted(files.items())
     }
     return split_by_day(per_file, days)
 
@@ -85,8 +92,6 @@ def export_days(files: dict[str, Path], settings: RawTransactionsParams) -> list
     days = {d for name in files if (d := date_in_key(name)) is not None}
     undated = {n: p for n, p in files.items() if date_in_key(n) is None}
     for path in undated.values():
-        result = scan_transactions(
-            path, settings.format, settings.column_map, settings.date_format, files=[path]
-        )
+        result = scan_file(path, settings)
         days.update(result.kept["posted_date"].unique().to_list())
     return sorted(days)
