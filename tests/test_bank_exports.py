@@ -7,7 +7,9 @@ from __future__ import annotations
 import datetime as dt
 from pathlib import Path
 
-from ml_assets.core.ingest import scan_transactions
+import pytest
+
+from ml_assets.core.ingest import SchemaError, scan_transactions
 from ml_assets.core.params import RawTransactionsParams
 from ml_assets.core.partitions import days_between
 from ml_assets.core.raw_days import files_split
@@ -96,3 +98,182 @@ def test_a_bank_id_reused_with_other_content_is_still_a_conflict(tmp_path):
     split = files_split({"a.csv": a, "b.csv": b}, settings, ["2026-03-01"])
     day = split.days["2026-03-01"]
     assert day.kept.height == 1 and dict(day.reasons) == {"conflicting_duplicate_id": 1}
+
+
+# --- formats banks export: fixtures with planted defects in tests/fixtures/bank_exports/ ---
+
+FIXTURES = Path(__file__).parent / "fixtures" / "bank_exports"
+
+
+def reasons_by_line(result) -> dict[int, str]:
+    return dict(zip(result.quarantined["line"], result.quarantined["reason"], strict=True))
+
+
+def test_card_activity_download_via_preset(tmp_path):
+    """No ids, US dates, an issuer layout; planted: a bad amount (line 8), a bad date (10)
+    and a truncated last line (14); two identical coffees (lines 2, 3) are both kept."""
+    path = FIXTURES / "card_activity_20261129.CSV"
+    result = scan_transactions(path, csv_preset="card_activity")
+    assert result.rows_in == 13
+    assert reasons_by_line(result) == {8: "bad_amount", 10: "bad_date", 14: "truncated_line"}
+    assert result.kept.height == 10 and result.kept["transaction_id"].n_unique() == 10
+    first = result.kept.row(0, named=True)
+    assert (first["posted_date"], first["amount"], first["category"]) == (
+        "2026-03-02",
+        -4.85,
+        "Food & Drink",
+    )
+    assert first["transaction_type"] == "Sale"
+    assert result.kept.height + result.quarantined.height + result.duplicates == result.rows_in
+
+
+def test_debit_credit_preset_signs_amounts(tmp_path):
+    """Planted: a row with neither debit nor credit (line 4), a debit that is not a number (5)."""
+    result = scan_transactions(FIXTURES / "card_debit_credit.csv", csv_preset="card_debit_credit")
+    assert result.kept["amount"].to_list() == [-4.85, 250.0]
+    assert reasons_by_line(result) == {4: "missing_field", 5: "bad_amount"}
+    assert "'Debit'" in result.quarantined.filter(result.quarantined["line"] == 5)["detail"][0]
+
+
+def test_ofx_statement(tmp_path):
+    """FITID is the id; planted: no FITID (line 23), a TRNAMT that is not a number (29), a
+    DTPOSTED that is not a date (36). The day is the bank's, not UTC's."""
+    result = scan_transactions(FIXTURES / "checking_20260305.ofx")
+    assert result.rows_in == 5
+    assert reasons_by_line(result) == {23: "missing_field", 29: "bad_amount", 36: "bad_date"}
+    assert result.kept["transaction_id"].to_list() == ["202603010001", "202603050001"]
+    assert result.kept["posted_date"].to_list() == ["2026-03-01", "2026-03-05"]
+    assert result.kept["description"].to_list() == ["STARBUCKS STORE 00", "NETFLIX.COM MONTHLY"]
+    assert set(result.kept["account_id"]) == {"000123456789"}
+
+
+def test_qfx_and_a_broken_ofx_file(tmp_path):
+    qfx = tmp_path / "card.qfx"
+    qfx.write_bytes((FIXTURES / "checking_20260305.ofx").read_bytes())
+    assert scan_transactions(qfx).kept.height == 2
+    broken = tmp_path / "broken.ofx"
+    broken.write_text("OFXHEADER:100\nDATA:OFXSGML\n\n<OFX><BANKMSGSRSV1>")
+    result = scan_transactions(broken)
+    assert result.rows_in == 1 and dict(result.reasons) == {"unreadable_file": 1}
+    assert str(broken) in result.quarantined["detail"][0]
+
+
+def test_camt053_statement(tmp_path):
+    """Entry references are ids (one entry without one gets a derived id); planted: an amount
+    that is not a number (line 31), an entry without a booking date (38)."""
+    result = scan_transactions(FIXTURES / "camt053_20260305.xml")
+    assert result.rows_in == 5
+    assert reasons_by_line(result) == {31: "bad_amount", 38: "missing_field"}
+    kept = result.kept
+    assert kept["transaction_id"].to_list()[:2] == ["REF-0001", "REF-0002"]
+    assert kept["transaction_id"][2].startswith("d-")
+    assert kept["amount"].to_list() == [-4.85, 2500.0, -60.0]
+    assert set(kept["currency"]) == {"EUR"} and kept["merchant"][0] == "STARBUCKS BERLIN"
+
+
+def test_camt053_that_is_not_xml(tmp_path):
+    path = tmp_path / "camt.xml"
+    path.write_text("<Document><BkToCstmrStmt><Stmt>\n<Ntry>")
+    result = scan_transactions(path)
+    assert (
+        dict(result.reasons) == {"unreadable_file": 1}
+        and f"{path}:" in result.quarantined["detail"][0]
+    )
+
+
+def test_mt940_statement(tmp_path):
+    """Derived ids (MT940 has no reliable one); planted: a :61: line that does not parse
+    (line 9), an empty :86: description (13)."""
+    result = scan_transactions(FIXTURES / "mt940_20260305.sta")
+    assert result.rows_in == 5
+    assert reasons_by_line(result) == {9: "bad_mt940", 13: "missing_field"}
+    assert result.kept["amount"].to_list() == [-4.85, 2500.0, -60.0]
+    assert result.kept["posted_date"].to_list() == ["2026-03-01", "2026-03-02", "2026-03-04"]
+    assert all(i.startswith("d-") for i in result.kept["transaction_id"])
+    assert set(result.kept["account_id"]) == {"NL69INGB0123456789"}
+
+
+def test_a_folder_of_every_format_is_read_by_extension(tmp_path):
+    import shutil
+
+    for name in (
+        "card_activity_20261129.CSV",
+        "checking_20260305.ofx",
+        "camt053_20260305.xml",
+        "mt940_20260305.sta",
+    ):
+        shutil.copy(FIXTURES / name, tmp_path / name)
+    result = scan_transactions(tmp_path, csv_preset="card_activity")
+    assert result.rows_in == 13 + 5 + 5 + 5
+    assert result.kept.height + result.quarantined.height + result.duplicates == result.rows_in
+
+
+def test_a_header_that_does_not_fit_names_the_preset_that_does():
+    with pytest.raises(SchemaError) as caught:
+        scan_transactions(FIXTURES / "card_activity_20261129.CSV")
+    message = str(caught.value)
+    assert "card_activity_20261129.CSV:1:" in message
+    assert "header: ['Transaction Date', 'Post Date', 'Description'" in message
+    assert "the header fits csv_preset: card_activity " in message
+    with pytest.raises(SchemaError, match="csv_preset 'card_activity' needs columns"):
+        scan_transactions(FIXTURES / "card_debit_credit.csv", csv_preset="card_activity")
+
+
+def test_a_column_map_naming_a_missing_column_names_it_and_the_header(tmp_path):
+    path = tmp_path / "export.csv"
+    path.write_text("id,date,amt,memo\n1,2026-03-01,-4.85,COFFEE\n")
+    mapping = {
+        "id": "transaction_id",
+        "date": "posted_date",
+        "Amt": "amount",
+        "memo": "description",
+    }
+    with pytest.raises(SchemaError) as caught:
+        scan_transactions(path, column_map=mapping)
+    message = str(caught.value)
+    assert f"{path}:1: column_map maps 'Amt' -> 'amount', not in the header" in message
+    assert "header: ['id', 'date', 'amt', 'memo']" in message
+    jsonl = tmp_path / "export.jsonl"
+    jsonl.write_text('{"id": "1", "date": "2026-03-01", "amt": 1, "memo": "X"}\n')
+    result = scan_transactions(jsonl, column_map=mapping)
+    detail = result.quarantined["detail"][0]
+    assert (
+        "column_map maps 'Amt' -> 'amount'" in detail and "['amt', 'date', 'id', 'memo']" in detail
+    )
+
+
+def test_a_million_character_field_is_quarantined_with_its_line(tmp_path):
+    path = tmp_path / "export.csv"
+    long = "X" * 1_000_000
+    path.write_text(
+        "id,posted_date,amount,description\n"
+        "a,2026-03-01,-1,OK\n"
+        f"b,2026-03-01,-1,{long}\n"
+        f'c,2026-03-01,-1,"{long}"\n'
+        "d,2026-03-01,-1,ALSO OK\n"
+    )
+    result = scan_transactions(
+        path, column_map={"id": "transaction_id"}, max_description_chars=512
+    )
+    assert result.kept["transaction_id"].to_list() == ["a", "d"]
+    assert reasons_by_line(result) == {3: "description_too_long", 4: "description_too_long"}
+
+
+def test_a_line_over_the_limit_is_skipped_unread_and_quarantined(tmp_path, monkeypatch):
+    from ml_assets.core import csv_exports
+
+    monkeypatch.setattr(csv_exports, "MAX_LINE_CHARS", 100_000)
+    path = tmp_path / "export.csv"
+    long = "X" * 1_000_000
+    path.write_text(
+        "posted_date,amount,description,memo\n"
+        "2026-03-01,-1,OK,\n"
+        f"2026-03-01,-1,HUGE MEMO,{long}\n"
+        f'2026-03-01,-1,QUOTED HUGE MEMO,"{long}\n{long}"\n'
+        "2026-03-01,-2,ALSO OK,\n"
+    )
+    result = scan_transactions(path)
+    assert result.kept["description"].to_list() == ["OK", "ALSO OK"]
+    assert reasons_by_line(result) == {3: "line_too_long", 4: "line_too_long", 5: "line_too_long"}
+    assert f"{path}:3: line longer than 100000 characters" in result.quarantined["detail"][0]
+    assert result.rows_in == 5 and len(result.quarantined["raw"][0]) <= 2000

@@ -13,19 +13,25 @@ file, so two identical coffees stay two and a re-download of the same activity a
 
 from __future__ import annotations
 
-import csv
 import datetime as dt
-import gzip
+import functools
 import hashlib
-import io
 import json
-import math
 from collections import Counter
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
 
 import polars as pl
+
+from ml_assets.core.bank_formats import iter_camt053, iter_mt940, iter_ofx
+from ml_assets.core.csv_exports import check_header, iter_csv, preset, signed_amount
+from ml_assets.core.records import (
+    RAW_PREVIEW_CHARS,
+    SchemaError,
+    open_binary,
+    parse_amount,
+)
 
 # The raw form every source is converted to (and the JSONL that raw_transactions writes).
 RAW_SCHEMA: dict[str, pl.DataType] = {
@@ -53,21 +59,16 @@ _SUFFIX_FORMAT = {
     ".json": "jsonl",
     ".csv": "csv",
     ".parquet": "parquet",
+    ".ofx": "ofx",
+    ".qfx": "ofx",  # Quicken's OFX
+    ".xml": "camt053",
+    ".sta": "mt940",
+    ".mt940": "mt940",
+    ".940": "mt940",
 }
+FORMATS = ("auto", "jsonl", "csv", "parquet", "ofx", "camt053", "mt940")
 
 
-class SchemaError(ValueError):
-    """A record does not fit the raw schema; the message names file, line and field.
-
-    ``reason`` is a short code for the quarantine report (e.g. ``bad_date``)."""
-
-    def __init__(self, message: str, reason: str = "invalid", field: str | None = None):
-        super().__init__(message)
-        self.reason = reason
-        self.field = field
-
-
-RAW_PREVIEW_CHARS = 2000  # a quarantined row keeps this much of its raw text (1 MB rows exist)
 DERIVED_ID_PREFIX = "d-"  # derived ids are recognizable in the data and in quarantine reports
 TRANSACTION_IDS = ("auto", "column", "derived")
 
@@ -94,7 +95,10 @@ def list_input_files(path: Path, fmt: str) -> list[Path]:
         return [path]
     files = sorted(p for p in path.rglob("*") if p.is_file() and format_of(p, fmt, strict=False))
     if not files:
-        raise FileNotFoundError(f"{path}: no .jsonl/.csv/.parquet files found (format={fmt})")
+        raise FileNotFoundError(
+            f"{path}: no export files found (format={fmt}; by extension: "
+            f"{', '.join(sorted(_SUFFIX_FORMAT))}, optionally .gz)"
+        )
     return files
 
 
@@ -135,26 +139,7 @@ def _coerce_record(
     out = {name: record.get(name, OPTIONAL_DEFAULTS.get(name)) for name in RAW_SCHEMA}
     out["transaction_id"] = str(out["transaction_id"])
     out["account_id"] = None if out["account_id"] is None else str(out["account_id"])
-    amount = out["amount"]
-    if isinstance(amount, str):
-        cleaned = amount.replace(",", "").replace("$", "").strip()
-        if cleaned.startswith("(") and cleaned.endswith(")"):  # accounting negative
-            cleaned = "-" + cleaned[1:-1]
-        try:
-            amount = float(cleaned)
-        except ValueError as err:
-            raise SchemaError(
-                f"{where}: field 'amount' is not a number: {out['amount']!r}",
-                "bad_amount",
-                "amount",
-            ) from err
-    if isinstance(amount, bool) or not isinstance(amount, int | float) or not math.isfinite(amount):
-        raise SchemaError(
-            f"{where}: field 'amount' must be a finite number, got {out['amount']!r}",
-            "bad_amount",
-            "amount",
-        )
-    out["amount"] = float(amount)
+    out["amount"] = parse_amount(out["amount"], where)
     out["posted_date"] = _parse_date(out["posted_date"], where, date_format)
     if not isinstance(out["description"], str):
         raise SchemaError(
@@ -222,18 +207,13 @@ def _parse_date(value: object, where: str, date_format: str | None) -> str:
         ) from err
 
 
-def _open_binary(path: Path):
-    """Plain or gzip-compressed (by the .gz suffix), read as bytes."""
-    return gzip.open(path, "rb") if path.suffix.lower() == ".gz" else open(path, "rb")  # noqa: SIM115
-
-
 def iter_jsonl(path: Path) -> Iterator[tuple[int, dict | SchemaError, bytes]]:
     """Parse JSONL line by line: (line number, record or the error, raw bytes) for every
     non-blank line; a bad line never hides the lines after it.
 
     (polars' NDJSON reader has been reported to drop the rest of a file after some malformed
     lines, so it is not trusted for validation.)"""
-    with _open_binary(path) as handle:
+    with open_binary(path) as handle:
         for number, raw in enumerate(handle, start=1):
             if not raw.strip():
                 continue
@@ -275,53 +255,26 @@ def iter_jsonl(path: Path) -> Iterator[tuple[int, dict | SchemaError, bytes]]:
             yield number, record, raw
 
 
-def iter_csv(path: Path) -> Iterator[tuple[int, dict | SchemaError, bytes]]:
-    """CSV rows as strings (coercion names the field); invalid UTF-8 is caught per row."""
-    with io.TextIOWrapper(
-        _open_binary(path), encoding="utf-8", errors="surrogateescape", newline=""
-    ) as handle:
-        reader = csv.DictReader(handle)
-        for row in reader:
-            number = reader.line_num
-            raw = ",".join(v or "" for v in row.values() if isinstance(v, str))
-            raw_bytes = raw.encode("utf-8", errors="surrogateescape")
-            if None in row or any(v is None for v in row.values()):
-                yield (
-                    number,
-                    SchemaError(
-                        f"{path}:{number}: expected {len(reader.fieldnames or [])} columns",
-                        "malformed_csv",
-                    ),
-                    raw_bytes,
-                )
-                continue
-            try:
-                raw.encode("utf-8")
-            except UnicodeEncodeError:
-                yield (
-                    number,
-                    SchemaError(f"{path}:{number}: not valid UTF-8", "invalid_utf8"),
-                    raw_bytes,
-                )
-                continue
-            yield number, dict(row), raw_bytes
-
-
 def _iter_records(
-    path: Path, fmt: str
+    path: Path, fmt: str, encoding: str, on_header: Callable[[list[str]], None] | None
 ) -> Iterator[tuple[str, int | None, dict | SchemaError, bytes]]:
     """(where, line, record or error, raw bytes) for every row of one file."""
-    if fmt == "jsonl":
-        for number, record, raw in iter_jsonl(path):
-            yield f"{path}:{number}", number, record, raw
-    elif fmt == "csv":
-        for number, record, raw in iter_csv(path):
-            yield f"{path}:{number}", number, record, raw
-    elif fmt == "parquet":
+    if fmt == "parquet":
         for index, record in enumerate(pl.read_parquet(path).iter_rows(named=True)):
             yield f"{path} row {index}", index, record, json.dumps(record, default=str).encode()
+        return
+    if fmt == "csv":
+        rows = iter_csv(path, encoding, on_header)
+    elif fmt in _READERS:
+        rows = _READERS[fmt](path)
     else:
         raise SchemaError(f"{path}: unsupported format {fmt!r}")
+    for number, record, raw in rows:
+        yield f"{path}:{number}", number, record, raw
+
+
+_READERS = {"jsonl": iter_jsonl, "ofx": iter_ofx, "camt053": iter_camt053, "mt940": iter_mt940}
+STATEMENT_FORMATS = ("ofx", "camt053", "mt940")  # records arrive in our column names
 
 
 # where a kept row came from, and whether its id was derived (scan_transactions with_origin)
@@ -387,13 +340,18 @@ def scan_transactions(
     with_origin: bool = False,
     *,
     transaction_ids: str = "auto",
+    csv_preset: str | None = None,
+    encoding: str | None = None,
 ) -> IngestResult:
     """Read a file or folder of exports (or exactly ``files``); every row is kept,
     quarantined or a dropped duplicate. ``with_origin`` adds ``_source``, ``_line`` and
     ``_derived`` to the kept rows (for deduplicating across files later).
 
     ``transaction_ids``: ``column`` requires the export's id; ``derived`` always derives one
-    (``derived_id``); ``auto`` derives it for records that have no id field at all."""
+    (``derived_id``); ``auto`` derives it for records that have no id field at all.
+    ``csv_preset`` names an issuer layout (csv_exports.CSV_PRESETS) for CSV files; ``column_map``
+    and ``date_format`` override its entries. Statement formats (OFX, CAMT.053, MT940) arrive
+    in our column names and ignore both."""
     column_map = column_map or {}
     unknown_targets = sorted(set(column_map.values()) - set(RAW_SCHEMA))
     if unknown_targets:
@@ -404,6 +362,7 @@ def scan_transactions(
         raise SchemaError(
             f"transaction_ids must be one of {TRANSACTION_IDS}, got {transaction_ids!r}"
         )
+    layout = preset(csv_preset)
     rows, rejects, seen, duplicates, rows_in = [], [], {}, 0, 0
     reasons: Counter = Counter()
     duplicate_dates: Counter = Counter()
@@ -423,22 +382,40 @@ def scan_transactions(
         )
 
     for file in files if files is not None else list_input_files(path, fmt):
+        file_format = format_of(file, fmt)
+        is_csv = file_format == "csv"
+        mapping = (
+            {}
+            if file_format in STATEMENT_FORMATS
+            else {**(layout.columns if layout and is_csv else {}), **column_map}
+        )
+        dates = date_format or (layout.date_format if layout and is_csv else None)
+        if file_format in STATEMENT_FORMATS:
+            dates = None
+        on_header = functools.partial(
+            check_header,
+            file,
+            column_map=column_map,
+            chosen=csv_preset,
+            require_id=transaction_ids == "column",
+        )
+        text_encoding = encoding or (layout.encoding if layout else "utf-8-sig")
         occurrences: Counter = Counter()  # identical rows of one account and day, in this file
-        for where, line, record, raw in _iter_records(file, format_of(file, fmt)):
+        for where, line, record, raw in _iter_records(file, file_format, text_encoding, on_header):
             rows_in += 1
             if isinstance(record, SchemaError):
                 reject(file, line, record, raw)
                 continue
-            renamed = {column_map.get(key, key): value for key, value in record.items()}
+            renamed = {mapping.get(key, key): value for key, value in record.items()}
             derive = transaction_ids == "derived" or (
                 transaction_ids == "auto" and "transaction_id" not in renamed
             )
             if derive:
                 renamed["transaction_id"] = "derived"  # replaced once the row is coerced
             try:
-                row = _coerce_record(
-                    renamed, where, date_format, max_description_chars, column_map, record
-                )
+                if layout is not None and is_csv:
+                    renamed["amount"] = signed_amount(renamed, layout, where)
+                row = _coerce_record(renamed, where, dates, max_description_chars, mapping, record)
             except SchemaError as err:
                 reject(file, line, err, raw)
                 continue

@@ -28,6 +28,9 @@ class _Section(BaseModel):
     model_config = ConfigDict(extra="forbid", frozen=True)
 
 
+ExportFormat = Literal["auto", "jsonl", "csv", "parquet", "ofx", "camt053", "mt940"]
+
+
 class RawTransactionsParams(_Section):
     source: Literal["synthetic", "files"] = "synthetic"
     n_rows: int = Field(40000, ge=1)
@@ -36,9 +39,11 @@ class RawTransactionsParams(_Section):
     start_date: dt.date = dt.date(2026, 1, 1)
     days: int = Field(120, ge=1)
     path: str | None = None
-    format: Literal["auto", "jsonl", "csv", "parquet"] = "auto"
+    format: ExportFormat = "auto"
+    csv_preset: str | None = None  # an issuer CSV layout (ml_assets/core/csv_exports.py)
     column_map: dict[str, str] = Field(default_factory=dict)
     date_format: str | None = None
+    encoding: str | None = None  # CSV text encoding; None: the preset's, else UTF-8
     # column: the export's id is required; derived: a hash of the row and its occurrence number
     # among identical rows (banks whose ids change between downloads); auto: derived when the
     # export has no id field
@@ -49,7 +54,23 @@ class RawTransactionsParams(_Section):
     @model_validator(mode="after")
     def _files_need_path(self) -> RawTransactionsParams:
         if self.source == "files" and not self.path:
-            raise ValueError("source: files needs `path` (a file or a folder of JSONL/CSV/Parquet)")
+            raise ValueError("source: files needs `path` (a file or a folder of exports)")
+        if self.csv_preset is not None:
+            from ml_assets.core.csv_exports import CSV_PRESETS
+
+            if self.csv_preset not in CSV_PRESETS:
+                raise ValueError(
+                    f"unknown csv_preset {self.csv_preset!r}; known: {', '.join(CSV_PRESETS)}"
+                )
+        if self.encoding is not None:
+            import codecs
+
+            try:
+                codecs.lookup(self.encoding)
+            except LookupError as err:
+                raise ValueError(
+                    f"unknown encoding {self.encoding!r} (e.g. utf-8, cp1252)"
+                ) from err
         return self
 
 
@@ -232,7 +253,7 @@ class PromotionParams(_Section):
 
 class BatchPredictionsParams(_Section):
     source: str | None = None  # a file or folder of transactions; None: the newest raw day
-    format: Literal["auto", "jsonl", "csv", "parquet"] = "auto"
+    format: ExportFormat = "auto"
     column_map: dict[str, str] = Field(default_factory=dict)
     date_format: str | None = None
     batch_size: int = Field(256, ge=1)

@@ -67,6 +67,8 @@ def scan_file(
         files=[path],
         with_origin=with_origin,
         transaction_ids=settings.transaction_ids,
+        csv_preset=settings.csv_preset,
+        encoding=settings.encoding,
     )
 
 
