@@ -1,11 +1,13 @@
 import json
+import random
 
 import polars as pl
 import pytest
 
 from ml_assets.core.features import build_features, split_summary
 from ml_assets.core.ingest import RAW_SCHEMA, SchemaError, read_transactions
-from ml_assets.core.text import merchant_key_expr, normalize_texts
+from ml_assets.core.synthetic import generate_transactions
+from ml_assets.core.text import merchant_key_expr, normalize_expr, normalize_texts
 
 SPLIT_ARGS = dict(
     max_description_chars=200,
@@ -40,6 +42,29 @@ def test_normalize_is_shared_and_stable():
         "tst* blue bottle #0000",
         "café 00",
     ]
+
+
+def test_serving_normalization_is_byte_identical_to_the_feature_expression():
+    rng = random.Random(7)
+    alphabet = [chr(c) for c in range(128)]  # every ASCII char, controls and \x1c-\x1f included
+    texts = ["".join(rng.choices(alphabet, k=rng.randint(0, 40))) for _ in range(3000)]
+    texts += [
+        "  POS DEBIT\tSHELL\x0bOIL 57442\r\nHOUSTON\x1cTX  ",
+        "\x1f\x1f",
+        "Ｃａｆé 12\u00a0\u2003x",
+        "İSTANBUL ΟΔΟΣ 12",
+        "",
+    ]
+    texts += generate_transactions(2000, seed=3)["description"].to_list()
+    mixed = normalize_texts(texts)
+    one_by_one = [normalize_texts([t])[0] for t in texts[:200]]
+    expected = (
+        pl.DataFrame({"t": texts}, schema={"t": pl.Utf8})
+        .select(normalize_expr(pl.col("t")))["t"]
+        .to_list()
+    )
+    assert mixed == expected
+    assert one_by_one == expected[:200]
 
 
 def test_merchant_key_strips_processor_prefix_and_ids():

@@ -6,6 +6,7 @@ to plain strings for the scorer, so both paths produce byte-identical text.
 
 from __future__ import annotations
 
+import re
 from collections.abc import Sequence
 
 import polars as pl
@@ -33,10 +34,34 @@ def normalize_expr(column: pl.Expr) -> pl.Expr:
     )
 
 
+# ASCII whitespace as Unicode's White_Space property (what the expression's `\s` means): the
+# information separators \x1c-\x1f are not in it, although Python's `str.split` treats them so.
+_ASCII_SPACE_RUN = re.compile(r"[\t\n\v\f\r ]+")
+_ASCII_DIGIT = re.compile(r"[0-9]")
+
+
+def _normalize_ascii(text: str) -> str:
+    """``normalize_expr`` for an ASCII string, where NFKC is the identity and every step has
+    one meaning in every Unicode version."""
+    return _ASCII_SPACE_RUN.sub(" ", _ASCII_DIGIT.sub("0", text.lower())).strip(" ")
+
+
 def normalize_texts(texts: Sequence[str]) -> list[str]:
-    """The serving entry point: the same expression as ``normalize_expr`` on plain strings."""
-    frame = pl.DataFrame({"text": list(texts)}, schema={"text": pl.Utf8})
-    return frame.select(normalize_expr(pl.col("text")))["text"].to_list()
+    """The serving entry point: the same result as ``normalize_expr`` on plain strings.
+
+    A request is one or a few strings, and building a DataFrame costs ~0.2 ms, a tenth of the
+    int8 model's whole batch-1 latency; so ASCII strings (nearly every bank description) take a
+    plain-Python path that tests prove byte-identical, and the rest go through the expression.
+    """
+    out = [_normalize_ascii(t) if t.isascii() else None for t in texts]
+    rest = [i for i, value in enumerate(out) if value is None]
+    if rest:
+        frame = pl.DataFrame({"text": [texts[i] for i in rest]}, schema={"text": pl.Utf8})
+        for i, value in zip(
+            rest, frame.select(normalize_expr(pl.col("text")))["text"], strict=True
+        ):
+            out[i] = value
+    return out
 
 
 def merchant_key_expr(normalized: pl.Expr, merchant: pl.Expr | None = None) -> pl.Expr:
