@@ -77,21 +77,28 @@ def days_command(params_path: str | None, profile: str | None, artifacts: str | 
     import datetime as dt
     from pathlib import Path
 
-    from ml_assets.core.params import load_params
-    from ml_assets.core.raw_days import export_days, local_files, synthetic_days
+    from ml_assets.core.ingest import SchemaError
+    from ml_assets.core.params import ParamsError, load_params
+    from ml_assets.core.raw_days import export_days, export_homes, local_files, synthetic_days
     from resources.raw_sources import fetch_exports, is_remote
 
-    params = load_params(params_path, profile)
-    settings = params.raw_transactions
-    if settings.source == "synthetic":
-        days = synthetic_days(settings)
-    elif is_remote(settings.path):
-        store = ArtifactStore(root=artifacts) if artifacts else ArtifactStore()
-        cache = store.root_path / "_downloads"
-        files, _ = fetch_exports(settings.path, settings.format, cache, log=lambda _: None)
-        days = export_days(files, settings)
-    else:
-        days = export_days(local_files(Path(settings.path), settings.format), settings)
+    try:
+        params = load_params(params_path, profile)
+        settings = params.raw_transactions
+        if settings.source == "synthetic":
+            days = synthetic_days(settings)
+        elif is_remote(settings.path):
+            store = ArtifactStore(root=artifacts) if artifacts else ArtifactStore()
+            cache = store.root_path / "_downloads"
+            files, _ = fetch_exports(settings.path, settings.format, cache, log=lambda _: None)
+            # objects are judged by their names, as the run judges them
+            days = export_days(files, settings, export_homes(settings, dict.fromkeys(files), None))
+        else:
+            days = export_days(local_files(Path(settings.path), settings.format), settings)
+    except (FileNotFoundError, SchemaError, ParamsError) as err:
+        # one line that names the problem; a traceback would bury it
+        print(f"error: {err}", file=sys.stderr)
+        return 2
     first_partition = params.partitions.start_date.isoformat()
     yesterday = (dt.datetime.now(dt.UTC).date() - dt.timedelta(days=1)).isoformat()
     kept = [d for d in days if first_partition <= d <= yesterday]
@@ -102,6 +109,13 @@ def days_command(params_path: str | None, profile: str | None, artifacts: str | 
             "complete yet) and are not ingested",
             file=sys.stderr,
         )
+    if not days:
+        print(
+            f"error: {settings.path} holds no valid transaction (empty, a header only, or "
+            "every row quarantined); check the file and raw_transactions.column_map/csv_preset",
+            file=sys.stderr,
+        )
+        return 1
     if not kept:
         print("the source feeds no day that is a partition", file=sys.stderr)
         return 1

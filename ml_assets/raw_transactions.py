@@ -19,8 +19,9 @@ from ml_assets.artifacts import (
 from ml_assets.core.io import ArtifactRef, atomic_write_json, read_json
 from ml_assets.core.layouts import INGEST_REPORT_FILE, QUARANTINE_FILE, RAW_FILE
 from ml_assets.core.params import RawTransactionsParams
-from ml_assets.core.partitions import DaySplit, date_in_key
+from ml_assets.core.partitions import DaySplit
 from ml_assets.core.raw_days import (
+    export_homes,
     feeding,
     files_split,
     local_files,
@@ -64,11 +65,25 @@ def source_listing(section: dict) -> dict[str, str]:
     return local_listing(Path(section["path"]), section["format"])
 
 
-def fingerprint_params(section: dict, day: str, listing: dict[str, str]) -> dict:
+def source_homes(section: dict, listing: dict[str, str]) -> dict[str, str | None]:
+    """export name -> the day all its rows belong to, or None (split by posted date)."""
+    if section.get("source") != "files":
+        return {}
+    settings = RawTransactionsParams.model_validate(section)
+    path = settings.path or ""
+    files = None if is_remote(path) else local_files(Path(path), settings.format)
+    return export_homes(settings, listing, files)
+
+
+def fingerprint_params(
+    section: dict, day: str, listing: dict[str, str], homes: dict[str, str | None] | None = None
+) -> dict:
     """What identifies one day's entry: the section, the day, and the exports that feed it."""
     if section.get("source") != "files":
         return {**section, "_partition": day}
-    return {**section, "_partition": day, "_source_files": feeding(listing, day)}
+    if homes is None:
+        homes = source_homes(section, listing)
+    return {**section, "_partition": day, "_source_files": feeding(listing, homes, day)}
 
 
 @dg.asset(
@@ -98,12 +113,17 @@ def raw_transactions(
     settings = RawTransactionsParams.model_validate(section)
     days = list(context.partition_keys)
     listing = source_listing(section)
+    homes = source_homes(section, listing)
     shared: dict = {}  # the run's rows by day: read once, on the first day not memoized
 
     def rows_by_day() -> tuple[DaySplit, float]:
         if not shared:
             started = time.perf_counter()
-            shared["split"] = read_days(context, settings, listing, days, artifact_store, shared)
+            shared["split"] = read_days(
+                context, settings, listing, homes, days, artifact_store, shared
+            )
+            for warning in shared["split"].warnings:
+                context.log.warning(warning)
             shared["seconds"] = time.perf_counter() - started
         return shared["split"], shared["seconds"]
 
@@ -145,7 +165,7 @@ def raw_transactions(
         return {
             "partition": day,
             "source": describe_source(settings),
-            "source_files": len(feeding(listing, day)) if listing else 0,
+            "source_files": len(feeding(listing, homes, day)) if listing else 0,
             "rows": frame.height,
             "seconds": round(seconds, 3),
             "rows_per_second": round(result.rows_in / max(seconds, 1e-9)),
@@ -161,7 +181,7 @@ def raw_transactions(
             artifact_store,
             asset="raw_transactions",
             code=CODE,
-            params=fingerprint_params(section, day, listing),
+            params=fingerprint_params(section, day, listing, homes),
             inputs={},
             build=functools.partial(build, day),
             label=day,
@@ -179,8 +199,8 @@ def raw_transactions(
         }
         if split.rows_for_other_days:
             context.log.info(
-                f"{split.rows_for_other_days} rows of undated exports were posted on days "
-                "outside this run; they are ingested when those days are materialized"
+                f"{split.rows_for_other_days} rows were posted on days outside this run; they "
+                "are ingested when those days are materialized"
             )
     yield partitions_output(entries, SUMMED, extra)
     yield rows_accounted_for({day: ref for day, (ref, _) in entries.items()})
@@ -196,6 +216,7 @@ def read_days(
     context: dg.AssetExecutionContext,
     settings: RawTransactionsParams,
     listing: dict[str, str],
+    homes: dict[str, str | None],
     days: list[str],
     store: ArtifactStore,
     shared: dict,
@@ -205,7 +226,7 @@ def read_days(
     if settings.source == "synthetic":
         return synthetic_split(settings, days)
     wanted = set(days)
-    names = {n for n in listing if date_in_key(n) is None or date_in_key(n) in wanted}
+    names = {n for n in listing if homes.get(n) is None or homes[n] in wanted}
     if is_remote(settings.path):
         files, shared["transfer"] = fetch_exports(
             settings.path, settings.format, store.root_path / "_downloads", names, context.log.info
@@ -214,7 +235,7 @@ def read_days(
         files = {
             n: p for n, p in local_files(Path(settings.path), settings.format).items() if n in names
         }
-    return files_split(files, settings, days)
+    return files_split(files, settings, days, {n: homes.get(n) for n in files})
 
 
 def rows_accounted_for(refs: dict[str, ArtifactRef]) -> dg.AssetCheckResult:

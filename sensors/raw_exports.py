@@ -10,8 +10,7 @@ import json
 import dagster as dg
 
 from ml_assets.core.params import RawTransactionsParams
-from ml_assets.core.partitions import date_in_key
-from ml_assets.core.raw_days import export_days
+from ml_assets.core.raw_days import export_days, export_homes
 from ml_assets.daily import DAILY_PARTITIONS, range_tags
 from resources.artifact_store import ArtifactStore
 from resources.params import ParamsResource
@@ -37,16 +36,17 @@ def contiguous_ranges(days: list[str]) -> list[tuple[str, str]]:
 
 
 def days_of(uri: str, names: list[str], settings: RawTransactionsParams, store: ArtifactStore):
-    """name -> the days an export feeds: the day in its name, or (undated) the posted dates of
-    its rows, read from a verified download into the store's cache (the run reuses it)."""
-    days = {name: [d] for name in names if (d := date_in_key(name)) is not None}
+    """name -> the days an export feeds: the day in its name, or (undated, or day_from:
+    posted_date) the posted dates of its rows, read from a verified download into the store's cache (the run reuses it)."""
+    homes = export_homes(settings, dict.fromkeys(names, ""), None)  # by name, as the run does
+    days = {name: [d] for name in names if (d := homes[name]) is not None}
     undated = [n for n in names if n not in days]
     if undated:
         files, _ = fetch_exports(
             uri, settings.format, store.root_path / "_downloads", set(undated), lambda _: None
         )
         for name, path in files.items():
-            days[name] = export_days({name: path}, settings)
+            days[name] = export_days({name: path}, settings, {name: None})
     return days
 
 

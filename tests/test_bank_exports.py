@@ -252,9 +252,7 @@ def test_a_million_character_field_is_quarantined_with_its_line(tmp_path):
         f'c,2026-03-01,-1,"{long}"\n'
         "d,2026-03-01,-1,ALSO OK\n"
     )
-    result = scan_transactions(
-        path, column_map={"id": "transaction_id"}, max_description_chars=512
-    )
+    result = scan_transactions(path, column_map={"id": "transaction_id"}, max_description_chars=512)
     assert result.kept["transaction_id"].to_list() == ["a", "d"]
     assert reasons_by_line(result) == {3: "description_too_long", 4: "description_too_long"}
 
@@ -277,3 +275,69 @@ def test_a_line_over_the_limit_is_skipped_unread_and_quarantined(tmp_path, monke
     assert reasons_by_line(result) == {3: "line_too_long", 4: "line_too_long", 5: "line_too_long"}
     assert f"{path}:3: line longer than 100000 characters" in result.quarantined["detail"][0]
     assert result.rows_in == 5 and len(result.quarantined["raw"][0]) <= 2000
+
+
+# --- which day a row belongs to ---
+
+
+def test_a_download_named_by_its_date_is_split_by_posted_date(tmp_path):
+    """An activity download named by its download day (~300 days of rows in the real case) is
+    not that day's export: rows go to the days they were posted, with a warning that counts."""
+    from ml_assets.raw_transactions import fingerprint_params, source_homes, source_listing
+
+    exports = tmp_path / "exports"
+    exports.mkdir()
+    download = exports / "Chase1234_Activity_20261129.CSV"
+    write_card_csv(download, card_rows(0, 29))
+    settings = card_settings(exports)
+    days = days_between("2026-03-01", "2026-03-30")
+    split = files_split({download.name: download}, settings, days)
+    assert [split.days[d].kept.height for d in days[:2]] == [4, 3]
+    assert split.rows_read == 91 == sum(r.rows_in for r in split.days.values())
+    (warning,) = split.warnings
+    assert "named for 2026-11-29 but holds 91 rows posted on 30 days" in warning
+    assert "(2026-03-01..2026-03-30)" in warning and "day_from: path" in warning
+    section = settings.model_dump(mode="json")
+    listing = source_listing(section)
+    homes = source_homes(section, listing)
+    assert homes == {download.name: None}
+    assert fingerprint_params(section, "2026-03-05", listing, homes)["_source_files"] == listing
+
+
+def test_a_daily_export_with_late_postings_stays_on_its_day(tmp_path):
+    exports = tmp_path / "exports"
+    exports.mkdir()
+    daily = exports / "2026-03-05.csv"
+    daily.write_text(
+        "posted_date,amount,description\n2026-03-05,-1,A\n2026-03-03,-2,LATE POSTING\n"
+    )
+    settings = RawTransactionsParams(source="files", path=str(exports))
+    split = files_split({daily.name: daily}, settings, ["2026-03-03", "2026-03-05"])
+    assert split.days["2026-03-05"].kept.height == 2 and not split.warnings
+
+
+def test_day_from_path_keeps_a_dated_file_whole_and_says_so(tmp_path):
+    exports = tmp_path / "exports"
+    exports.mkdir()
+    download = exports / "activity_20260320.csv"
+    write_card_csv(download, card_rows(0, 9))
+    settings = card_settings(exports, day_from="path")
+    split = files_split({download.name: download}, settings, ["2026-03-20"])
+    assert split.days["2026-03-20"].kept.height == 31
+    assert (
+        "31 rows posted on 10 days (2026-03-01..2026-03-10) all go to 2026-03-20"
+        in (split.warnings[0])
+    )
+
+
+def test_two_dated_downloads_overlapping_meet_on_the_posted_day(tmp_path):
+    exports = tmp_path / "exports"
+    exports.mkdir()
+    write_card_csv(exports / "activity_20260311.CSV", card_rows(0, 9))
+    write_card_csv(exports / "activity_20260316.CSV", card_rows(5, 14))
+    files = {p.name: p for p in sorted(exports.iterdir())}
+    days = days_between("2026-03-01", "2026-03-15")
+    split = files_split(files, card_settings(exports), days)
+    assert sum(r.kept.height for r in split.days.values()) == 46
+    assert sum(r.duplicates_across_files for r in split.days.values()) == 15
+    assert len(split.warnings) == 2

@@ -48,6 +48,10 @@ class RawTransactionsParams(_Section):
     # among identical rows (banks whose ids change between downloads); auto: derived when the
     # export has no id field
     transaction_ids: Literal["auto", "column", "derived"] = "auto"
+    # which day a row belongs to: auto: the day it was posted, or the day in its export's name
+    # when all the export's rows fit that day; posted_date: always the posted day; path: the
+    # day in the export's name for all its rows
+    day_from: Literal["auto", "posted_date", "path"] = "auto"
     max_description_chars: int = Field(512, ge=8)  # longer rows are quarantined
     max_quarantine_share: float = Field(0.05, ge=0.0, le=1.0)  # above this the load fails
 

@@ -1,11 +1,14 @@
 """Daily partitions of the raw data: which export files feed a day, which day each row
 belongs to, and the window of days that training reads.
 
-A day's rows are the rows of the exports *named* for that day (``2026-01-05.jsonl``,
-``date=2026-01-05/part-0.parquet``, ``export_20260105.csv.gz``, ``2026/01/05/x.jsonl``), all of
-them, so a day that has been ingested never changes when later exports arrive; plus the rows of
-undated exports whose posted date is that day. Each day is deduplicated on its own, so a day's
-content does not depend on which other days were materialized in the same run.
+By default a row belongs to the day it was posted. An export whose name carries a day
+(``2026-01-05.jsonl``, ``date=2026-01-05/part-0.parquet``, ``export_20260105.csv.gz``,
+``2026/01/05/x.jsonl``) belongs to that day as a whole only when its rows fit it (posted on that
+day or up to ``LATE_POSTING_DAYS`` before: a daily export with late postings) or when
+``day_from: path`` says so; an activity download named by its download date is split by posted
+date, with a warning that counts its days. A day whose exports are all its own never changes
+when later exports arrive. Each day is deduplicated on its own; rows belong to the day they were
+posted, so a transaction in two overlapping downloads meets its copy on that day.
 """
 
 from __future__ import annotations
@@ -52,29 +55,68 @@ def files_for_days(keys: list[str], days: set[str]) -> list[str]:
     return [k for k in keys if (day := date_in_key(k)) is None or day in days]
 
 
+LATE_POSTING_DAYS = 3  # a daily export may carry rows posted this many days before its day
+
+
+def fits_named_day(named: str, posted: list[str]) -> bool:
+    """Whether an export named for ``named`` is that day's export: every valid row posted on
+    that day or up to LATE_POSTING_DAYS before (a file without valid rows fits)."""
+    if not posted:
+        return True
+    first = (dt.date.fromisoformat(named) - dt.timedelta(days=LATE_POSTING_DAYS)).isoformat()
+    return first <= min(posted) and max(posted) <= named
+
+
 @dataclass
 class DaySplit:
-    """One run's rows, by day. ``rows_for_other_days`` are rows of undated exports posted on
-    days outside the run; they are ingested when those days are materialized."""
+    """One run's rows, by day. ``rows_for_other_days`` are rows posted on days outside the
+    run; they are ingested when those days are materialized. ``warnings``: dated exports
+    whose rows span other days, with counts."""
 
     days: dict[str, IngestResult]
     rows_read: int
     rows_for_other_days: int = 0
     per_file: dict[str, int] = field(default_factory=dict)
+    per_file_quarantined: dict[str, int] = field(default_factory=dict)
+    warnings: list[str] = field(default_factory=list)
 
 
-def split_by_day(per_file: dict[str, IngestResult], days: list[str]) -> DaySplit:
+def span_warning(source: str, named: str, posted: list[str], home: str | None) -> str | None:
+    """The warning for a dated export whose rows do not fit its day, or None."""
+    if fits_named_day(named, posted):
+        return None
+    spread = f"{len(posted)} rows posted on {len(set(posted))} days ({min(posted)}..{max(posted)})"
+    if home is None:
+        return (
+            f"{source} is named for {named} but holds {spread}; each row goes to the day it was "
+            f"posted (set raw_transactions.day_from: path to keep them all on {named})"
+        )
+    return f"{source}: {spread} all go to {named} (raw_transactions.day_from: path)"
+
+
+def split_by_day(
+    per_file: dict[str, IngestResult],
+    days: list[str],
+    homes: dict[str, str | None] | None = None,
+) -> DaySplit:
     """Assign every row of every scanned file to a day of the run (or count it as another
-    day's), then deduplicate each day across files. ``per_file`` results must have been
-    scanned with ``with_origin=True``."""
+    day's), then deduplicate each day across files. ``homes``: export name -> the day all its
+    rows belong to, or None for by posted date (default: the day in its name, see
+    raw_days.export_homes). ``per_file`` results must have been scanned with
+    ``with_origin=True``."""
     wanted = set(days)
     kept: dict[str, list[pl.DataFrame]] = {d: [] for d in days}
     quarantined: dict[str, list[pl.DataFrame]] = {d: [] for d in days}
     duplicates: Counter = Counter()
     other_days = rows_read = 0
+    warnings = []
     for source, result in per_file.items():
         rows_read += result.rows_in
-        named = date_in_key(source)
+        named = homes[source] if homes is not None else date_in_key(source)
+        if (in_name := date_in_key(source)) is not None and result.kept.height:
+            posted = result.kept["posted_date"].to_list()
+            if (warning := span_warning(source, in_name, posted, named)) is not None:
+                warnings.append(warning)
         if named is not None:
             if named not in wanted:
                 raise ValueError(f"{source} is named for {named}, outside this run's days")
@@ -102,7 +144,14 @@ def split_by_day(per_file: dict[str, IngestResult], days: list[str]) -> DaySplit
     accounted = sum(r.rows_in for r in split.values()) + other_days
     if accounted != rows_read:  # a bug here would silently lose data: never tolerate it
         raise AssertionError(f"day split lost rows: {rows_read} read, {accounted} accounted for")
-    return DaySplit(split, rows_read, other_days, {k: r.rows_in for k, r in per_file.items()})
+    return DaySplit(
+        split,
+        rows_read,
+        other_days,
+        {k: r.rows_in for k, r in per_file.items()},
+        {k: r.quarantined.height for k, r in per_file.items()},
+        warnings,
+    )
 
 
 def _dedupe_day(

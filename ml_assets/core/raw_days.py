@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import datetime as dt
+import functools
 from pathlib import Path
 
 import polars as pl
@@ -15,7 +16,13 @@ from ml_assets.core.ingest import (
 )
 from ml_assets.core.io import sha256_file
 from ml_assets.core.params import RawTransactionsParams
-from ml_assets.core.partitions import DaySplit, date_in_key, days_between, split_by_day
+from ml_assets.core.partitions import (
+    DaySplit,
+    date_in_key,
+    days_between,
+    fits_named_day,
+    split_by_day,
+)
 from ml_assets.core.synthetic import generate_transactions
 
 
@@ -30,9 +37,38 @@ def local_listing(path: Path, fmt: str) -> dict[str, str]:
     return {name: sha256_file(f) for name, f in local_files(path, fmt).items()}
 
 
-def feeding(listing: dict[str, str], day: str) -> dict[str, str]:
-    """The exports a day is made of: those named for it and every undated one."""
-    return {name: v for name, v in listing.items() if date_in_key(name) in (day, None)}
+def feeding(listing: dict[str, str], homes: dict[str, str | None], day: str) -> dict[str, str]:
+    """The exports a day is made of: those whose rows all belong to it (export_homes) and
+    every one split by posted date."""
+    return {name: v for name, v in listing.items() if homes.get(name) in (day, None)}
+
+
+def export_homes(
+    settings: RawTransactionsParams, listing: dict[str, str], files: dict[str, Path] | None
+) -> dict[str, str | None]:
+    """name -> the day all of an export's rows belong to, or None when its rows go by their
+    posted dates (see partitions). ``day_from: auto`` reads a dated local export once per
+    content (cached by its sha256) to see whether its rows fit its day; objects under an
+    S3/GCS prefix (``files`` None) are judged by their names, as with ``day_from: path``."""
+    reading = settings.model_dump_json()
+    homes: dict[str, str | None] = {}
+    for name, identity in sorted(listing.items()):
+        named = date_in_key(name)
+        if settings.day_from == "posted_date" or named is None:
+            homes[name] = None
+        elif settings.day_from == "path" or files is None:
+            homes[name] = named
+        else:
+            posted = _posted_dates(str(files[name]), identity, reading)
+            homes[name] = named if fits_named_day(named, list(posted)) else None
+    return homes
+
+
+@functools.lru_cache(maxsize=4096)
+def _posted_dates(path: str, identity: str, reading: str) -> tuple[str, ...]:
+    """The distinct posted dates of an export's valid rows (``identity`` keys the cache)."""
+    settings = RawTransactionsParams.model_validate_json(reading)
+    return tuple(scan_file(Path(path), settings).kept["posted_date"].unique().sort().to_list())
 
 
 def synthetic_split(settings: RawTransactionsParams, days: list[str]) -> DaySplit:
@@ -73,13 +109,23 @@ def scan_file(
 
 
 def files_split(
-    files: dict[str, Path], settings: RawTransactionsParams, days: list[str]
+    files: dict[str, Path],
+    settings: RawTransactionsParams,
+    days: list[str],
+    homes: dict[str, str | None] | None = None,
 ) -> DaySplit:
-    """Validate every row of every export once, then assign rows to days (see partitions)."""
+    """Validate every row of every export once, then assign rows to days (see partitions;
+    ``homes`` from export_homes, by default computed here for local files)."""
+    if homes is None:
+        homes = export_homes(settings, local_identities(files), files)
     per_file = {
         name: scan_file(path, settings, with_origin=True) for name, path in sorted(files.items())
     }
-    return split_by_day(per_file, days)
+    return split_by_day(per_file, days, homes)
+
+
+def local_identities(files: dict[str, Path]) -> dict[str, str]:
+    return {name: sha256_file(path) for name, path in files.items()}
 
 
 def synthetic_days(settings: RawTransactionsParams) -> list[str]:
@@ -88,12 +134,17 @@ def synthetic_days(settings: RawTransactionsParams) -> list[str]:
     return days_between(first, last)
 
 
-def export_days(files: dict[str, Path], settings: RawTransactionsParams) -> list[str]:
-    """The days a set of exports feeds: the days they are named for, and the posted dates of
-    the valid rows of undated ones."""
-    days = {d for name in files if (d := date_in_key(name)) is not None}
-    undated = {n: p for n, p in files.items() if date_in_key(n) is None}
-    for path in undated.values():
-        result = scan_file(path, settings)
-        days.update(result.kept["posted_date"].unique().to_list())
+def export_days(
+    files: dict[str, Path],
+    settings: RawTransactionsParams,
+    homes: dict[str, str | None] | None = None,
+) -> list[str]:
+    """The days a set of exports feeds: the days of those that belong to one day, and the
+    posted dates of the valid rows of the others."""
+    if homes is None:
+        homes = export_homes(settings, local_identities(files), files)
+    days = {d for name in files if (d := homes.get(name)) is not None}
+    for name, path in files.items():
+        if homes.get(name) is None:
+            days.update(scan_file(path, settings).kept["posted_date"].unique().to_list())
     return sorted(days)
