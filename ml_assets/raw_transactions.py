@@ -20,6 +20,7 @@ from ml_assets.core.io import ArtifactRef, atomic_write_json, read_json
 from ml_assets.core.layouts import INGEST_REPORT_FILE, QUARANTINE_FILE, RAW_FILE
 from ml_assets.core.params import RawTransactionsParams
 from ml_assets.core.partitions import DaySplit
+from ml_assets.core.quarantine import quarantine_verdict
 from ml_assets.core.raw_days import (
     export_homes,
     feeding,
@@ -124,6 +125,7 @@ def raw_transactions(
             )
             for warning in shared["split"].warnings:
                 context.log.warning(warning)
+            check_split(shared["split"], settings)
             shared["seconds"] = time.perf_counter() - started
         return shared["split"], shared["seconds"]
 
@@ -131,13 +133,6 @@ def raw_transactions(
         started = time.perf_counter()
         split, read_seconds = rows_by_day()
         result = split.days[day]
-        if result.quarantined_share > settings.max_quarantine_share:
-            raise dg.Failure(
-                f"raw_transactions {day}: {result.quarantined.height} of {result.rows_in} rows "
-                f"({result.quarantined_share:.1%}) failed validation, above "
-                f"raw_transactions.max_quarantine_share={settings.max_quarantine_share}: "
-                f"{result.summary()}. Fix the export or its column_map/date_format."
-            )
         if result.quarantined.height:
             context.log.warning(
                 f"{day}: quarantined {result.quarantined.height} rows: {result.summary()}"
@@ -204,6 +199,21 @@ def raw_transactions(
             )
     yield partitions_output(entries, SUMMED, extra)
     yield rows_accounted_for({day: ref for day, (ref, _) in entries.items()})
+
+
+def check_split(split: DaySplit, settings: RawTransactionsParams) -> None:
+    """Stop the load before any day is written: no rows at all, or too many bad ones."""
+    if settings.source == "files" and split.per_file and split.rows_read == 0:
+        raise dg.Failure(
+            f"raw_transactions: {settings.path} holds no transaction for these days "
+            f"({len(split.per_file)} export(s) read, 0 rows: empty, or a header only); "
+            "check the export, or run `python -m ml_assets days` for the days it covers"
+        )
+    verdict = quarantine_verdict(
+        split, settings.max_quarantine_share, settings.quarantine_min_day_rows
+    )
+    if verdict is not None:
+        raise dg.Failure(verdict)
 
 
 def describe_source(settings: RawTransactionsParams) -> str:

@@ -341,3 +341,68 @@ def test_two_dated_downloads_overlapping_meet_on_the_posted_day(tmp_path):
     assert sum(r.kept.height for r in split.days.values()) == 46
     assert sum(r.duplicates_across_files for r in split.days.values()) == 15
     assert len(split.warnings) == 2
+
+
+# --- quarantine limits that work for small days; a failed load leaves nothing behind ---
+
+
+def busy_card_csv(path: Path, days: int, per_day: int, bad: int) -> Path:
+    """~per_day purchases a day for ``days`` days, then ``bad`` rows with impossible dates
+    (quarantined onto the file's newest day, as rows without a usable date are)."""
+    rows = []
+    for n in range(days):
+        day = (FIRST + dt.timedelta(days=n)).strftime("%m/%d/%Y")
+        rows += [
+            f"{day},{day},MERCHANT {i:02d} STORE {n},Shopping,Sale,-{i + 1}.{n % 100:02d},"
+            for i in range(per_day)
+        ]
+    rows += [f"03/01/2026,03/32/2026,BROKEN {i},Shopping,Sale,-1.00," for i in range(bad)]
+    return write_card_csv(path, rows)
+
+
+def _run(tmp_path, overrides, first, last):
+    from tests.test_quarantine import _materialize_raw
+
+    return _materialize_raw(tmp_path, overrides, first, last)
+
+
+def _failure_message(result) -> str:
+    (failure,) = [e for e in result.all_events if e.event_type_value == "STEP_FAILURE"]
+    return failure.step_failure_data.error.message
+
+
+def test_a_few_bad_rows_on_a_small_day_do_not_fail_a_clean_file(tmp_path):
+    path = busy_card_csv(tmp_path / "activity_20261129.CSV", days=30, per_day=17, bad=6)
+    overrides = {"source": "files", "path": str(path), "csv_preset": "card_activity"}
+    result = _run(tmp_path, overrides, "2026-03-01", "2026-03-30")
+    assert result.success
+    metadata = result.asset_materializations_for_node("raw_transactions")[0].metadata
+    assert metadata["rows_in"].value == 30 * 17 + 6
+    assert metadata["rows_quarantined"].value == 6 and metadata["rows_kept"].value == 510
+    store = tmp_path / "store"
+    from resources.artifact_store import ArtifactStore
+
+    newest = ArtifactStore(root=str(store)).partition_refs("raw_transactions")["2026-03-30"]
+    assert (newest.dir / "ingest_report.json").read_text().count('"rows_quarantined": 6') == 1
+
+
+def test_too_many_bad_rows_fail_before_any_day_is_written(tmp_path):
+    path = busy_card_csv(tmp_path / "activity.CSV", days=10, per_day=17, bad=30)
+    overrides = {"source": "files", "path": str(path), "csv_preset": "card_activity"}
+    result = _run(tmp_path, overrides, "2026-03-01", "2026-03-10")
+    assert not result.success
+    message = _failure_message(result)
+    assert "export activity.CSV: 30 of 200 rows (15.0%) failed validation" in message
+    assert "bad_date x30" in message and f"{path}:172" in message
+    raw = tmp_path / "store" / "raw_transactions"
+    leftovers = [p.name for p in raw.iterdir()] if raw.exists() else []
+    assert leftovers == [], leftovers  # no entry, no pointer, no temp folder
+
+
+def test_an_empty_source_fails_at_raw_transactions(tmp_path):
+    path = write_card_csv(tmp_path / "activity.CSV", [])
+    overrides = {"source": "files", "path": str(path), "csv_preset": "card_activity"}
+    result = _run(tmp_path, overrides, "2026-03-01", "2026-03-02")
+    assert not result.success
+    assert f"{path} holds no transaction for these days" in _failure_message(result)
+    assert "header only" in _failure_message(result)

@@ -316,14 +316,18 @@ class IngestResult:
         return self.quarantined.height / self.rows_in if self.rows_in else 0.0
 
     def summary(self, examples: int = 3) -> str:
-        """Top reasons with example lines, for the error that stops a too-dirty load."""
-        parts = []
-        for reason, count in self.reasons.most_common(5):
-            rows = self.quarantined.filter(pl.col("reason") == reason).head(examples)
-            others = [f"{r['source']}:{r['line']}" for r in rows.iter_rows(named=True)][1:]
-            also = f" (also {', '.join(others)})" if others else ""
-            parts.append(f"{reason} x{count}: {rows['detail'][0]}{also}")
-        return "; ".join(parts)
+        return quarantine_summary(self.quarantined, examples)
+
+
+def quarantine_summary(quarantined: pl.DataFrame, examples: int = 3) -> str:
+    """Top reasons with example lines, for the error that stops a too-dirty load."""
+    parts = []
+    for reason, count in Counter(quarantined["reason"].to_list()).most_common(5):
+        rows = quarantined.filter(pl.col("reason") == reason).head(examples)
+        others = [f"{r['source']}:{r['line']}" for r in rows.iter_rows(named=True)][1:]
+        also = f" (also {', '.join(others)})" if others else ""
+        parts.append(f"{reason} x{count}: {rows['detail'][0]}{also}")
+    return "; ".join(parts)
 
 
 def _row_digest(row: dict) -> str:

@@ -53,7 +53,10 @@ class RawTransactionsParams(_Section):
     # day in the export's name for all its rows
     day_from: Literal["auto", "posted_date", "path"] = "auto"
     max_description_chars: int = Field(512, ge=8)  # longer rows are quarantined
-    max_quarantine_share: float = Field(0.05, ge=0.0, le=1.0)  # above this the load fails
+    # above this share of bad rows the load fails: over the run, per file, and per day for days
+    # of at least quarantine_min_day_rows rows (a share of a few rows is noise)
+    max_quarantine_share: float = Field(0.05, ge=0.0, le=1.0)
+    quarantine_min_day_rows: int = Field(100, ge=1)
 
     @model_validator(mode="after")
     def _files_need_path(self) -> RawTransactionsParams:

@@ -77,7 +77,7 @@ class DaySplit:
     rows_read: int
     rows_for_other_days: int = 0
     per_file: dict[str, int] = field(default_factory=dict)
-    per_file_quarantined: dict[str, int] = field(default_factory=dict)
+    per_file_rejects: dict[str, pl.DataFrame] = field(default_factory=dict)  # as scanned
     warnings: list[str] = field(default_factory=list)
 
 
@@ -149,7 +149,7 @@ def split_by_day(
         rows_read,
         other_days,
         {k: r.rows_in for k, r in per_file.items()},
-        {k: r.quarantined.height for k, r in per_file.items()},
+        {k: r.quarantined for k, r in per_file.items()},
         warnings,
     )
 
