@@ -5,7 +5,6 @@ import time
 from pathlib import Path
 
 import dagster as dg
-import numpy as np
 import polars as pl
 
 from ml_assets.artifacts import (
@@ -25,7 +24,7 @@ from ml_assets.core.layouts import (
 from ml_assets.core.layouts import (
     REGISTRY_RECORD_FILE as RECORD_FILE,
 )
-from ml_assets.core.params import BatchPredictionsParams
+from ml_assets.core.params import BatchPredictionsParams, RawTransactionsParams
 from ml_assets.daily import SINGLE_RUN
 from resources.artifact_store import ArtifactStore
 from resources.params import ParamsResource
@@ -60,16 +59,30 @@ def champion_model(store: ArtifactStore, registered: ArtifactRef) -> tuple[str, 
     return champion["model_id"], store.ref("onnx_model", champion["onnx_model_key"])
 
 
+def raw_reading(params, config: StageConfig | None = None) -> RawTransactionsParams:
+    """raw_transactions' section: a source file is validated exactly as exports are."""
+    del config  # per-run overrides are batch_predictions' own; raw_transactions' come from params
+    return RawTransactionsParams.model_validate(params.section("raw_transactions"))
+
+
 def fingerprint_section(params, store: ArtifactStore, overrides: dict | None = None) -> dict:
     """The section and what it scores (the files' sha256, or the newest raw day's entry); the
-    model that scores it comes from the registered_model input."""
+    model that scores it comes from the registered_model input. A source file's rows are
+    validated with raw_transactions' reading settings, so those are part of it too."""
     section = (
         params.section("batch_predictions", overrides)
         if overrides
         else params.section("batch_predictions")
     )
     settings = BatchPredictionsParams.model_validate(section)
-    return {**section, "_input": input_identity(settings, store)}
+    if not settings.source:
+        return {**section, "_input": input_identity(settings, store)}
+    from ml_assets.core.predictions import batch_reading
+
+    reading = batch_reading(raw_reading(params), settings).model_dump(mode="json")
+    kept = ("format", "csv_preset", "column_map", "date_format", "encoding", "transaction_ids")
+    reading = {k: reading[k] for k in (*kept, "max_description_chars")}
+    return {**section, "_input": input_identity(settings, store), "_reading": reading}
 
 
 @dg.asset(
@@ -107,44 +120,42 @@ def batch_predictions(
     champion_id, onnx_model = champion_model(artifact_store, registered_model)
 
     def build(folder: Path, fingerprint: str) -> dict:
-        from ml_assets.core.evaluation import softmax
-        from ml_assets.core.ingest import scan_transactions
+        from ml_assets.core.ingest import QUARANTINE_SCHEMA, read_validated_jsonl
+        from ml_assets.core.predictions import predictions_frame, read_batch_source
         from ml_assets.core.scoring import encode_for_model, scorer_for
 
         if settings.source:
-            result = scan_transactions(
-                Path(settings.source),
-                settings.format,
-                settings.column_map,
-                settings.date_format,
-            )
-            rows, source = result.kept, settings.source
-            result.quarantined.write_parquet(folder / QUARANTINE_FILE, compression="zstd")
+            result = read_batch_source(raw_reading(params, config), settings)
+            rows, source, quarantined = result.kept, settings.source, result.quarantined
             rejected = result.quarantined.height + result.duplicates
+            if quarantined.height:
+                context.log.warning(
+                    f"batch_predictions: {quarantined.height} of {result.rows_in} rows rejected "
+                    f"({QUARANTINE_FILE} in the entry): {result.summary()}"
+                )
         else:
             day = artifact_store.partition_refs("raw_transactions")[identity["raw_day"]].verified()
             rows, source, rejected = (
-                pl.read_ndjson(day.dir / RAW_FILE),
+                read_validated_jsonl(day.dir / RAW_FILE),
                 f"raw_transactions {identity['raw_day']}",
                 0,
             )
+            quarantined = pl.DataFrame(schema=QUARANTINE_SCHEMA)  # raw_transactions kept its own
+        quarantined.write_parquet(folder / QUARANTINE_FILE, compression="zstd")
         serving = read_json(onnx_model.dir / SERVING_CONFIG)
         threads = settings.threads or os.cpu_count() or 1
-        scorer = scorer_for(onnx_model.dir, threads)
         started = time.perf_counter()
-        sequences = encode_for_model(
-            scorer.tokenizer, rows["description"].to_list(), scorer.max_length
-        )
-        logits = scorer.logits(sequences, settings.batch_size)  # sorted by length inside
-        seconds = time.perf_counter() - started
-        out = rows.select("transaction_id", "posted_date", "amount", "description")
-        for head, names in serving["heads"].items():
-            probs = softmax(logits[head])
-            out = out.with_columns(
-                pl.Series(f"{head}", [names[i] for i in probs.argmax(axis=1)]),
-                pl.Series(f"{head}_confidence", probs.max(axis=1).astype(np.float32)),
-                pl.Series(f"{head}_probs", probs.astype(np.float32)),
+        logits = None
+        if rows.height:  # an all-rejected file scores nothing and still writes its table
+            scorer = scorer_for(onnx_model.dir, threads)
+            sequences = encode_for_model(
+                scorer.tokenizer, rows["description"].to_list(), scorer.max_length
             )
+            logits = scorer.logits(sequences, settings.batch_size)  # sorted by length inside
+        else:
+            context.log.warning(f"batch_predictions: no valid row in {source}; nothing scored")
+        seconds = time.perf_counter() - started
+        out = predictions_frame(rows, serving["heads"], logits)
         out.write_parquet(folder / PREDICTIONS_FILE, compression="zstd")
         return {
             "champion": champion_id,

@@ -406,3 +406,50 @@ def test_an_empty_source_fails_at_raw_transactions(tmp_path):
     assert not result.success
     assert f"{path} holds no transaction for these days" in _failure_message(result)
     assert "header only" in _failure_message(result)
+
+
+# --- batch_predictions reads its source exactly as raw_transactions reads exports ---
+
+
+def test_batch_source_is_validated_like_raw_transactions(tmp_path):
+    from ml_assets.core.params import BatchPredictionsParams
+    from ml_assets.core.predictions import read_batch_source
+
+    path = tmp_path / "to_score.CSV"
+    write_card_csv(
+        path,
+        [
+            "03/01/2026,03/02/2026,STARBUCKS,Food & Drink,Sale,-4.85,",
+            f"03/01/2026,03/02/2026,{'X' * 600},Shopping,Sale,-1.00,",
+        ],
+    )
+    raw = RawTransactionsParams(csv_preset="card_activity", max_description_chars=512)
+    result = read_batch_source(raw, BatchPredictionsParams(source=str(path)))
+    assert result.kept["description"].to_list() == ["STARBUCKS"]
+    assert dict(result.reasons) == {"description_too_long": 1}
+
+
+def test_an_all_rejected_batch_gives_an_empty_table_not_a_crash(tmp_path):
+    import numpy as np
+    import polars as pl
+
+    from ml_assets.core.params import BatchPredictionsParams
+    from ml_assets.core.predictions import predictions_frame, read_batch_source
+
+    path = tmp_path / "to_score.csv"
+    path.write_text("posted_date,amount,description\nnot a date,-1,A\n2026-03-01,abc,B\n")
+    result = read_batch_source(RawTransactionsParams(), BatchPredictionsParams(source=str(path)))
+    assert result.kept.height == 0 and result.quarantined.height == 2
+    heads = {"category": ["coffee", "fuel", "groceries"], "transaction_type": ["a", "b"]}
+    empty = predictions_frame(result.kept, heads, None)
+    assert empty.height == 0
+    assert empty.schema["category_probs"] == pl.Array(pl.Float32, 3)
+    assert empty.schema["transaction_type_confidence"] == pl.Float32
+    rows = pl.DataFrame(
+        {"transaction_id": ["t"], "posted_date": ["2026-03-01"], "amount": [-1.0],
+         "description": ["SHELL"]}
+    )  # fmt: skip
+    logits = {"category": np.array([[0.0, 3.0, 0.0]]), "transaction_type": np.array([[2.0, 0.0]])}
+    scored = predictions_frame(rows, heads, logits)
+    assert scored["category"].to_list() == ["fuel"] and scored["transaction_type"][0] == "a"
+    assert scored.columns == empty.columns

@@ -68,7 +68,7 @@ def export_homes(
 def _posted_dates(path: str, identity: str, reading: str) -> tuple[str, ...]:
     """The distinct posted dates of an export's valid rows (``identity`` keys the cache)."""
     settings = RawTransactionsParams.model_validate_json(reading)
-    return tuple(scan_file(Path(path), settings).kept["posted_date"].unique().sort().to_list())
+    return tuple(scan_exports(Path(path), settings).kept["posted_date"].unique().sort().to_list())
 
 
 def synthetic_split(settings: RawTransactionsParams, days: list[str]) -> DaySplit:
@@ -90,7 +90,7 @@ def synthetic_split(settings: RawTransactionsParams, days: list[str]) -> DaySpli
     return DaySplit(split, frame.height, frame.height - in_run)
 
 
-def scan_file(
+def scan_exports(
     path: Path, settings: RawTransactionsParams, with_origin: bool = False
 ) -> IngestResult:
     """One export validated exactly as raw_transactions validates it (batch_predictions too)."""
@@ -119,7 +119,7 @@ def files_split(
     if homes is None:
         homes = export_homes(settings, local_identities(files), files)
     per_file = {
-        name: scan_file(path, settings, with_origin=True) for name, path in sorted(files.items())
+        name: scan_exports(path, settings, with_origin=True) for name, path in sorted(files.items())
     }
     return split_by_day(per_file, days, homes)
 
@@ -146,5 +146,5 @@ def export_days(
     days = {d for name in files if (d := homes.get(name)) is not None}
     for name, path in files.items():
         if homes.get(name) is None:
-            days.update(scan_file(path, settings).kept["posted_date"].unique().to_list())
+            days.update(scan_exports(path, settings).kept["posted_date"].unique().to_list())
     return sorted(days)
