@@ -16,6 +16,7 @@ from ml_assets.artifacts import (
     stage_code_version,
     table_preview,
 )
+from ml_assets.check_reasons import logged_check
 from ml_assets.core.io import ArtifactRef, atomic_write_json, read_json
 from ml_assets.core.layouts import INGEST_REPORT_FILE, QUARANTINE_FILE, RAW_FILE
 from ml_assets.core.params import RawTransactionsParams
@@ -198,7 +199,7 @@ def raw_transactions(
                 "are ingested when those days are materialized"
             )
     yield partitions_output(entries, SUMMED, extra)
-    yield rows_accounted_for({day: ref for day, (ref, _) in entries.items()})
+    yield logged_check(context, rows_accounted_for({day: ref for day, (ref, _) in entries.items()}))
 
 
 def check_split(split: DaySplit, settings: RawTransactionsParams) -> None:

@@ -7,6 +7,7 @@ from __future__ import annotations
 import datetime as dt
 from pathlib import Path
 
+import dagster as dg
 import pytest
 
 from ml_assets.core.ingest import SchemaError, scan_transactions
@@ -453,3 +454,58 @@ def test_an_all_rejected_batch_gives_an_empty_table_not_a_crash(tmp_path):
     scored = predictions_frame(rows, heads, logits)
     assert scored["category"].to_list() == ["fuel"] and scored["transaction_type"][0] == "a"
     assert scored.columns == empty.columns
+
+
+def test_a_failed_check_logs_its_reason_for_the_cli(tmp_path):
+    """What the CLI prints is the run's event log: the failed check's metadata must be in it."""
+    from ml_assets.check_reasons import logged_check
+
+    spec = dg.AssetCheckSpec("rows_accounted_for", asset="counted", blocking=True)
+
+    @dg.asset(check_specs=[spec])
+    def counted(context):  # (no annotation: this module postpones them)
+        yield dg.Output(1)
+        yield logged_check(
+            context,
+            dg.AssetCheckResult(
+                check_name=spec.name, passed=False, metadata={"unaccounted": 3, "days": "x"}
+            ),
+        )
+
+    with dg.instance_for_test() as instance:
+        result = dg.materialize([counted], instance=instance, raise_on_error=False)
+        messages = [entry.user_message for entry in instance.all_logs(result.run_id)]
+    assert any("check rows_accounted_for FAILED: unaccounted=3; days=x" in m for m in messages), (
+        messages
+    )
+
+
+def test_days_names_a_missing_path_or_an_empty_source_in_one_line(tmp_path, capsys):
+    from ml_assets.__main__ import main
+
+    params = tmp_path / "params.yaml"
+    params.write_text(f"raw_transactions: {{source: files, path: {tmp_path / 'nope'}}}\n")
+    assert main(["days", "--params", str(params)]) == 2
+    err = capsys.readouterr().err
+    assert err.count("\n") == 1 and f"{tmp_path / 'nope'} does not exist" in err
+    header_only = write_card_csv(tmp_path / "activity.CSV", [])
+    params.write_text(
+        f"raw_transactions: {{source: files, path: {header_only}, csv_preset: card_activity}}\n"
+    )
+    assert main(["days", "--params", str(params)]) == 1
+    assert "holds no valid transaction" in capsys.readouterr().err
+    params.write_text(f"raw_transactions: {{source: files, path: {header_only}}}\n")
+    assert main(["days", "--params", str(params)]) == 2
+    assert "the header fits csv_preset: card_activity" in capsys.readouterr().err
+
+
+def test_days_of_a_download_are_its_posted_days(tmp_path, capsys):
+    from ml_assets.__main__ import main
+
+    download = write_card_csv(tmp_path / "activity_20261129.CSV", card_rows(0, 29))
+    params = tmp_path / "params.yaml"
+    params.write_text(
+        f"raw_transactions: {{source: files, path: {download}, csv_preset: card_activity}}\n"
+    )
+    assert main(["days", "--params", str(params)]) == 0
+    assert capsys.readouterr().out.strip() == "2026-03-01...2026-03-30"
