@@ -29,6 +29,7 @@ from ml_assets.core.raw_days import (
     local_files,
     local_listing,
     synthetic_split,
+    synthetic_start,
 )
 from ml_assets.daily import DAILY_PARTITIONS, SINGLE_RUN
 from resources.artifact_store import ArtifactStore
@@ -82,6 +83,9 @@ def fingerprint_params(
 ) -> dict:
     """What identifies one day's entry: the section, the day, and the exports that feed it."""
     if section.get("source") != "files":
+        if section.get("synthetic_window") == "live":  # a day's rows depend on the window
+            start = synthetic_start(RawTransactionsParams.model_validate(section))
+            return {**section, "_partition": day, "_window_start": start.isoformat()}
         return {**section, "_partition": day}
     if homes is None:
         homes = source_homes(section, listing)

@@ -213,3 +213,21 @@ def test_single_row() -> None:
 def test_invalid_arguments_raise(kwargs: dict, message: str) -> None:
     with pytest.raises(ValueError, match=message):
         generate_transactions(**kwargs)
+
+
+def test_a_live_window_ends_yesterday_and_reproduces_for_an_end_date():
+    from ml_assets.core.params import RawTransactionsParams
+    from ml_assets.core.raw_days import synthetic_days, synthetic_start
+    from ml_assets.raw_transactions import fingerprint_params
+
+    fixed = RawTransactionsParams(days=30)
+    assert synthetic_days(fixed, dt.date(2026, 12, 1))[0] == "2026-01-01"  # the default
+    live = RawTransactionsParams(days=30, synthetic_window="live")
+    days = synthetic_days(live, dt.date(2026, 12, 1))
+    assert (days[0], days[-1], len(days)) == ("2026-11-01", "2026-11-30", 30)
+    start = synthetic_start(live, dt.date(2026, 12, 1))
+    first = generate_transactions(500, seed=live.seed, start_date=start, days=live.days)
+    again = generate_transactions(500, seed=live.seed, start_date=start, days=live.days)
+    assert first.equals(again) and first["posted_date"].max() <= "2026-11-30"
+    section = live.model_dump(mode="json")
+    assert "_window_start" in fingerprint_params(section, "2026-11-30", {})

@@ -38,6 +38,8 @@ class RawTransactionsParams(_Section):
     seed: int = 7
     start_date: dt.date = dt.date(2026, 1, 1)
     days: int = Field(120, ge=1)
+    # fixed: start_date + days; live: the `days` days up to yesterday (UTC), like a live feed
+    synthetic_window: Literal["fixed", "live"] = "fixed"
     path: str | None = None
     format: ExportFormat = "auto"
     csv_preset: str | None = None  # an issuer CSV layout (ml_assets/core/csv_exports.py)

@@ -71,13 +71,23 @@ def _posted_dates(path: str, identity: str, reading: str) -> tuple[str, ...]:
     return tuple(scan_exports(Path(path), settings).kept["posted_date"].unique().sort().to_list())
 
 
+def synthetic_start(settings: RawTransactionsParams, today: dt.date | None = None) -> dt.date:
+    """The first day of the generator's window: ``start_date``, or, with ``synthetic_window:
+    live``, the day that makes the window end yesterday (UTC), like a feed that delivers each
+    complete day. The rows are a function of seed and window, so a given end date reproduces."""
+    if settings.synthetic_window == "fixed":
+        return settings.start_date
+    today = today or dt.datetime.now(dt.UTC).date()
+    return today - dt.timedelta(days=settings.days)
+
+
 def synthetic_split(settings: RawTransactionsParams, days: list[str]) -> DaySplit:
     """The seeded generator's rows by posted date; days outside its span are empty."""
     frame = generate_transactions(
         settings.n_rows,
         seed=settings.seed,
         labeled_fraction=settings.labeled_fraction,
-        start_date=settings.start_date,
+        start_date=synthetic_start(settings),
         days=settings.days,
     )
     empty = pl.DataFrame(schema=QUARANTINE_SCHEMA)
@@ -128,10 +138,11 @@ def local_identities(files: dict[str, Path]) -> dict[str, str]:
     return {name: sha256_file(path) for name, path in files.items()}
 
 
-def synthetic_days(settings: RawTransactionsParams) -> list[str]:
-    first = settings.start_date.isoformat()
-    last = (settings.start_date + dt.timedelta(days=settings.days - 1)).isoformat()
-    return days_between(first, last)
+def synthetic_days(settings: RawTransactionsParams, today: dt.date | None = None) -> list[str]:
+    start = synthetic_start(settings, today)
+    return days_between(
+        start.isoformat(), (start + dt.timedelta(days=settings.days - 1)).isoformat()
+    )
 
 
 def export_days(
