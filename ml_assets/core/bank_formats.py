@@ -90,7 +90,7 @@ def iter_ofx(path: Path) -> Iterator[Row]:
         try:
             model = Aggregate.from_etree(element)
         except (ValueError, TypeError, decimal.InvalidOperation) as err:
-            yield line, _ofx_error(where, err), raw
+            yield line, _ofx_error(where, err, element), raw
             continue
         posted = (element.findtext("DTPOSTED") or "").strip()[:8]
         yield (
@@ -120,14 +120,25 @@ def _ofx_transactions(root) -> Iterator[tuple[object, str | None, str | None]]:
             yield element, account, currency
 
 
-def _ofx_error(where: str, err: Exception) -> SchemaError:
+def _ofx_error(where: str, err: Exception, transaction) -> SchemaError:
+    """The library's complaint as our reason and field, naming the element and its value."""
     if isinstance(err, decimal.InvalidOperation):
-        return SchemaError(f"{where}: OFX <TRNAMT> is not a number", "bad_amount", "amount")
+        value = transaction.findtext("TRNAMT")
+        return SchemaError(
+            f"{where}: OFX <TRNAMT> {value!r} is not a number", "bad_amount", "amount"
+        )
     found = re.search(r"STMTTRN\.(\w+)", str(err))
-    element = found.group(1) if found else None
-    ours = _OFX_FIELDS.get(element or "")
-    reason = {"posted_date": "bad_date", "amount": "bad_amount"}.get(ours or "", "bad_ofx_field")
-    return SchemaError(f"{where}: OFX <{(element or '?').upper()}>: {err}", reason, ours)
+    name = found.group(1) if found else None
+    ours = _OFX_FIELDS.get(name or "")
+    if ours == "posted_date":
+        value = transaction.findtext("DTPOSTED")
+        return SchemaError(
+            f"{where}: OFX <DTPOSTED> {value!r} is not a date (YYYYMMDD[HHMMSS])",
+            "bad_date",
+            ours,
+        )
+    reason = "bad_amount" if ours == "amount" else "bad_ofx_field"
+    return SchemaError(f"{where}: OFX <{(name or '?').upper()}>: {err}", reason, ours)
 
 
 # --- ISO 20022 CAMT.053 --------------------------------------------------------------------
