@@ -509,3 +509,26 @@ def test_days_of_a_download_are_its_posted_days(tmp_path, capsys):
     )
     assert main(["days", "--params", str(params)]) == 0
     assert capsys.readouterr().out.strip() == "2026-03-01...2026-03-30"
+
+
+def test_a_corrupt_gzip_or_parquet_file_is_named_not_a_crash(tmp_path):
+    import gzip
+
+    good = b"\n".join(
+        b'{"transaction_id": "t%d", "posted_date": "2026-03-01", "amount": -1, "description": "X"}'
+        % i
+        for i in range(2000)
+    )
+    packed = gzip.compress(good + b"\n")
+    path = tmp_path / "export.jsonl.gz"
+    path.write_bytes(packed[: len(packed) // 2])  # an interrupted download
+    result = scan_transactions(path)
+    assert result.kept.height > 0 and dict(result.reasons) == {"unreadable_file": 1}
+    assert f"{path}:" in result.quarantined["detail"][0]
+    broken = tmp_path / "export.parquet"
+    broken.write_bytes(b"PAR1 not really")
+    result = scan_transactions(broken)
+    assert (
+        dict(result.reasons) == {"unreadable_file": 1}
+        and str(broken) in result.quarantined["detail"][0]
+    )

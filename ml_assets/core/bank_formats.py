@@ -89,7 +89,7 @@ def iter_ofx(path: Path) -> Iterator[Row]:
             continue
         try:
             model = Aggregate.from_etree(element)
-        except (ValueError, TypeError, decimal.InvalidOperation) as err:
+        except (ValueError, TypeError, KeyError, IndexError, decimal.InvalidOperation) as err:
             yield line, _ofx_error(where, err, element), raw
             continue
         posted = (element.findtext("DTPOSTED") or "").strip()[:8]
@@ -213,6 +213,9 @@ def iter_mt940(path: Path, encoding: str = "latin-1") -> Iterator[Row]:
         try:
             with _quiet("mt940"):  # it logs the pattern it failed on; the quarantine says it
                 parsed = mt940.parse(header + block)
+            (transaction,) = parsed.transactions
+            data = transaction.data
+            amount, currency = float(data["amount"].amount), data["amount"].currency
         except (RuntimeError, ValueError, KeyError, decimal.InvalidOperation) as err:
             value = err.args[2] if len(err.args) > 2 else (err.args[0] if err.args else "")
             message = f"cannot parse {value!r}" if isinstance(value, str) else type(err).__name__
@@ -222,16 +225,14 @@ def iter_mt940(path: Path, encoding: str = "latin-1") -> Iterator[Row]:
                 raw,
             )
             continue
-        (transaction,) = parsed.transactions
-        data = transaction.data
         details = " ".join(str(data.get("transaction_details") or "").split())
         yield (
             line,
             {
                 "account_id": parsed.data.get("account_identification"),
                 "posted_date": data.get("entry_date") or data.get("date"),
-                "amount": float(data["amount"].amount),
-                "currency": data["amount"].currency,
+                "amount": amount,
+                "currency": currency,
                 "description": details or None,
             },
             raw,

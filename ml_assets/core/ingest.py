@@ -17,6 +17,7 @@ import datetime as dt
 import functools
 import hashlib
 import json
+import zlib
 from collections import Counter
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
@@ -258,19 +259,36 @@ def iter_jsonl(path: Path) -> Iterator[tuple[int, dict | SchemaError, bytes]]:
 def _iter_records(
     path: Path, fmt: str, encoding: str, on_header: Callable[[list[str]], None] | None
 ) -> Iterator[tuple[str, int | None, dict | SchemaError, bytes]]:
-    """(where, line, record or error, raw bytes) for every row of one file."""
-    if fmt == "parquet":
-        for index, record in enumerate(pl.read_parquet(path).iter_rows(named=True)):
-            yield f"{path} row {index}", index, record, json.dumps(record, default=str).encode()
-        return
+    """(where, line, record or error, raw bytes) for every row of one file. A file that
+    stops being readable part-way (a corrupt gzip stream or Parquet footer, an I/O error)
+    ends with one ``unreadable_file`` row naming the line it stopped at: the rows before it
+    count, and the load never dies without naming the file."""
     if fmt == "csv":
         rows = iter_csv(path, encoding, on_header)
+    elif fmt == "parquet":
+        rows = _iter_parquet(path)
     elif fmt in _READERS:
         rows = _READERS[fmt](path)
     else:
         raise SchemaError(f"{path}: unsupported format {fmt!r}")
-    for number, record, raw in rows:
-        yield f"{path}:{number}", number, record, raw
+    number = 0
+    try:
+        for number, record, raw in rows:
+            where = f"{path} row {number}" if fmt == "parquet" else f"{path}:{number}"
+            yield where, number, record, raw
+    except (OSError, EOFError, zlib.error, pl.exceptions.PolarsError) as err:
+        where = f"{path}:{number + 1}"
+        error = SchemaError(
+            f"{where}: the file is not readable from here on ({type(err).__name__}: {err}); "
+            "re-download or re-export it",
+            "unreadable_file",
+        )
+        yield where, number + 1, error, b""
+
+
+def _iter_parquet(path: Path) -> Iterator[tuple[int, dict, bytes]]:
+    for index, record in enumerate(pl.read_parquet(path).iter_rows(named=True)):
+        yield index, record, json.dumps(record, default=str).encode()
 
 
 _READERS = {"jsonl": iter_jsonl, "ofx": iter_ofx, "camt053": iter_camt053, "mt940": iter_mt940}
