@@ -104,9 +104,11 @@ def fingerprint_params(
         "Bank transactions in the raw form banks hand over (JSONL), one partition per posted day: "
         "id, account, posted date, amount, currency, the description as printed on statements, an "
         "optional merchant, and `category` / `transaction_type` labels on a minority of rows. "
-        "Source: the seeded synthetic generator (default) or your exports (JSONL/CSV/Parquet, "
-        "optionally gzip; a folder, an s3:// or gs:// prefix) via `raw_transactions.source: "
-        "files`. Bad rows go to quarantine.parquet with file, line and reason."
+        "Source: the seeded synthetic generator (default) or your exports (JSONL, CSV with issuer "
+        "presets, Parquet, OFX/QFX, CAMT.053, MT940, optionally gzip; a folder, an s3:// or gs:// "
+        "prefix) via `raw_transactions.source: files`; ids derived where the bank gives none, "
+        "overlapping downloads deduplicated. Bad rows go to quarantine.parquet with file, line "
+        "and reason."
     ),
 )
 def raw_transactions(
