@@ -91,7 +91,10 @@ def _identity_key(row: dict) -> tuple[str, str, int, str]:
 
 def list_input_files(path: Path, fmt: str) -> list[Path]:
     if not path.exists():
-        raise FileNotFoundError(f"raw_transactions.path {path} does not exist")
+        raise FileNotFoundError(
+            f"{path} does not exist; point raw_transactions.path (or batch_predictions.source) "
+            "at an export file or a folder of them"
+        )
     if path.is_file():
         return [path]
     files = sorted(p for p in path.rglob("*") if p.is_file() and format_of(p, fmt, strict=False))
