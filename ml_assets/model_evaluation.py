@@ -172,8 +172,9 @@ def slices_table(report: dict) -> str:
         "rows, held-out vs seen merchants and short vs long descriptions; a confusion matrix and "
         "a reliability diagram; regressions against the previous evaluation are flagged. Side "
         "by side on the same rows and slices: the int8 candidate, its fp32 twin, baseline_model "
-        "(no MLM), tfidf_reference, frozen_encoder_reference and the current champion (a table "
-        "and a picture); and the pretraining uplift: multitask_model next to baseline_model."
+        "(the plain finetune), tfidf_reference, frozen_encoder_reference and the current champion "
+        "(a table and a picture); and the recipe's uplift: multitask_model next to the plain "
+        "finetune, both in PyTorch."
     ),
 )
 def model_evaluation(
@@ -325,7 +326,7 @@ def model_evaluation(
                 if "heldout_merchants" in other.get(primary, {})
             },
             "champion": champion["model_id"] if champion else "none",
-            "pretraining_uplift": dg.MetadataValue.md(table),
+            "recipe_uplift": dg.MetadataValue.md(table),
             **uplift_numbers,
             "test_rows": test.height,
             "inference_seconds": round(inference_seconds, 3),

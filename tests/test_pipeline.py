@@ -110,7 +110,7 @@ EXPECTED_METADATA = {
         "category_short_accuracy",
         "transaction_type_long_accuracy",
         "regressions",
-        "pretraining_uplift",
+        "recipe_uplift",
         "uplift_category_accuracy_pt",
         "side_by_side_table",
         "side_by_side",

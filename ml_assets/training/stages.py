@@ -297,7 +297,8 @@ def train_baseline_model(
 ) -> dict:
     """The same finetuning with the same budget, from the *un-adapted* backbone: the original
     weights sliced to the pruned vocabulary (and layers) exactly as pretraining starts from,
-    but without the domain MLM pretraining. The difference to multitask_model is the uplift."""
+    but with no domain MLM pretraining, finetuned with ``settings`` (baseline_model passes its
+    plain recipe). The difference to multitask_model is what the candidate's recipe buys."""
     import tempfile
 
     from ml_assets.training.model import load_pruned_mlm
