@@ -120,8 +120,9 @@ def batch_predictions(
     champion_id, onnx_model = champion_model(artifact_store, registered_model)
 
     def build(folder: Path, fingerprint: str) -> dict:
-        from ml_assets.core.ingest import QUARANTINE_SCHEMA, read_validated_jsonl
+        from ml_assets.core.accounting import QUARANTINE_SCHEMA
         from ml_assets.core.predictions import predictions_frame, read_batch_source
+        from ml_assets.core.records import read_validated_jsonl
         from ml_assets.core.scoring import encode_for_model, scorer_for
 
         if settings.source:

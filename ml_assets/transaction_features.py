@@ -16,10 +16,10 @@ from ml_assets.artifacts import (
     table_preview,
 )
 from ml_assets.core.features import build_features, split_summary
-from ml_assets.core.ingest import read_validated_jsonl
 from ml_assets.core.io import ArtifactRef
 from ml_assets.core.layouts import FEATURES_FILE, RAW_FILE
 from ml_assets.core.params import TransactionFeaturesParams
+from ml_assets.core.records import read_validated_jsonl
 from ml_assets.daily import DAILY_PARTITIONS, SINGLE_RUN
 from resources.artifact_store import ArtifactStore
 from resources.params import ParamsResource

@@ -13,8 +13,8 @@ import hashlib
 import numpy as np
 import polars as pl
 
-from ml_assets.core.ingest import SchemaError
 from ml_assets.core.layouts import LABEL_COLUMNS, SPLITS
+from ml_assets.core.records import SchemaError
 from ml_assets.core.text import merchant_key_expr, normalize_expr
 
 

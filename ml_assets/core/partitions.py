@@ -21,7 +21,8 @@ from pathlib import Path
 
 import polars as pl
 
-from ml_assets.core.ingest import ORIGIN, QUARANTINE_SCHEMA, RAW_SCHEMA, IngestResult
+from ml_assets.core.accounting import ORIGIN, QUARANTINE_SCHEMA, IngestResult
+from ml_assets.core.records import RAW_SCHEMA
 
 _DATE_PATTERNS = (
     re.compile(r"(?<!\d)(\d{4})-(\d{2})-(\d{2})(?!\d)"),  # 2026-01-05, date=2026-01-05

@@ -9,8 +9,8 @@ from pathlib import Path
 import numpy as np
 import polars as pl
 
+from ml_assets.core.accounting import IngestResult
 from ml_assets.core.evaluation import softmax
-from ml_assets.core.ingest import IngestResult
 from ml_assets.core.params import BatchPredictionsParams, RawTransactionsParams
 from ml_assets.core.raw_days import scan_exports
 

@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import polars as pl
 
-from ml_assets.core.ingest import QUARANTINE_SCHEMA, quarantine_summary
+from ml_assets.core.accounting import QUARANTINE_SCHEMA, quarantine_summary
 from ml_assets.core.partitions import DaySplit
 
 
