@@ -532,3 +532,14 @@ def test_a_corrupt_gzip_or_parquet_file_is_named_not_a_crash(tmp_path):
         dict(result.reasons) == {"unreadable_file": 1}
         and str(broken) in result.quarantined["detail"][0]
     )
+
+
+def test_a_cp1252_download_reads_with_its_encoding_and_names_it_otherwise(tmp_path):
+    path = tmp_path / "activity.csv"
+    path.write_bytes("Date,Description,Amount\n03/01/2026,CAFÉ DE FLORE,12.50\n".encode("cp1252"))
+    wrong = scan_transactions(path, csv_preset="card_activity_positive")
+    assert dict(wrong.reasons) == {"invalid_utf8": 1}
+    assert "set raw_transactions.encoding" in wrong.quarantined["detail"][0]
+    right = scan_transactions(path, csv_preset="card_activity_positive", encoding="cp1252")
+    row = right.kept.row(0, named=True)
+    assert (row["description"], row["amount"]) == ("CAFÉ DE FLORE", -12.5)  # purchases flipped
