@@ -1,10 +1,20 @@
 #!/usr/bin/env bash
 # A persistent DAGSTER_HOME so CLI runs show up in `dagster dev`; telemetry and the welcome
-# dialog off.
+# dialog off; safe against dead runs (below). A dagster.yaml this script wrote in an earlier
+# version is brought up to date; one edited by hand is left alone.
 set -euo pipefail
 home="$1"
 mkdir -p "$home"
-[ -f "$home/dagster.yaml" ] || cat > "$home/dagster.yaml" <<'YAML'
+# sha256 of the dagster.yaml earlier versions of this script wrote
+previous=a5836503c9054415f5ee1b9cc8631e026b6a5133bd65b1ff89cc523338f7adbe
+if [ -f "$home/dagster.yaml" ]; then
+  if [ "$(sha256sum "$home/dagster.yaml" | cut -d' ' -f1)" != "$previous" ]; then
+    grep -q '^instance_class:' "$home/dagster.yaml" || echo "note: $home/dagster.yaml has" \
+      "no instance_class: a run killed with kill -9 keeps its gpu slot (see README)" >&2
+    exit 0
+  fi
+fi
+cat > "$home/dagster.yaml" <<'YAML'
 telemetry:
   enabled: false
 nux:
@@ -14,4 +24,16 @@ concurrency:
     # GPU steps (pool "gpu"): one at a time across all runs by default; raise it with
     # `dagster instance concurrency set gpu N` or in the UI (Deployment > Concurrency)
     default_limit: 1
+# Before it creates a run, this instance fails the runs whose processes are all gone (kill -9,
+# OOM) and frees their pool slots, so a rerun never waits on a dead run's `gpu` slot; no daemon
+# needed (resources/dead_runs.py; `python -m resources.dead_runs` does it on demand).
+instance_class:
+  module: resources.dead_runs
+  class: DeadRunSafeInstance
+# Under `dagster dev` (which runs the daemon) a run that ended while still holding a slot gives
+# it back within seconds, also for runs already queued behind it.
+run_monitoring:
+  enabled: true
+  poll_interval_seconds: 10
+  free_slots_after_run_end_seconds: 5
 YAML
