@@ -3,14 +3,19 @@
 set -euo pipefail
 DEPLOY_DIR="$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)"
 REPO_DIR="$(dirname "$DEPLOY_DIR")"
-missing=()
-for var in DAGSTER_HOME DAGSTER_PG_HOST DAGSTER_PG_PORT DAGSTER_PG_USER DAGSTER_PG_PASSWORD \
-  DAGSTER_PG_DB DAGSTER_CODE_SERVER_HOST DAGSTER_CODE_SERVER_PORT; do
-  [ -n "${!var:-}" ] || missing+=("$var")
-done
-if [ "${#missing[@]}" -gt 0 ]; then
-  echo "deploy: set ${missing[*]} (see deploy/env.example)" >&2
-  exit 2
+require() {  # require VAR...: stop with a message naming every unset one
+  local missing=() var
+  for var in "$@"; do [ -n "${!var:-}" ] || missing+=("$var"); done
+  if [ "${#missing[@]}" -gt 0 ]; then
+    echo "deploy: set ${missing[*]} (see deploy/env.example)" >&2
+    exit 2
+  fi
+}
+require DAGSTER_HOME DAGSTER_PG_HOST DAGSTER_PG_PORT DAGSTER_PG_USER DAGSTER_PG_PASSWORD DAGSTER_PG_DB
+# deploy/workspace.yaml finds the code server through these; another workspace need not
+if [ -z "${DAGSTER_WORKSPACE:-}" ]; then
+  require DAGSTER_CODE_SERVER_HOST DAGSTER_CODE_SERVER_PORT
+  DAGSTER_WORKSPACE="$DEPLOY_DIR/workspace.yaml"
 fi
 mkdir -p "$DAGSTER_HOME"
 # an existing dagster.yaml is kept: a host may tune it (tests shorten the polling intervals)
