@@ -11,7 +11,7 @@ import shutil
 import subprocess
 import tempfile
 import time
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from pathlib import Path
 from typing import NamedTuple
 
@@ -26,6 +26,13 @@ class Postgres(NamedTuple):
     user: str
     password: str
     db_name: str
+    pg_ctl: Callable[..., subprocess.CompletedProcess]  # pg_ctl(*args) on this server
+
+    def restart(self) -> float:
+        """Stop the server (fast: connections are cut) and start it again; seconds it was down."""
+        began = time.monotonic()
+        self.pg_ctl("-m", "fast", "-w", "restart").check_returncode()
+        return time.monotonic() - began
 
     def env(self) -> dict[str, str]:
         """The variables deploy/dagster.yaml reads."""
@@ -86,11 +93,13 @@ def postgres() -> Iterator[Postgres]:
     )
     pwfile.unlink()
     options = f"-h 127.0.0.1 -p {port} -k {base} -c fsync=off -c max_connections=200"
+
+    def pg_ctl(*args: str) -> subprocess.CompletedProcess:
+        argv = [bin_ / "pg_ctl", "-D", pgdata, "-l", log, "-o", options, "-t", "60", *args]
+        return subprocess.run(argv, **quiet)
+
     started = time.monotonic()
-    proc = subprocess.run(
-        [bin_ / "pg_ctl", "-D", pgdata, "-l", log, "-o", options, "-w", "-t", "60", "start"],
-        **quiet,
-    )
+    proc = pg_ctl("-w", "start")
     if proc.returncode != 0:
         pytest.fail(f"postgres did not start: {proc.stderr!r}\n{log.read_text()}")
     env = {**os.environ, "PGPASSWORD": password}
@@ -102,7 +111,7 @@ def postgres() -> Iterator[Postgres]:
     )
     print(f"postgres {port} up in {time.monotonic() - started:.1f} s")
     try:
-        yield Postgres("127.0.0.1", port, "dagster", password, "dagster")
+        yield Postgres("127.0.0.1", port, "dagster", password, "dagster", pg_ctl)
     finally:
-        subprocess.run([bin_ / "pg_ctl", "-D", pgdata, "-m", "immediate", "-w", "stop"], **quiet)
+        pg_ctl("-m", "immediate", "-w", "stop")
         shutil.rmtree(base, ignore_errors=True)
