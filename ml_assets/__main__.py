@@ -3,7 +3,9 @@ covers (``first...last``, for ``dagster asset materialize --partition-range``);
 ``python -m ml_assets plan`` explains what a run would recompute and why;
 ``python -m ml_assets materialize-stale`` materializes only stale or missing assets;
 ``python -m ml_assets dvc-yaml [--check]`` regenerates (or checks) dvc.yaml from the graph;
-``python -m ml_assets comparison`` prints the last evaluation's side-by-side table (markdown)."""
+``python -m ml_assets comparison`` prints the last evaluation's side-by-side table (markdown);
+``python -m ml_assets gc [--keep N] [--dry-run]`` removes what no pointer, champion or resume
+needs (see resources/store_gc.py) and reports sizes."""
 
 import argparse
 import os
@@ -17,7 +19,8 @@ from resources.artifact_store import ArtifactStore
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(prog="python -m ml_assets", description=__doc__)
     parser.add_argument(
-        "command", choices=["days", "plan", "materialize-stale", "dvc-yaml", "comparison"]
+        "command",
+        choices=["days", "plan", "materialize-stale", "dvc-yaml", "comparison", "gc"],
     )
     parser.add_argument("--params", help="params.yaml (default: the repo's, or $TXN_PARAMS)")
     parser.add_argument("--profile", help="params profile (default: $TXN_PARAMS_PROFILE)")
@@ -29,6 +32,13 @@ def main(argv: list[str] | None = None) -> int:
         action="store_true",
         help="dvc-yaml: write nothing; exit 1 with a diff if dvc.yaml drifted from the graph",
     )
+    parser.add_argument(
+        "--keep",
+        type=int,
+        default=1,
+        help="gc: entries kept per asset besides the current ones (default 1)",
+    )
+    parser.add_argument("--dry-run", action="store_true", help="gc: report only")
     args = parser.parse_args(argv)
     if args.command == "dvc-yaml":
         return dvc_yaml_command(check=args.check)
@@ -39,6 +49,8 @@ def main(argv: list[str] | None = None) -> int:
     store = ArtifactStore(root=args.artifacts) if args.artifacts else ArtifactStore()
     if args.command == "comparison":
         return comparison_command(store)
+    if args.command == "gc":
+        return gc_command(store, args.keep, args.dry_run)
     plans = build_plan(store, args.params, args.profile)
     print(format_plan(plans))
     if args.command == "plan":
@@ -139,6 +151,20 @@ def comparison_command(store: ArtifactStore) -> int:
     evaluation = read_json(current.verified().dir / EVALUATION_FILE)
     heads = list(evaluation["report"])
     print(comparison_table(evaluation["comparison"], heads))
+    return 0
+
+
+def gc_command(store: ArtifactStore, keep: int, dry_run: bool) -> int:
+    from resources.model_registry import ModelRegistry
+    from resources.store_gc import collect_garbage
+
+    if keep < 0:
+        print("error: --keep must be 0 or more", file=sys.stderr)
+        return 2
+    champion = ModelRegistry().champion(store.root_path)
+    protected = {"onnx_model": {champion["onnx_model_key"]}} if champion else {}
+    report = collect_garbage(store.root_path, keep, dry_run, protected)
+    print("\n".join(report.lines(dry_run)))
     return 0
 
 

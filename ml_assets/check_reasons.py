@@ -5,7 +5,8 @@ import dagster as dg
 
 
 def logged_check(
-    context: dg.AssetExecutionContext, result: dg.AssetCheckResult
+    context: dg.AssetExecutionContext | dg.AssetCheckExecutionContext,
+    result: dg.AssetCheckResult,
 ) -> dg.AssetCheckResult:
     """``result``, after logging it as an error with its metadata values when it failed."""
     if not result.passed:

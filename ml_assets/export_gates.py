@@ -8,6 +8,7 @@ params `export_gates`, which is no part of any fingerprint: a gate judges an exp
 import dagster as dg
 import polars as pl
 
+from ml_assets.check_reasons import logged_check
 from ml_assets.core.io import ArtifactRef, read_json
 from ml_assets.core.layouts import (
     INT8_FILE,
@@ -46,7 +47,9 @@ def parity_failures(parity: dict[str, dict], gates: ExportGatesParams) -> list[s
         "export_gates.max_accuracy_drop_pt points lower, for every head."
     ),
 )
-def int8_matches_pytorch(onnx_model: ArtifactRef, params: ParamsResource) -> dg.AssetCheckResult:
+def int8_matches_pytorch(
+    context: dg.AssetCheckExecutionContext, onnx_model: ArtifactRef, params: ParamsResource
+) -> dg.AssetCheckResult:
     gates = ExportGatesParams.model_validate(params.section("export_gates"))
     parity = read_json(onnx_model.dir / VERIFICATION_FILE)["parity"]
     failures = parity_failures(parity, gates)
@@ -59,7 +62,7 @@ def int8_matches_pytorch(onnx_model: ArtifactRef, params: ParamsResource) -> dg.
         metadata[f"{head}_agreement"] = round(values["agreement"], 4)
         if "accuracy_delta_pt" in values:
             metadata[f"{head}_accuracy_delta_pt"] = round(values["accuracy_delta_pt"], 3)
-    return dg.AssetCheckResult(passed=not failures, metadata=metadata)
+    return logged_check(context, dg.AssetCheckResult(passed=not failures, metadata=metadata))
 
 
 @dg.asset_check(
@@ -73,7 +76,10 @@ def int8_matches_pytorch(onnx_model: ArtifactRef, params: ParamsResource) -> dg.
     ),
 )
 def latency_within_budget(
-    onnx_model: ArtifactRef, training_features: ArtifactRef, params: ParamsResource
+    context: dg.AssetCheckExecutionContext,
+    onnx_model: ArtifactRef,
+    training_features: ArtifactRef,
+    params: ParamsResource,
 ) -> dg.AssetCheckResult:
     from ml_assets.core.scoring import measure_latency, scorer_for
 
@@ -88,16 +94,19 @@ def latency_within_budget(
         for _ in range(gates.latency_rounds)
     ]
     best = min(rounds, key=lambda r: r["p99_ms"])
-    return dg.AssetCheckResult(
-        passed=best["p99_ms"] <= gates.latency_budget_ms,
-        metadata={
-            "p50_ms": round(best["p50_ms"], 3),
-            "p99_ms": round(best["p99_ms"], 3),
-            "budget_ms": gates.latency_budget_ms,
-            "p99_ms_each_round": ", ".join(f"{r['p99_ms']:.2f}" for r in rounds),
-            "requests_per_round": best["requests"],
-            "threads": threads,
-        },
+    return logged_check(
+        context,
+        dg.AssetCheckResult(
+            passed=best["p99_ms"] <= gates.latency_budget_ms,
+            metadata={
+                "p50_ms": round(best["p50_ms"], 3),
+                "p99_ms": round(best["p99_ms"], 3),
+                "budget_ms": gates.latency_budget_ms,
+                "p99_ms_each_round": ", ".join(f"{r['p99_ms']:.2f}" for r in rounds),
+                "requests_per_round": best["requests"],
+                "threads": threads,
+            },
+        ),
     )
 
 
@@ -106,12 +115,17 @@ def latency_within_budget(
     blocking=True,
     description="Size gate: the int8 model file is at most export_gates.max_int8_mb MB.",
 )
-def int8_size_within_budget(onnx_model: ArtifactRef, params: ParamsResource) -> dg.AssetCheckResult:
+def int8_size_within_budget(
+    context: dg.AssetCheckExecutionContext, onnx_model: ArtifactRef, params: ParamsResource
+) -> dg.AssetCheckResult:
     gates = ExportGatesParams.model_validate(params.section("export_gates"))
     megabytes = (onnx_model.dir / INT8_FILE).stat().st_size / 1e6
-    return dg.AssetCheckResult(
-        passed=megabytes <= gates.max_int8_mb,
-        metadata={"int8_mb": round(megabytes, 3), "budget_mb": gates.max_int8_mb},
+    return logged_check(
+        context,
+        dg.AssetCheckResult(
+            passed=megabytes <= gates.max_int8_mb,
+            metadata={"int8_mb": round(megabytes, 3), "budget_mb": gates.max_int8_mb},
+        ),
     )
 
 

@@ -5,16 +5,18 @@ library versions, effective params, input data versions) are compared with those
 the entry the asset currently points to. An asset is fresh when the store already holds a
 verified entry for its current fingerprint (then a run costs a lookup); otherwise the reasons
 name the source files, params keys and inputs that differ, and the last compute time is the
-expected cost.
+expected cost. Read-only: every entry it reports on is verified (re-hashed), a corrupt one is
+reported as such, and nothing in the store is moved, fetched or deleted.
 """
 
 import importlib
 import inspect
 from dataclasses import dataclass, field
+from pathlib import Path
 from typing import Any
 
 from ml_assets.artifacts import MEMO_FILE, fingerprint_of
-from ml_assets.core.io import read_json
+from ml_assets.core.io import ArtifactIntegrityError, read_json
 from ml_assets.core.params import load_params
 from resources.artifact_store import ArtifactStore
 
@@ -116,6 +118,7 @@ def build_plan(
                 f"input {name}: upstream is {plans[name].status} and will be recomputed"
                 for name in stale_inputs
             ]
+            reasons += _integrity_problems(current)
             status = "missing" if current is None else "stale"
             plans[asset] = AssetPlan(asset, status, None, reasons, memo and memo["seconds"])
             continue
@@ -136,6 +139,17 @@ def build_plan(
     return list(plans.values())
 
 
+def _integrity_problems(ref) -> list[str]:
+    """What is wrong with the entry an asset's pointer names, checked without changing it."""
+    if ref is None:
+        return []
+    try:
+        ref.verified()
+    except (ArtifactIntegrityError, FileNotFoundError) as err:
+        return [f"current entry {Path(ref.path).name} is corrupt or missing: {err}"]
+    return []
+
+
 def _memo(ref) -> dict | None:
     return read_json(ref.dir / MEMO_FILE) if ref and (ref.dir / MEMO_FILE).is_file() else None
 
@@ -150,14 +164,16 @@ def _plan_entry(store, asset, module, params, inputs, current, label="") -> Asse
     fingerprint = fingerprint_of(components)
     memo = _memo(current)
     expected = memo["seconds"] if memo else None
-    hit = store.lookup(asset, fingerprint, warn=lambda _message: None)
+    problems: list[str] = []  # read-only: a corrupt entry is reported, never moved
+    hit = store.lookup(asset, fingerprint, warn=problems.append, repair=False)
     if hit is not None:
         return AssetPlan(asset, "fresh", fingerprint, [], 0.0, hit.digest)
+    if problems:
+        reasons = [f"{label}{p}; the next run moves it aside and recomputes it" for p in problems]
+        return AssetPlan(asset, "stale", fingerprint, reasons, expected)
     if memo is None:
         return AssetPlan(asset, "missing", fingerprint, [f"{label}never materialized"], None)
-    reasons = explain(memo["components"], components, asset) or [
-        "entry missing or corrupt in the store"
-    ]
+    reasons = explain(memo["components"], components, asset) or ["entry missing from the store"]
     return AssetPlan(asset, "stale", fingerprint, [label + r for r in reasons], expected)
 
 

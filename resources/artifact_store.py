@@ -25,13 +25,16 @@ from typing import Any, Literal
 import dagster as dg
 from pydantic import Field
 
+from ml_assets.core.attempt_ledger import LEDGER_DIR as ATTEMPTS_DIR
 from ml_assets.core.io import (
     ArtifactIntegrityError,
     ArtifactRef,
     atomic_write_json,
     canonical_json,
+    folder_bytes,
     manifest_digest,
     read_json,
+    remove_stale_temps,
     safe_join,
     sha256_file,
     staged_directory,
@@ -42,6 +45,10 @@ from resources.blob_backends import (
     gcs_backend_from_resource,
     s3_backend_from_resource,
 )
+
+CORRUPT_PREFIX = ".corrupt-"  # an entry that failed verification, moved aside with its reason
+CORRUPT_REASON = "CORRUPT_REASON.json"
+CHECKPOINTS = "_checkpoints"
 
 DEFAULT_ROOT = os.environ.get(
     "TXN_ARTIFACTS_DIR", str(Path(__file__).resolve().parents[1] / "artifacts")
@@ -75,6 +82,13 @@ class ArtifactStore(dg.ConfigurableResource):
         default_factory=lambda: os.environ.get("TXN_GCP_PROJECT"),
         description="GCP project for gcs.",
     )
+    keep_checkpoints: bool = Field(
+        default_factory=lambda: os.environ.get("TXN_KEEP_CHECKPOINTS", "") == "1",
+        description=(
+            "Keep a training stage's checkpoints after its entry is committed (TXN_KEEP_CHECKPOINTS"
+            "=1). Off: they are removed once the entry verifies; only the attempt records stay."
+        ),
+    )
 
     @property
     def root_path(self) -> Path:
@@ -103,18 +117,38 @@ class ArtifactStore(dg.ConfigurableResource):
         return safe_join(self.root_path, asset, key)
 
     def lookup(
-        self, asset: str, key: str, warn: Callable[[str], None] = print
+        self,
+        asset: str,
+        key: str,
+        warn: Callable[[str], None] = print,
+        repair: bool = True,
     ) -> ArtifactRef | None:
-        """A verified entry for ``key``, from the local cache or the remote; None if absent."""
+        """A verified entry for ``key``, from the local cache or the remote; None if absent.
+
+        A corrupt local entry is reported through ``warn`` and, with ``repair`` (a run that is
+        about to recompute it), moved aside with its reason, never deleted: ``gc`` removes it
+        later and says so. Without ``repair`` (``plan``) nothing in the store changes: a remote
+        entry is checked by its manifest, not downloaded."""
         entry = self.entry_path(asset, key)
         if entry.exists():
             try:
                 return self._ref(asset, entry)
             except ArtifactIntegrityError as err:
-                warn(f"{asset}: cached entry {key} is corrupt and will be recomputed: {err}")
-                corrupt = entry.with_name(f".corrupt-{key}-{int(time.time())}")
+                if not repair:
+                    warn(f"{asset}: entry {key} is corrupt: {err}")
+                    return None
+                corrupt = entry.with_name(f"{CORRUPT_PREFIX}{key}-{int(time.time())}")
                 os.replace(entry, corrupt)
-                shutil.rmtree(corrupt, ignore_errors=True)
+                atomic_write_json(
+                    corrupt / CORRUPT_REASON,
+                    {"asset": asset, "key": key, "reason": str(err), "moved_at": time.time()},
+                )
+                warn(
+                    f"{asset}: cached entry {key} is corrupt and will be recomputed: {err} "
+                    f"(moved aside to {corrupt})"
+                )
+        if not repair:
+            return self._remote_ref(asset, key)
         remote = self._remote()
         if remote is None:
             return None
@@ -146,8 +180,11 @@ class ArtifactStore(dg.ConfigurableResource):
     def write(self, asset: str, key: str, meta: dict[str, Any] | None = None) -> Iterator[Path]:
         """Yield a temp folder to fill; it is manifested, verified, renamed, and then published."""
         final = self.entry_path(asset, key)
+        remove_stale_temps(final.parent)  # left by writers killed mid-write; live ones stay
         with staged_directory(final, meta=meta) as tmp:
             yield tmp
+        if not self.keep_checkpoints:
+            self.release_checkpoints(asset, key)
         remote = self._remote()
         if remote is not None:
             manifest = verify_entry(final)
@@ -156,6 +193,19 @@ class ArtifactStore(dg.ConfigurableResource):
                 if not remote.exists(blob):
                     remote.put_file(blob, final / rel)
             remote.put_bytes(f"entries/{asset}/{key}.json", canonical_json(manifest).encode())
+
+    def _remote_ref(self, asset: str, key: str) -> ArtifactRef | None:
+        """The ref an entry of the remote would have once pulled, read from its manifest only."""
+        remote = self._remote()
+        if remote is None:
+            return None
+        try:
+            manifest = read_json_bytes(remote.get_bytes(f"entries/{asset}/{key}.json"))
+        except BlobNotFound:
+            return None
+        return ArtifactRef(
+            asset=asset, path=str(self.entry_path(asset, key)), digest=manifest_digest(manifest)
+        )
 
     def _ref(self, asset: str, entry: Path) -> ArtifactRef:
         return ArtifactRef(
@@ -167,7 +217,20 @@ class ArtifactStore(dg.ConfigurableResource):
 
     def checkpoint_root(self, asset: str, run_key: str) -> Path:
         """Stable per-fingerprint folder for resumable training checkpoints."""
-        return safe_join(self.root_path, "_checkpoints", asset, run_key)
+        return safe_join(self.root_path, CHECKPOINTS, asset, run_key)
+
+    def release_checkpoints(self, asset: str, run_key: str) -> int:
+        """Remove a committed entry's checkpoints (they only served to resume building it);
+        its attempt records stay. Returns the bytes freed."""
+        root = self.checkpoint_root(asset, run_key)
+        freed = 0
+        if not root.is_dir():
+            return freed
+        for child in root.iterdir():
+            if child.is_dir() and child.name != ATTEMPTS_DIR:
+                freed += folder_bytes(child)
+                shutil.rmtree(child, ignore_errors=True)
+        return freed
 
     def current_ref(self, asset: str) -> ArtifactRef | None:
         """The entry the asset's last materialization points to (see ArtifactRefIOManager)."""

@@ -20,6 +20,7 @@ from typing import Any, Literal
 import dagster as dg
 from pydantic import Field
 
+from ml_assets.core.attempt_ledger import current_job, summarize
 from ml_assets.core.gpu_cost import (
     Attempt,
     accounting,
@@ -123,6 +124,9 @@ class TrainingLauncher(dg.ConfigurableResource):
         metadata = reported_metadata(invocation)
         device = str(metadata.get("device", "cpu"))
         gpus = max(1, self.local_processes) if device.startswith("cuda") else 0
+        # the job's own records beside the checkpoints: earlier attempts of this fingerprint
+        # killed with their Dagster run (kill -9, a crash) count, and so do the steps they lost
+        attempts = summarize(current_job(Path(checkpoints)))
         return {
             **metadata,
             "launcher": "local",
@@ -130,9 +134,7 @@ class TrainingLauncher(dg.ConfigurableResource):
             "gpu_type": device,
             "gpu_count": gpus,
             "provisioning": "local",
-            "attempts": 1,
-            "preemptions": 0,
-            "steps_lost": 0,
+            **attempts,
             "gpu_hours": round(seconds / 3600 * gpus, 6),
             "estimated_cost_usd": 0.0,  # own hardware: not priced
             "cost_basis": "local machine (unpriced)",

@@ -1,5 +1,6 @@
 """Never pay twice: real materializations on one persistent instance and store (tiny profile)."""
 
+import json
 import shutil
 from pathlib import Path
 
@@ -158,6 +159,8 @@ def test_corrupt_artifact_is_detected_and_recomputed(pipeline):
     parquet.write_bytes(bytes(data))
     plan = pipeline.plan()["transaction_features"]
     assert plan.status == "stale" and plan.reasons[0].startswith("1 of 30 days")
+    assert "corrupt" in plan.reasons[1]
+    assert parquet.read_bytes() == bytes(data)  # plan is read-only: the entry is untouched
     run = pipeline.run()
     # that one day is rebuilt to identical bytes, so no model is recomputed (the comparison
     # is, when an earlier test of this module left another candidate as champion)
@@ -167,6 +170,8 @@ def test_corrupt_artifact_is_detected_and_recomputed(pipeline):
     assert after.digest == before.digest
     dataset_file = store.hive_dataset("transaction_features") / f"date={day}" / "part-0.parquet"
     assert dataset_file.samefile(after.dir / "features.parquet")  # the link was repaired
+    (aside,) = before.dir.parent.glob(f".corrupt-{before.dir.name}-*")  # kept, with its reason
+    assert "features.parquet" in json.loads((aside / "CORRUPT_REASON.json").read_text())["reason"]
 
 
 def test_half_written_entry_is_treated_as_missing(pipeline):
@@ -216,3 +221,32 @@ def test_plan_on_an_empty_store_says_never_materialized(tmp_path, capsys, monkey
     assert "missing  raw_transactions" in out and "no day materialized in this store" in out
     assert "missing  pruned_tokenizer" in out
     assert f"{len(GRAPH)} of {len(GRAPH)} assets to compute" in out
+
+
+def test_gc_keeps_every_current_entry_and_the_champion(pipeline, capsys):
+    from ml_assets.__main__ import main
+
+    def listing() -> set[Path]:
+        return {p for p in pipeline.root.rglob("*") if p.is_dir()}
+
+    args = ["gc", "--artifacts", str(pipeline.root), "--keep", "0"]
+    before = listing()
+    assert main([*args, "--dry-run"]) == 0
+    report = capsys.readouterr().out
+    assert "would remove" in report and listing() == before  # a dry run changes nothing
+    assert main(args) == 0
+    report = capsys.readouterr().out
+    removed = [line for line in report.splitlines() if line.startswith("removed /")]
+    assert removed  # the earlier tests of this module left older entries
+    store = pipeline.resources()["artifact_store"]
+    for asset in GRAPH:
+        refs = (
+            store.partition_refs(asset).values()
+            if asset in PARTITIONED
+            else [store.current_ref(asset)]
+        )
+        for ref in refs:
+            ref.verified()  # every pointer still names a whole entry
+    champion = pipeline.resources()["model_registry"].champion(pipeline.root)
+    assert (pipeline.root / "onnx_model" / champion["onnx_model_key"] / "MANIFEST.json").is_file()
+    assert main(args) == 0 and "removed 0 folder(s)" in capsys.readouterr().out

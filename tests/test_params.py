@@ -53,3 +53,25 @@ def test_env_profile_is_used(monkeypatch):
         load_params(REPO_PARAMS).raw_transactions.n_rows
         == load_params(REPO_PARAMS, "tiny").raw_transactions.n_rows
     )
+
+
+def test_a_yaml_syntax_error_names_the_file_line_and_column(tmp_path):
+    bad = tmp_path / "params.yaml"
+    bad.write_text("multitask_model:\n  dropout: 0.1\n  learning_rate: [oops\n")
+    with pytest.raises(ParamsError, match=rf"{bad}:4:1: not valid YAML"):
+        load_params(bad)
+
+
+def test_every_profile_is_validated_at_load_with_the_line_of_the_bad_value(tmp_path):
+    text = REPO_PARAMS.read_text()
+    assert "\nprofiles:\n" in text
+    text = text.replace(
+        "\nprofiles:\n", "\nprofiles:\n  broken:\n    multitask_model:\n      dropout: lots\n", 1
+    )
+    bad = tmp_path / "params.yaml"
+    bad.write_text(text)
+    line = text.splitlines().index("      dropout: lots") + 1
+    with pytest.raises(
+        ParamsError, match=rf"profile=broken\): line {line}: multitask_model.dropout"
+    ):
+        load_params(bad)  # the default profile is selected; the broken one still fails the load

@@ -78,7 +78,7 @@ def test_kill_9_during_checkpoint_write_resumes_from_the_previous_one(
         timeout=300,
     )
     assert proc.returncode == -9, proc.stderr[-2000:]
-    leftovers = list(root.glob(".tmp-step-00000006-*"))
+    leftovers = list(root.glob(".tmp-step-00000006.*"))
     assert leftovers, "the killed write should have left its temp folder behind"
     assert find_latest_checkpoint(root).name == "step-00000003"
     straight, _ = _train(tiny_tokenizer_dir, backbone_source, tmp_path / "a", steps=8)

@@ -13,7 +13,10 @@ import contextlib
 import hashlib
 import json
 import os
+import re
 import shutil
+import socket
+import time
 import uuid
 from collections.abc import Iterator
 from dataclasses import dataclass
@@ -143,7 +146,7 @@ def staged_directory(final: Path, meta: dict[str, Any] | None = None) -> Iterato
     already holds a valid entry (a concurrent writer won), the new copy is discarded.
     """
     final.parent.mkdir(parents=True, exist_ok=True)
-    tmp = final.parent / f".tmp-{final.name}-{uuid.uuid4().hex[:12]}"
+    tmp = final.parent / temp_name(final.name)
     tmp.mkdir()
     try:
         yield tmp
@@ -171,6 +174,58 @@ def staged_directory(final: Path, meta: dict[str, Any] | None = None) -> Iterato
     finally:
         if tmp.exists():
             shutil.rmtree(tmp, ignore_errors=True)
+
+
+_OWNED_TEMP = re.compile(r"^\.tmp-.*\.(?P<pid>\d+)@(?P<host>.+)\.[0-9a-f]{12}$")
+UNOWNED_TEMP_GRACE_SECONDS = 3600
+
+
+def temp_name(name: str) -> str:
+    """A temp folder name that says who owns it (pid and host), so that cleanup can tell a
+    live writer's folder (another run writing the same key right now) from a dead one's."""
+    return f".tmp-{name}.{os.getpid()}@{socket.gethostname()}.{uuid.uuid4().hex[:12]}"
+
+
+def _pid_alive(pid: int) -> bool:
+    try:
+        os.kill(pid, 0)
+    except ProcessLookupError:
+        return False
+    except PermissionError:
+        return True  # exists, owned by another user
+    return True
+
+
+def temp_owner_gone(path: Path) -> bool:
+    """True when a ``.tmp-`` folder's writer is certainly gone: its process no longer exists on
+    this host. A folder of another host is never judged gone; one without an owner (written by
+    an older version) only after an hour without change."""
+    match = _OWNED_TEMP.match(path.name)
+    if match is None:
+        try:
+            return time.time() - path.stat().st_mtime > UNOWNED_TEMP_GRACE_SECONDS
+        except FileNotFoundError:
+            return False
+    if match["host"] != socket.gethostname():
+        return False
+    return int(match["pid"]) != os.getpid() and not _pid_alive(int(match["pid"]))
+
+
+def remove_stale_temps(folder: Path, prefix: str = ".tmp-") -> list[Path]:
+    """Remove the temp folders in ``folder`` whose writers are gone (a kill mid-write leaves
+    them); a live writer's folder is never touched. Returns what was removed."""
+    removed = []
+    if not folder.is_dir():
+        return removed
+    for leftover in folder.glob(f"{prefix}*"):
+        if leftover.is_dir() and temp_owner_gone(leftover):
+            shutil.rmtree(leftover, ignore_errors=True)
+            removed.append(leftover)
+    return removed
+
+
+def folder_bytes(folder: Path) -> int:
+    return sum(f.stat().st_size for f in folder.rglob("*") if f.is_file())
 
 
 def safe_join(root: Path, *parts: str) -> Path:

@@ -377,23 +377,66 @@ def load_params(
 ) -> PipelineParams:
     """Load params.yaml, apply a profile and then explicit overrides, validate everything."""
     params_path = resolve_params_path(path)
-    raw = yaml.safe_load(params_path.read_text()) or {}
+    text = params_path.read_text()
+    try:
+        raw = yaml.safe_load(text) or {}
+    except yaml.YAMLError as err:
+        mark = getattr(err, "problem_mark", None)
+        where = f":{mark.line + 1}:{mark.column + 1}" if mark else ""
+        raise ParamsError(f"{params_path}{where}: not valid YAML: {err}") from err
     if not isinstance(raw, dict):
         raise ParamsError(f"{params_path}: top level must be a mapping of sections")
     profiles = raw.pop("profiles", {}) or {}
     profile = profile if profile is not None else os.environ.get(PROFILE_ENV) or None
+    if profile and profile not in profiles:
+        raise ParamsError(
+            f"{params_path}: unknown profile {profile!r}; defined: {sorted(profiles)}"
+        )
+    # every profile is checked now, not on the day someone selects it
+    for name in sorted(set(profiles) - {profile}):
+        _validated(deep_merge(raw, profiles[name]), params_path, text, name)
     if profile:
-        if profile not in profiles:
-            raise ParamsError(
-                f"{params_path}: unknown profile {profile!r}; defined: {sorted(profiles)}"
-            )
         raw = deep_merge(raw, profiles[profile])
     if overrides:
         raw = deep_merge(raw, overrides)
+    return _validated(raw, params_path, text, profile)
+
+
+def _validated(raw: dict, params_path: Path, text: str, profile: str | None) -> PipelineParams:
     try:
         return PipelineParams.model_validate(raw)
     except ValidationError as err:
         problems = "; ".join(
-            f"{'.'.join(str(p) for p in e['loc'])}: {e['msg']}" for e in err.errors()
+            f"{_yaml_line(text, profile, e['loc'])}{'.'.join(str(p) for p in e['loc'])}: {e['msg']}"
+            for e in err.errors()
         )
         raise ParamsError(f"{params_path} (profile={profile or 'default'}): {problems}") from err
+
+
+def _yaml_line(text: str, profile: str | None, loc: tuple) -> str:
+    """ "line N: " of the deepest key of ``loc`` written in the file (in the profile when the
+    profile sets that section), or "" when the value is a default nobody wrote."""
+    try:
+        root = yaml.compose(text)
+    except yaml.YAMLError:
+        return ""
+
+    def walk(keys: list) -> tuple[int | None, int]:
+        node, line, depth = root, None, 0
+        for key in keys:
+            if not isinstance(node, yaml.MappingNode):
+                break
+            pair = next(((k, v) for k, v in node.value if k.value == str(key)), None)
+            if pair is None:
+                break
+            line, node, depth = pair[0].start_mark.line + 1, pair[1], depth + 1
+        return line, depth
+
+    line = None
+    if profile:
+        line, depth = walk(["profiles", profile, *loc])
+        line = line if depth >= 3 else None  # the profile sets this section
+    if line is None:
+        line, depth = walk(list(loc))
+        line = line if depth >= 1 else None
+    return f"line {line}: " if line else ""

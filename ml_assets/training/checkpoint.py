@@ -26,7 +26,13 @@ import numpy as np
 import torch
 from safetensors.torch import load_file, save_file
 
-from ml_assets.core.io import ArtifactIntegrityError, read_json, staged_directory, verify_entry
+from ml_assets.core.io import (
+    ArtifactIntegrityError,
+    read_json,
+    remove_stale_temps,
+    staged_directory,
+    verify_entry,
+)
 
 _STEP_DIR = re.compile(r"^step-(\d{8})$")
 
@@ -111,8 +117,8 @@ def list_checkpoints(root: Path) -> list[Path]:
 def prune_checkpoints(root: Path, keep: int) -> None:
     for stale in list_checkpoints(root)[:-keep]:
         shutil.rmtree(stale, ignore_errors=True)
-    for leftover in root.glob(".tmp-step-*"):  # a crash mid-write leaves these; never read
-        shutil.rmtree(leftover, ignore_errors=True)
+    # a crash mid-write leaves temp folders (never read); a concurrent run's live one stays
+    remove_stale_temps(root, ".tmp-step-")
 
 
 def find_latest_checkpoint(root: Path, warn=print) -> Path | None:

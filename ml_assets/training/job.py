@@ -105,11 +105,14 @@ def _pipes_for_rank(rank: int):
 
 
 class Reporter:
-    """Log lines and structured progress to the Dagster run (rank 0), stdout otherwise."""
+    """Log lines and structured progress to the Dagster run (rank 0), stdout otherwise; with a
+    ``ledger`` record (local checkpoints), the same steps are written beside the checkpoints,
+    where they survive a kill of everything that watches this process."""
 
-    def __init__(self, pipes: PipesContext | None, attempt: int):
+    def __init__(self, pipes: PipesContext | None, attempt: int, ledger: Path | None = None):
         self.pipes = pipes
         self.attempt = attempt
+        self.ledger = ledger
         self._last_progress = 0.0
 
     def log(self, message: str) -> None:
@@ -120,6 +123,21 @@ class Reporter:
     def event(self, event: str, **fields) -> None:
         if self.pipes is not None:
             self.pipes.report_custom_message({"event": event, "attempt": self.attempt, **fields})
+        if self.ledger is not None and "step" in fields:
+            from ml_assets.core.attempt_ledger import PREEMPTED, update_attempt
+
+            record = {"last_step": fields["step"]}
+            if event == "resumed":
+                record["resumed_from"] = fields["step"]
+            elif event == "preempted":
+                record["outcome"] = PREEMPTED
+            update_attempt(self.ledger, **record)
+
+    def ended(self, outcome: str) -> None:
+        if self.ledger is not None:
+            from ml_assets.core.attempt_ledger import update_attempt
+
+            update_attempt(self.ledger, outcome=outcome)
 
     def progress(self, step: int, loss: float) -> None:
         print(f"step {step} loss {loss:.4f}", flush=True)
@@ -273,6 +291,17 @@ def _run_in(scratch, spec, reporter, rank, world, guard, client) -> dict:
     return metadata
 
 
+def _ledger_record(spec: dict, rank: int) -> Path | None:
+    """This attempt's record beside local checkpoints (rank 0). Remote checkpoints have the
+    GCP launcher's own ledger of Batch attempts."""
+    from ml_assets.core.attempt_ledger import begin_attempt
+    from ml_assets.training.gcs_folders import is_remote
+
+    if rank != 0 or not spec.get("checkpoints") or is_remote(spec["checkpoints"]):
+        return None
+    return begin_attempt(Path(spec["checkpoints"]))
+
+
 def pipes_metadata(metadata: dict) -> dict:
     """Pipes takes scalars as they are; nested values must say they are JSON."""
     return {
@@ -304,7 +333,7 @@ def main() -> int:
     attempt = int(os.environ.get("BATCH_TASK_RETRY_ATTEMPT", "0"))
     exit_code = 0
     with _pipes_for_rank(rank) as (pipes, spec, writer):
-        reporter = Reporter(pipes, attempt)
+        reporter = Reporter(pipes, attempt, _ledger_record(spec, rank))
         reporter.event("started", world_size=world, host=os.uname().nodename)
         try:
             metadata = run(spec, reporter, rank, world, guard)
@@ -320,7 +349,11 @@ def main() -> int:
             if isinstance(writer, ResumingGCSMessageWriter):
                 writer.attempt_continues = True  # the next attempt continues this session
             exit_code = EXIT_PREEMPTED
+        except BaseException:
+            reporter.ended("failed")
+            raise
         else:
+            reporter.ended("finished")
             if pipes is not None:
                 pipes.report_asset_materialization(metadata=pipes_metadata(metadata))
     if world > 1:
