@@ -17,6 +17,7 @@ import os
 import shutil
 import signal
 import subprocess
+import sys
 import time
 import urllib.error
 import urllib.request
@@ -340,6 +341,7 @@ def test_two_runs_that_need_the_gpu_pool_run_one_after_the_other(deployment):
 def test_a_killed_run_is_failed_its_gpu_slot_freed_and_the_queue_moves_on(deployment):
     import dagster as dg
 
+    (deployment.control / "release").unlink(missing_ok=True)
     held = deployment.launch("gpu_job", gpu_config(hold=True, seconds=0))
     started = deployment.control / f"{held}.started"
     wait_for(started.exists, 120, "the held gpu step to start")
@@ -434,11 +436,37 @@ def test_a_postgres_restart_is_ridden_out(deployment, postgres):  # noqa: F811
 def test_a_schedule_tick_runs(deployment):
     import dagster as dg
 
-    # `every_minute` (tests/production_defs.py) is RUNNING by default: it has been ticking since
-    # the daemon started; wait at most for the next minute
+    # `every_minute` (tests/production_defs.py) is RUNNING by default: the scheduler takes it up
+    # at the first minute after the daemon started and ticks from the next, so by now (over a
+    # minute and a half in) it has ticked or is about to
     ticked = dg.RunsFilter(tags={"dagster/schedule_name": "every_minute"})
     with _instance() as instance:
-        runs = wait_for(lambda: instance.get_runs(ticked), 75, "a run from the schedule")
+        runs = wait_for(lambda: instance.get_runs(ticked), 120, "a run from the schedule")
         run = wait_for(lambda: _finished(instance, runs[-1].run_id), 60, "the run").dagster_run
         assert run.status == dg.DagsterRunStatus.SUCCESS
     assert (deployment.control / f"{run.run_id}.scheduled").exists()
+
+
+def test_a_run_lost_with_its_code_server_is_failed_by_dead_runs(deployment):
+    import dagster as dg
+
+    (deployment.control / "release").unlink(missing_ok=True)
+    held = deployment.launch("gpu_job", gpu_config(hold=True, seconds=0))
+    started = deployment.control / f"{held}.started"
+    wait_for(started.exists, 120, "the held gpu step to start")
+    deployment.kill("code-checks")  # the code server and its run worker together: a lost host
+    deployment.start("code-checks")
+    with _instance() as instance:
+        # nobody is left to notice: the run stays STARTED, holding the gpu slot
+        assert _run(instance, held).status == dg.DagsterRunStatus.STARTED
+        claimed = instance.event_log_storage.get_concurrency_info("gpu").claimed_slots
+        assert [slot.run_id for slot in claimed] == [held]
+        swept = subprocess.run(
+            [sys.executable, "-m", "resources.dead_runs"], cwd=REPO, capture_output=True, text=True
+        )
+        assert swept.returncode == 0 and f"failed 1 dead run(s): {held}" in swept.stdout, swept
+        assert _run(instance, held).status == dg.DagsterRunStatus.FAILURE
+        assert not instance.event_log_storage.get_concurrency_info("gpu").claimed_slots
+    # the code server is back for new runs; the dead one is for a person to re-execute (run
+    # retries may not reach a code server that is still starting); a retry that does, finishes
+    (deployment.control / "release").touch()
