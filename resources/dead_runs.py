@@ -55,11 +55,14 @@ def fail_dead_runs(instance: dg.DagsterInstance) -> list[str]:
         processes = run_processes(instance, run.run_id)
         if not dead(processes):
             continue
+        run = instance.get_run_by_id(run.run_id)  # another process may have swept it meanwhile
+        if run is None or run.status != dg.DagsterRunStatus.STARTED:
+            continue
         pids = ", ".join(str(p) for p in sorted(processes))
         instance.report_run_failed(
             run,
-            f"The run's processes (pid {pids}) are gone (killed or crashed); marked failed and "
-            "its concurrency slots freed before a new run started.",
+            f"The run's processes (pid {pids}) are gone (killed or crashed): marked failed and "
+            "its concurrency slots freed (resources/dead_runs.py).",
         )
         failed.append(run.run_id)
     storage = instance.event_log_storage
