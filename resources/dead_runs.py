@@ -12,8 +12,10 @@ Which processes belong to a run: the ones that wrote its RUN_START (the orchestr
 the CLI, or the run worker under `dagster dev`) and its STEP_STARTs (step subprocesses). A run
 with any of them alive is left alone (an orphaned step still holds the GPU). Runs that recorded
 no process yet (queued, starting) are left alone too. This is only sound where every run of the
-instance executes on this machine, which is what the local instance is; the production instance
-(deploy/) relies on its code server and run monitoring instead.
+instance executes on this machine, which is what the local instance is. In production (deploy/)
+a run worker is a subprocess of the code server that launched it, so deploy/code_server.sh runs
+this for its own code location (`--location`) before it starts: the runs lost together with a
+previous code server (a lost host or container) are failed and their slots freed.
 """
 
 from __future__ import annotations
@@ -47,11 +49,20 @@ def dead(processes: Mapping[int, float], alive: Callable[[int, float], bool] = i
     return bool(processes) and not any(alive(pid, t) for pid, t in processes.items())
 
 
-def fail_dead_runs(instance: dg.DagsterInstance) -> list[str]:
-    """Fail every STARTED run whose processes are all gone and free the concurrency slots of
-    those and of any finished run still holding one. Returns the ids of the runs it failed."""
+def launched_from(run: dg.DagsterRun, location: str | None) -> bool:
+    """Whether the run belongs to code location `location` (None: any run)."""
+    origin = run.remote_job_origin
+    return location is None or (origin is not None and origin.location_name == location)
+
+
+def fail_dead_runs(instance: dg.DagsterInstance, location: str | None = None) -> list[str]:
+    """Fail every STARTED run (of code location `location`, if given) whose processes are all
+    gone and free the concurrency slots of those and of any finished run still holding one.
+    Returns the ids of the runs it failed."""
     failed = []
     for run in instance.get_runs(filters=dg.RunsFilter(statuses=[dg.DagsterRunStatus.STARTED])):
+        if not launched_from(run, location):
+            continue
         processes = run_processes(instance, run.run_id)
         if not dead(processes):
             continue
@@ -120,11 +131,17 @@ class DeadRunSafeInstance(dg.DagsterInstance):
 def main(argv: Sequence[str] | None = None) -> int:
     parser = argparse.ArgumentParser(
         prog="python -m resources.dead_runs",
-        description="Fail the runs of $DAGSTER_HOME whose processes are gone; free their slots.",
+        description="Fail the runs of $DAGSTER_HOME whose processes are gone; free their slots. "
+        "Only sound on the host where those runs executed.",
     )
-    parser.parse_args(argv)
+    parser.add_argument(
+        "--location",
+        help="only runs launched from this code location (deploy/code_server.sh passes its own: "
+        "its runs are its subprocesses, on its host)",
+    )
+    args = parser.parse_args(argv)
     with dg.DagsterInstance.get() as instance:
-        failed = fail_dead_runs(instance)
+        failed = fail_dead_runs(instance, args.location)
     print(f"failed {len(failed)} dead run(s): {' '.join(failed) or '-'}")
     return 0
 
