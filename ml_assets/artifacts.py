@@ -197,6 +197,53 @@ def partitions_output(
         return dg.Output(refs, metadata=metadata, data_version=dg.DataVersion(digest))
 
 
+def day_materializations(
+    context: dg.AssetExecutionContext,
+    asset: str,
+    entries: dict[str, tuple[ArtifactRef, dict[str, Any]]],
+    upstream: dict[str, dict[str, ArtifactRef]] | None = None,
+):
+    """After a range run's output, one materialization per day carrying what a one-day run of
+    that day records: the day's own data version (its entry's digest) and metadata.
+
+    Dagster stamps a single-run backfill's one data version on every day. A later one-day run
+    (a memo hit, same bytes) then records the day's own version, and Dagster reads the change
+    as new data: every downstream day turned STALE with nothing changed. These events are
+    logged after the output's, so they are each day's latest record; they keep the output's
+    provenance tags (code version, input pointers) with the day's own versions, which is what
+    Dagster's staleness compares for daily dependencies. ``upstream``: input name -> day -> ref.
+    """
+    from dagster._core.definitions.data_version import (  # no public name for these tags
+        DATA_VERSION_IS_USER_PROVIDED_TAG,
+        DATA_VERSION_TAG,
+        get_input_data_version_tag,
+    )
+
+    if len(entries) < 2:
+        return  # a one-day output already is the day's own record
+    key = dg.AssetKey(asset)
+    latest = context.instance.get_latest_materialization_event(key)
+    provenance = (
+        dict(latest.asset_materialization.tags or {})
+        if latest is not None and latest.run_id == context.run.run_id
+        else {}
+    )
+    for day, (ref, metadata) in sorted(entries.items()):
+        tags = {
+            **provenance,
+            DATA_VERSION_TAG: ref.digest,
+            DATA_VERSION_IS_USER_PROVIDED_TAG: "true",
+        }
+        for name, refs in (upstream or {}).items():
+            tags[get_input_data_version_tag(dg.AssetKey(name))] = refs[day].digest
+        yield dg.AssetMaterialization(
+            asset_key=key,
+            partition=day,
+            metadata=artifact_output(ref, metadata).metadata,
+            tags=tags,
+        )
+
+
 def artifact_output(ref: ArtifactRef, metadata: dict[str, Any]) -> dg.Output[ArtifactRef]:
     """The artifact's content hash is its data version: identical bytes -> downstream stays fresh."""
     full = {

@@ -11,6 +11,7 @@ import polars as pl
 from ml_assets.artifacts import (
     StageConfig,
     automation_condition,
+    day_materializations,
     memoized_entry,
     partitions_output,
     stage_code_version,
@@ -205,6 +206,7 @@ def raw_transactions(
                 "are ingested when those days are materialized"
             )
     yield partitions_output(entries, SUMMED, extra)
+    yield from day_materializations(context, "raw_transactions", entries)
     yield logged_check(context, rows_accounted_for({day: ref for day, (ref, _) in entries.items()}))
 
 

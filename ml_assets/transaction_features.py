@@ -9,6 +9,7 @@ import dagster as dg
 from ml_assets.artifacts import (
     StageConfig,
     automation_condition,
+    day_materializations,
     memoized_entry,
     partitions_output,
     split_table,
@@ -49,7 +50,7 @@ def transaction_features(
     raw_transactions: dict[str, ArtifactRef],
     params: ParamsResource,
     artifact_store: ArtifactStore,
-) -> dg.Output[dict[str, ArtifactRef]]:
+):
     section = params.section("transaction_features", config.overrides)
     settings = TransactionFeaturesParams.model_validate(section)
 
@@ -111,7 +112,7 @@ def transaction_features(
         key: sum(m[key] for _, m in entries.values())
         for key in ("bytes_in", "parquet_bytes", "seconds", "rows")
     }
-    return partitions_output(
+    yield partitions_output(
         entries,
         SUMMED,
         {
@@ -123,4 +124,7 @@ def transaction_features(
                 str(artifact_store.hive_dataset("transaction_features"))
             ),
         },
+    )
+    yield from day_materializations(
+        context, "transaction_features", entries, {"raw_transactions": raw_transactions}
     )

@@ -45,8 +45,12 @@ def copy_store(source: Path, destination: Path) -> Path:
 
 
 def materialization_metadata(result) -> dict[str, dict]:
+    """Per asset, the metadata of the run's output (a range run's first event: the run's totals;
+    the per-day events that follow it carry each day's own numbers)."""
     out = {}
     for event in result.get_asset_materialization_events():
         mat = event.event_specific_data.materialization
-        out[mat.asset_key.to_user_string()] = {k: v.value for k, v in mat.metadata.items()}
+        out.setdefault(
+            mat.asset_key.to_user_string(), {k: v.value for k, v in mat.metadata.items()}
+        )
     return out

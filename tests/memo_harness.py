@@ -23,7 +23,7 @@ def main(artifacts: str) -> None:
     out = {}
     for event in result.get_asset_materialization_events():
         mat = event.event_specific_data.materialization
-        out[mat.asset_key.to_user_string()] = mat.metadata["memoized"].value
+        out.setdefault(mat.asset_key.to_user_string(), mat.metadata["memoized"].value)
     print("RESULT " + json.dumps(out, sort_keys=True))
 
 

@@ -18,6 +18,7 @@ from ml_assets.core.partitions import (
     window_days,
 )
 from ml_assets.daily import range_tags
+from tests.graph import materialization_metadata
 
 ROW = {"posted_date": "2026-03-01", "amount": -4.5, "description": "TST* BLUE BOTTLE"}
 
@@ -118,12 +119,7 @@ def _materialize(root: Path, params_path: Path, selection, first=None, last=None
             partition_key=None if last else first,  # None: unpartitioned selection
         )
     assert result.success
-    return {
-        e.event_specific_data.materialization.asset_key.to_user_string(): {
-            k: v.value for k, v in e.event_specific_data.materialization.metadata.items()
-        }
-        for e in result.get_asset_materialization_events()
-    }
+    return materialization_metadata(result)
 
 
 @pytest.mark.slow

@@ -11,7 +11,7 @@ from ml_assets.definitions import ASSETS, build_resources
 from ml_assets.raw_transactions import raw_transactions
 from ml_assets.transaction_features import transaction_features
 from resources.artifact_store import ArtifactRefIOManager, ArtifactStore
-from tests.graph import TINY_DAYS
+from tests.graph import TINY_DAYS, materialization_metadata
 
 BUCKET = "txn-artifacts"
 
@@ -50,12 +50,7 @@ def materialize(root: Path, store_config: dict, prefix: str) -> dict[str, dict]:
             partition_key=TINY_DAYS[0],  # one day: its own entry, fingerprint and metadata
         )
     assert result.success
-    return {
-        e.event_specific_data.materialization.asset_key.to_user_string(): {
-            k: v.value for k, v in e.event_specific_data.materialization.metadata.items()
-        }
-        for e in result.get_asset_materialization_events()
-    }
+    return materialization_metadata(result)
 
 
 @pytest.mark.parametrize("backend", ["s3", "gcs"])
