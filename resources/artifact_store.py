@@ -147,15 +147,11 @@ class ArtifactStore(dg.ConfigurableResource):
                     f"{asset}: cached entry {key} is corrupt and will be recomputed: {err} "
                     f"(moved aside to {corrupt})"
                 )
-        if not repair:
-            return self._remote_ref(asset, key)
-        remote = self._remote()
-        if remote is None:
+        remote, manifest = self._remote_manifest(asset, key)
+        if manifest is None:
             return None
-        try:
-            manifest = read_json_bytes(remote.get_bytes(f"entries/{asset}/{key}.json"))
-        except BlobNotFound:
-            return None
+        if not repair:  # what the entry would be once pulled, from its manifest only
+            return ArtifactRef(asset=asset, path=str(entry), digest=manifest_digest(manifest))
         try:
             with staged_directory(entry, meta=manifest.get("meta")) as tmp:
                 for rel, info in manifest["files"].items():
@@ -194,18 +190,15 @@ class ArtifactStore(dg.ConfigurableResource):
                     remote.put_file(blob, final / rel)
             remote.put_bytes(f"entries/{asset}/{key}.json", canonical_json(manifest).encode())
 
-    def _remote_ref(self, asset: str, key: str) -> ArtifactRef | None:
-        """The ref an entry of the remote would have once pulled, read from its manifest only."""
+    def _remote_manifest(self, asset: str, key: str):
+        """(remote backend, the entry's manifest there); (None or backend, None) when absent."""
         remote = self._remote()
         if remote is None:
-            return None
+            return None, None
         try:
-            manifest = read_json_bytes(remote.get_bytes(f"entries/{asset}/{key}.json"))
+            return remote, read_json_bytes(remote.get_bytes(f"entries/{asset}/{key}.json"))
         except BlobNotFound:
-            return None
-        return ArtifactRef(
-            asset=asset, path=str(self.entry_path(asset, key)), digest=manifest_digest(manifest)
-        )
+            return remote, None
 
     def _ref(self, asset: str, entry: Path) -> ArtifactRef:
         return ArtifactRef(
