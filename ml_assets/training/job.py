@@ -38,6 +38,7 @@ from dagster_pipes import (
     open_dagster_pipes,
 )
 
+from ml_assets.core.attempt_ledger import FAILED, FINISHED
 from ml_assets.training.preemption import EXIT_PREEMPTED, Preempted, PreemptionGuard
 
 TRANSPORT_ENV = "TXN_PIPES_TRANSPORT"  # "gcs" on Cloud Batch; unset: Pipes' local defaults
@@ -350,10 +351,10 @@ def main() -> int:
                 writer.attempt_continues = True  # the next attempt continues this session
             exit_code = EXIT_PREEMPTED
         except BaseException:
-            reporter.ended("failed")
+            reporter.ended(FAILED)
             raise
         else:
-            reporter.ended("finished")
+            reporter.ended(FINISHED)
             if pipes is not None:
                 pipes.report_asset_materialization(metadata=pipes_metadata(metadata))
     if world > 1:
