@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# A persistent DAGSTER_HOME so CLI runs show up in `dagster dev`; telemetry and the welcome
+# A persistent DAGSTER_HOME so CLI runs show up in `dg dev`; telemetry and the welcome
 # dialog off; safe against dead runs (below). A dagster.yaml this script wrote in an earlier
 # version is brought up to date; one edited by hand is left alone.
 set -euo pipefail

@@ -18,6 +18,6 @@ export TOKENIZERS_PARALLELISM=false HF_HUB_OFFLINE=1
 start=$(date +%s)
 # every day the source covers (the synthetic data: 120 days) and the models, in one run
 days=$(.venv/bin/python -m ml_assets days)
-.venv/bin/dagster asset materialize -m ml_assets.definitions --select '*' --partition-range "$days"
+.venv/bin/dg launch --assets '*' --partition-range "$days"
 echo "materialized every asset in $(( $(date +%s) - start )) s (profile: ${PROFILE:-default})"
-echo "artifacts: ${TXN_ARTIFACTS_DIR:-$PWD/artifacts}   UI: DAGSTER_HOME=$DAGSTER_HOME .venv/bin/dagster dev"
+echo "artifacts: ${TXN_ARTIFACTS_DIR:-$PWD/artifacts}   UI: DAGSTER_HOME=$DAGSTER_HOME .venv/bin/dg dev"

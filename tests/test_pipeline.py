@@ -371,10 +371,10 @@ def test_an_undertrained_candidate_is_rejected_with_reasons_in_the_cli_output(
         "TXN_PARAMS_PROFILE": "tiny",
         "TXN_REGISTRY_SQLITE": str(tmp_path / "fresh-registry.sqlite"),
     }
-    cli = Path(sys.executable).with_name("dagster")
+    cli = Path(sys.executable).with_name("dg")
     run = subprocess.run(
-        [str(cli), "asset", "materialize", "-m", "ml_assets.definitions"]
-        + ["--select", "registered_model,batch_predictions"],
+        [str(cli), "launch", "--assets", "registered_model,batch_predictions"],
+        cwd=Path(__file__).resolve().parents[1],  # dg finds the project from here
         env=env, capture_output=True, text=True, timeout=300,
     )  # fmt: skip
     output = run.stdout + run.stderr

@@ -19,3 +19,27 @@ def test_every_asset_is_in_the_readme_table():
     rows = re.findall(r"^\| (`[a-z_]+`(?:, `[a-z_]+`)*) \|", table, flags=re.MULTILINE)
     listed = {name for row in rows for name in re.findall(r"`([a-z_]+)`", row)}
     assert listed == set(GRAPH)
+
+
+def test_what_starts_running_is_what_the_readme_says():
+    import dagster as dg
+
+    from ml_assets.definitions import defs
+
+    repository = defs.get_repository_def()
+    automation = [*repository.schedule_defs, *repository.sensor_defs]
+    running = {
+        a.name
+        for a in automation
+        if a.default_status in (dg.DefaultSensorStatus.RUNNING, dg.DefaultScheduleStatus.RUNNING)
+    }
+    assert running == {"gpu_job_events_to_slack", "slack_on_run_failure"}
+    assert "the two Slack sensors start running" in README
+    stopped = {a.name for a in automation} - running - {"default_automation_condition_sensor"}
+    assert stopped == {
+        "daily_ingest_schedule",
+        "nightly_stale_assets",
+        "weekly_full_evaluation",
+        "new_raw_exports",
+    }
+    assert "The schedules and `new_raw_exports` start stopped" in README

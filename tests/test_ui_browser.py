@@ -1,4 +1,4 @@
-"""The UI in a real browser: `dagster dev` on 127.0.0.1 with a temporary DAGSTER_HOME, the tiny
+"""The UI in a real browser: `dg dev` on 127.0.0.1 with a temporary DAGSTER_HOME, the tiny
 graph materialized through the CLI into that instance, then headless Chromium (Playwright)
 walks the lineage graph, an asset page with a picture, the gates on the checks tab and the
 automation list. Screenshots go to $UI_SCREENSHOTS (default: the test's tmp folder).
@@ -94,12 +94,9 @@ def ui(tmp_path_factory, tiny_graph):
     bin_dir = Path(sys.executable).parent
     materialize = subprocess.run(
         [
-            str(bin_dir / "dagster"),
-            "asset",
-            "materialize",
-            "-m",
-            "ml_assets.definitions",
-            "--select",
+            str(bin_dir / "dg"),
+            "launch",
+            "--assets",
             "*",
             "--partition-range",
             f"{TINY_DAYS[0]}...{TINY_DAYS[-1]}",
@@ -115,8 +112,7 @@ def ui(tmp_path_factory, tiny_graph):
     port = free_port()
     log = open(work / "dagster-dev.log", "w")  # noqa: SIM115  (closed below)
     server = subprocess.Popen(
-        [str(bin_dir / "dagster"), "dev", "-m", "ml_assets.definitions", "-h", "127.0.0.1"]
-        + ["-p", str(port)],
+        [str(bin_dir / "dg"), "dev", "--host", "127.0.0.1", "--port", str(port)],
         cwd=REPO,
         env=env,
         stdout=log,
