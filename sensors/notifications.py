@@ -6,10 +6,20 @@ from __future__ import annotations
 
 import dagster as dg
 
+from ml_assets.gpu_training import GPU_POOL
 from resources.launchers import GPU_EVENT
 from resources.notifications import SlackNotifier
 
-GPU_ASSETS = ("mlm_backbone", "multitask_model", "baseline_model")  # the gpu pool
+
+def pool_assets(repository: dg.RepositoryDefinition, pool: str = GPU_POOL) -> list[str]:
+    """The assets whose steps take a slot of `pool` (for `gpu`: the ones the training launcher
+    runs, locally or on Cloud Batch), read from the definitions the sensor is loaded with, so an
+    asset that joins the pool is watched without a list to keep up to date."""
+    return sorted(
+        key.to_user_string()
+        for key, asset in repository.assets_defs_by_key.items()
+        if asset.is_executable and asset.op.pool == pool
+    )
 
 
 def gpu_event_text(asset: str, metadata: dict) -> str:
@@ -42,7 +52,7 @@ def _plain(metadata) -> dict:
 def gpu_job_events_to_slack(context: dg.SensorEvaluationContext, slack: SlackNotifier):
     after = int(context.cursor) if context.cursor else None
     records = []
-    for asset in GPU_ASSETS:
+    for asset in pool_assets(context.repository_def):
         result = context.instance.fetch_observations(
             dg.AssetRecordsFilter(asset_key=dg.AssetKey(asset), after_storage_id=after),
             limit=200,
@@ -71,7 +81,7 @@ def slack_on_run_failure(context: dg.RunFailureSensorContext, slack: SlackNotifi
         {event.step_key for event in context.get_step_failure_events() if event.step_key}
     )
     lost = attempts = 0
-    for asset in GPU_ASSETS:
+    for asset in pool_assets(context.repository_def):
         result = context.instance.fetch_observations(
             dg.AssetRecordsFilter(asset_key=dg.AssetKey(asset)), limit=200
         )

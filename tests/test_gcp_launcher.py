@@ -115,13 +115,19 @@ def test_two_preemptions_resume_bit_identical(uninterrupted, preempted_twice):
 
 
 def test_slack_hears_preemptions_and_failures_without_the_secret(preempted_twice, monkeypatch):
+    from ml_assets.definitions import defs
     from resources.notifications import SlackNotifier
-    from sensors.notifications import gpu_job_events_to_slack, slack_on_run_failure
+    from sensors.notifications import gpu_job_events_to_slack, pool_assets, slack_on_run_failure
 
+    repository = defs.get_repository_def()
+    # every asset the training launcher runs, and only those
+    assert pool_assets(repository) == ["baseline_model", "mlm_backbone", "multitask_model"]
     result, instance, batch, root = preempted_twice
     with SlackReceiver() as slack:
         notifier = SlackNotifier(webhook_url=slack.url)
-        context = dg.build_sensor_context(instance=instance, resources={"slack": notifier})
+        context = dg.build_sensor_context(
+            instance=instance, resources={"slack": notifier}, repository_def=repository
+        )
         gpu_job_events_to_slack(context)
         assert len(slack.messages) == 2
         job = next(iter(batch.jobs.values())).name
@@ -130,7 +136,10 @@ def test_slack_hears_preemptions_and_failures_without_the_secret(preempted_twice
             assert "attempt" in text and "step(s) lost" in text
         # the cursor moved: nothing is posted twice
         context = dg.build_sensor_context(
-            instance=instance, cursor=context.cursor, resources={"slack": notifier}
+            instance=instance,
+            cursor=context.cursor,
+            resources={"slack": notifier},
+            repository_def=repository,
         )
         gpu_job_events_to_slack(context)
         assert len(slack.messages) == 2
@@ -150,6 +159,7 @@ def test_slack_hears_preemptions_and_failures_without_the_secret(preempted_twice
             dagster_run=instance.get_run_by_id(failed.run_id),
             dagster_event=failure.dagster_event,
             resources={"slack": notifier},
+            repository_def=repository,
         ).for_run_failure()
         slack_on_run_failure(run_context)
         assert len(slack.messages) == 3
