@@ -1,5 +1,5 @@
 """Command line: ``python -m ml_assets days`` prints the range of days the configured source
-covers (``first...last``, for ``dagster asset materialize --partition-range``);
+covers (``first...last``, for ``dg launch --partition-range``);
 ``python -m ml_assets plan`` explains what a run would recompute and why;
 ``python -m ml_assets materialize-stale`` materializes only stale or missing assets;
 ``python -m ml_assets dvc-yaml [--check]`` regenerates (or checks) dvc.yaml from the graph;
@@ -7,13 +7,20 @@ covers (``first...last``, for ``dagster asset materialize --partition-range``);
 ``python -m ml_assets gc [--keep N] [--dry-run]`` removes what no pointer, champion or resume
 needs (see resources/store_gc.py) and reports sizes."""
 
+from __future__ import annotations
+
 import argparse
 import os
 import subprocess
 import sys
+from pathlib import Path
+from typing import TYPE_CHECKING
 
-from ml_assets.plan import PARTITIONED, build_plan, format_plan
-from resources.artifact_store import ArtifactStore
+if TYPE_CHECKING:
+    from resources.artifact_store import ArtifactStore
+
+# The asset graph, torch and dagster load only for the commands that need them: `--help`,
+# `days` and `dvc-yaml` stay quick.
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -46,6 +53,9 @@ def main(argv: list[str] | None = None) -> int:
         os.environ["TXN_PARAMS_PROFILE"] = args.profile  # asset modules read it at import
     if args.command == "days":
         return days_command(args.params, args.profile, args.artifacts)
+    from ml_assets.plan import PARTITIONED, build_plan, format_plan
+    from resources.artifact_store import ArtifactStore
+
     store = ArtifactStore(root=args.artifacts) if args.artifacts else ArtifactStore()
     if args.command == "comparison":
         return comparison_command(store)
@@ -62,17 +72,7 @@ def main(argv: list[str] | None = None) -> int:
     env = dict(os.environ, TXN_ARTIFACTS_DIR=str(store.root_path))
     if args.params:
         env["TXN_PARAMS"] = args.params
-    cmd = [
-        sys.executable,
-        "-m",
-        "dagster",
-        "asset",
-        "materialize",
-        "-m",
-        "ml_assets.definitions",
-        "--select",
-        ",".join(stale),
-    ]
+    cmd = [str(Path(sys.executable).with_name("dg")), "launch", "--assets", ",".join(stale)]
     stale_days = sorted(
         day
         for plan in plans
@@ -81,13 +81,13 @@ def main(argv: list[str] | None = None) -> int:
     )
     if stale_days:  # recorded days again; the fresh ones among them cost a lookup
         cmd += ["--partition-range", f"{stale_days[0]}...{stale_days[-1]}"]
-    return subprocess.call(cmd, env=env)
+    # dg reads the project (pyproject.toml's [tool.dg]) from the repository root
+    return subprocess.call(cmd, env=env, cwd=Path(__file__).resolve().parents[1])
 
 
 def days_command(params_path: str | None, profile: str | None, artifacts: str | None) -> int:
     """Print first...last of the days the source feeds, clipped to the partitions that exist."""
     import datetime as dt
-    from pathlib import Path
 
     from ml_assets.core.ingest import SchemaError
     from ml_assets.core.params import ParamsError, load_params
@@ -100,6 +100,8 @@ def days_command(params_path: str | None, profile: str | None, artifacts: str | 
         if settings.source == "synthetic":
             days = synthetic_days(settings)
         elif is_remote(settings.path):
+            from resources.artifact_store import ArtifactStore
+
             store = ArtifactStore(root=artifacts) if artifacts else ArtifactStore()
             cache = store.root_path / "_downloads"
             files, _ = fetch_exports(settings.path, settings.format, cache, log=lambda _: None)

@@ -1,6 +1,7 @@
-"""The `dg` CLI reads this project (pyproject's `[tool.dg]`), as the README uses it: the
-definitions load and list, with no supersession warning of the legacy `dagster` CLI.
-(`dg launch` is what tests/test_kill_anywhere.py runs; `dg dev` is tests/test_ui_browser.py's.)"""
+"""The command lines. The `dg` CLI reads this project (pyproject's `[tool.dg]`), as the README
+uses it: the definitions load and list, with no supersession warning of the legacy `dagster`
+CLI (`dg launch` is what tests/test_kill_anywhere.py runs; `dg dev` is tests/test_ui_browser.py's).
+`python -m ml_assets` loads the asset graph only for the commands that read it."""
 
 from __future__ import annotations
 
@@ -36,3 +37,19 @@ def test_dg_checks_and_lists_every_definition():
     )
     assert {j["name"] for j in found["jobs"]} >= {"daily_ingest", "models", "full_evaluation"}
     assert {s["name"] for s in found["sensors"]} == {s.name for s in repository.sensor_defs}
+
+
+def test_the_project_cli_loads_neither_dagster_nor_torch_for_help_and_days():
+    probe = (
+        "import sys; from ml_assets.__main__ import main\n"
+        "for argv in (['--help'], ['days']):\n"
+        "    try: main(argv)\n"
+        "    except SystemExit: pass\n"
+        "print(sorted(m for m in ('dagster', 'torch', 'ml_assets.plan') if m in sys.modules))"
+    )
+    run = subprocess.run(
+        [sys.executable, "-c", probe], cwd=REPO, capture_output=True, text=True, check=False
+    )
+    assert run.returncode == 0, run.stderr[-3000:]
+    assert "...2026-" in run.stdout  # days printed its range
+    assert run.stdout.strip().splitlines()[-1] == "[]"
