@@ -43,3 +43,19 @@ def test_what_starts_running_is_what_the_readme_says():
         "new_raw_exports",
     }
     assert "The schedules and `new_raw_exports` start stopped" in README
+
+
+def test_the_project_speaks_of_itself_not_of_how_it_was_written():
+    """No issue numbers, no "the issue's goals", no "this session" in the docs or the code."""
+    repo = Path(__file__).resolve().parents[1]
+    texts = [repo / "README.md", repo / "benchmarks" / "RESULTS.md"]
+    for package in ("ml_assets", "resources", "sensors", "scripts", "benchmarks", "deploy"):
+        texts += [p for p in (repo / package).rglob("*") if p.suffix in {".py", ".sh", ".yaml"}]
+    history = re.compile(r"\bissues? #?\d+|\bthe issue'?s?\b|\bthis session\b", re.IGNORECASE)
+    found = [
+        f"{path.relative_to(repo)}:{number}: {line.strip()}"
+        for path in texts
+        for number, line in enumerate(path.read_text().splitlines(), 1)
+        if history.search(line)
+    ]
+    assert not found, "\n".join(found)

@@ -348,7 +348,7 @@ def main() -> int:
                 "preempted", step=stop.step, signal=guard.signal_name, seconds_to_checkpoint=seconds
             )
             if isinstance(writer, ResumingGCSMessageWriter):
-                writer.attempt_continues = True  # the next attempt continues this session
+                writer.attempt_continues = True  # the next attempt continues this Pipes session
             exit_code = EXIT_PREEMPTED
         except BaseException:
             reporter.ended(FAILED)
