@@ -75,3 +75,22 @@ def test_every_profile_is_validated_at_load_with_the_line_of_the_bad_value(tmp_p
         ParamsError, match=rf"profile=broken\): line {line}: multitask_model.dropout"
     ):
         load_params(bad)  # the default profile is selected; the broken one still fails the load
+
+
+def test_the_schema_holds_the_defaults_params_yaml_states():
+    """params.yaml's sections state the defaults (with comments saying why); the section models
+    are what code that builds a section without params.yaml gets. They must be the same values."""
+    from ml_assets.core.params import PipelineParams
+
+    data = yaml.safe_load((Path(__file__).resolve().parents[1] / "params.yaml").read_text())
+    data.pop("profiles")
+    schema = PipelineParams.model_fields
+    differing = []
+    for section, values in data.items():
+        defaults = schema[section].annotation().model_dump(mode="json")
+        for key, value in values.items():
+            if defaults[key] != value:
+                differing.append(
+                    f"{section}.{key}: params.yaml {value!r}, schema {defaults[key]!r}"
+                )
+    assert not differing, "\n".join(differing)
