@@ -311,3 +311,39 @@ def test_large_tier_runs_torchrun_ddp_and_resumes_after_preemption(
     assert metadata["world_size"] == 2 and metadata["gpu_count"] == 2
     assert metadata["steps"] == 12 and metadata["resumed_from_step"] >= 5
     assert metadata["preemptions"] == 1 and metadata["steps_lost"] <= 5
+
+
+def test_finetuning_under_torchrun_trains_on_rank_0_alone(tiny_graph, gcs_emulator, tmp_path):
+    """The `large` tier for `multitask_model` (here 2 processes, gloo): finetuning has no
+    data-parallel loop, so rank 0 trains and writes and rank 1 stages its inputs and exits;
+    every step is taken once, not once per rank."""
+    root = copy_store(tiny_graph.root, tmp_path / "store")  # mlm_backbone included
+    params = tmp_path / "params.yaml"
+    params.write_text(
+        (REPO / "params.yaml")
+        .read_text()
+        .replace(
+            "gpu_type: nvidia-tesla-a100, gpu_count: 8", "gpu_type: nvidia-tesla-a100, gpu_count: 2"
+        )
+    )
+    with FakeBatch(cwd=str(REPO)) as batch, dg.instance_for_test() as instance:
+        result = materialize_training(
+            root,
+            batch_launcher(batch.url, gcs_bucket()),
+            instance,
+            asset="multitask_model",
+            overrides={"max_steps": 12, "eval_every": 6},  # a new fingerprint: it trains
+            tier="large",
+            params_path=str(params),
+        )
+    metadata = materialization(result, "multitask_model")
+    job = next(iter(batch.jobs.values()))
+    container = job.spec["taskGroups"][0]["taskSpec"]["runnables"][0]["container"]
+    assert container["entrypoint"] == "torchrun" and "--nproc_per_node=2" in container["commands"]
+    assert job.exit_codes == [0], job.logs[-30:]
+    assert metadata["gpu_count"] == 2
+    assert any("rank 1: multitask_model trains on rank 0 only" in line for line in job.logs)
+    for step in (1, 6, 12):
+        taken = [line for line in job.logs if line.startswith(f"step {step} loss ")]
+        assert len(taken) == 1, (step, job.logs[-40:])
+    assert metadata["steps"] == 12

@@ -43,6 +43,10 @@ from ml_assets.training.preemption import EXIT_PREEMPTED, Preempted, PreemptionG
 
 TRANSPORT_ENV = "TXN_PIPES_TRANSPORT"  # "gcs" on Cloud Batch; unset: Pipes' local defaults
 PROGRESS_EVERY_SECONDS = 0.5
+# Finetuning has no data-parallel loop (a small labeled set, minutes of work): under torchrun
+# it trains on rank 0 alone, and the other ranks stage their inputs with it and exit, so no
+# two processes write the same checkpoints and output.
+SINGLE_PROCESS_STAGES = ("multitask_model", "baseline_model")
 
 
 class ResumingGCSMessageWriter(PipesGCSMessageWriter):
@@ -230,6 +234,10 @@ def _run_in(scratch, spec, reporter, rank, world, guard, client) -> dict:
                 else "remote checkpoints: none, starting fresh"
             )
         _barrier(world)
+
+    if world > 1 and spec["stage"] in SINGLE_PROCESS_STAGES and rank != 0:
+        reporter.log(f"rank {rank}: {spec['stage']} trains on rank 0 only; nothing to do here")
+        return {}
 
     def on_checkpoint(path: Path, step: int) -> None:
         if checkpoint_uri is not None:
