@@ -53,7 +53,8 @@ def main(argv: list[str] | None = None) -> int:
         os.environ["TXN_PARAMS_PROFILE"] = args.profile  # asset modules read it at import
     if args.command == "days":
         return days_command(args.params, args.profile, args.artifacts)
-    from ml_assets.plan import PARTITIONED, build_plan, format_plan
+    from ml_assets.definitions import ASSETS, PARTITIONED
+    from ml_assets.plan import build_plan, format_plan
     from resources.artifact_store import ArtifactStore
 
     store = ArtifactStore(root=args.artifacts) if args.artifacts else ArtifactStore()
@@ -61,7 +62,7 @@ def main(argv: list[str] | None = None) -> int:
         return comparison_command(store)
     if args.command == "gc":
         return gc_command(store, args.keep, args.dry_run)
-    plans = build_plan(store, args.params, args.profile)
+    plans = build_plan(store, ASSETS, args.params, args.profile)
     print(format_plan(plans))
     if args.command == "plan":
         return 0

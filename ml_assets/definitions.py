@@ -14,6 +14,7 @@ from ml_assets.mlm_backbone import mlm_backbone
 from ml_assets.model_evaluation import model_evaluation
 from ml_assets.multitask_model import multitask_model
 from ml_assets.onnx_model import onnx_model
+from ml_assets.plan import asset_graph, partitioned
 from ml_assets.pruned_tokenizer import pruned_tokenizer, pruned_tokenizer_identical_on_training_text
 from ml_assets.raw_transactions import raw_transactions
 from ml_assets.registered_model import registered_model
@@ -53,6 +54,8 @@ ASSETS = [
     registered_model,
     batch_predictions,
 ]
+GRAPH = asset_graph(ASSETS)  # asset -> (module, upstream), topological: plan, dvc.yaml, tests
+PARTITIONED = partitioned(ASSETS)  # the daily assets
 # raw_rows_accounted_for and data_wait_below_5_percent are evaluated inside their assets' steps
 CHECKS = [pruned_tokenizer_identical_on_training_text, *GATES]
 

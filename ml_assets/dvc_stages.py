@@ -26,7 +26,7 @@ from typing import Any
 
 import yaml
 
-from ml_assets.plan import GRAPH, PARTITIONED
+from ml_assets.definitions import GRAPH, PARTITIONED
 
 STORE_DIR = "artifacts"  # the ArtifactStore's default root, relative to the repo root
 PARAMS_FILE = "params.yaml"

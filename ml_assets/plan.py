@@ -11,6 +11,7 @@ reported as such, and nothing in the store is moved, fetched or deleted.
 
 import importlib
 import inspect
+from collections.abc import Iterable
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -21,33 +22,31 @@ from ml_assets.core.params import load_params
 from resources.artifact_store import ArtifactStore
 
 
-def partitioned_assets() -> frozenset[str]:
-    from ml_assets.definitions import ASSETS
-
-    return frozenset(a.key.to_user_string() for a in ASSETS if a.partitions_def is not None)
-
-
-def graph_from_definitions() -> dict[str, tuple[str, tuple[str, ...]]]:
-    """asset name -> (module defining it, its upstream assets), in topological order, read from
-    the Dagster definitions themselves so the plan (and dvc.yaml) can never drift from them."""
-    from ml_assets.definitions import ASSETS
-
-    graph = {}
-    for assets_def in ASSETS:
+def asset_graph(assets: Iterable[Any]) -> dict[str, tuple[str, tuple[str, ...]]]:
+    """asset name -> (module defining it, its upstream assets), in topological order (ties in
+    the order given), read from the Dagster asset definitions themselves so the plan (and
+    dvc.yaml) can never drift from them."""
+    found = {}
+    for assets_def in assets:
         name = assets_def.key.to_user_string()
         module = assets_def.op.compute_fn.decorated_fn.__module__
         upstream = tuple(
             sorted(key.to_user_string() for key in assets_def.keys_by_input_name.values())
         )
-        missing = [u for u in upstream if u not in graph]
-        if missing:
-            raise ValueError(f"ASSETS is not in topological order: {name} before {missing}")
-        graph[name] = (module, upstream)
+        found[name] = (module, upstream)
+    graph: dict[str, tuple[str, tuple[str, ...]]] = {}
+    while len(graph) < len(found):
+        ready = [n for n, (_, up) in found.items() if n not in graph and set(up) <= set(graph)]
+        if not ready:
+            raise ValueError(
+                f"the assets' dependencies form a cycle: {sorted(set(found) - set(graph))}"
+            )
+        graph.update((n, found[n]) for n in ready[:1])
     return graph
 
 
-GRAPH = graph_from_definitions()
-PARTITIONED = partitioned_assets()
+def partitioned(assets: Iterable[Any]) -> frozenset[str]:
+    return frozenset(a.key.to_user_string() for a in assets if a.partitions_def is not None)
 
 
 @dataclass
@@ -96,18 +95,25 @@ def explain(old: dict[str, Any], new: dict[str, Any], section: str) -> list[str]
 
 
 def build_plan(
-    store: ArtifactStore, params_path: str | None = None, profile: str | None = None
+    store: ArtifactStore,
+    assets: Iterable[Any],
+    params_path: str | None = None,
+    profile: str | None = None,
 ) -> list[AssetPlan]:
+    """The plan for `assets` (Dagster asset definitions: the code location's, or the ones a
+    schedule is evaluated with) against `store`."""
+    assets = list(assets)
+    graph, days_assets = asset_graph(assets), partitioned(assets)
     params = load_params(params_path, profile)
     plans: dict[str, AssetPlan] = {}
-    for asset, (module_name, upstream) in GRAPH.items():
+    for asset, (module_name, upstream) in graph.items():
         module = importlib.import_module(module_name)
         section = (  # what the asset fingerprints, when that is not just its own section
             module.fingerprint_section(params, store)
             if hasattr(module, "fingerprint_section")
             else params.section(asset)
         )
-        if asset in PARTITIONED:
+        if asset in days_assets:
             plans[asset] = _plan_days(store, asset, module, section, upstream, plans)
             continue
         stale_inputs = [name for name in upstream if plans[name].status != "fresh"]
@@ -127,7 +133,7 @@ def build_plan(
             inputs = module.window_inputs(plans[name].day_digests, section)
         else:  # a partitioned upstream read another way (e.g. its newest day) is in the params
             inputs = {
-                name: plans[name].digest for name in sorted(upstream) if name not in PARTITIONED
+                name: plans[name].digest for name in sorted(upstream) if name not in days_assets
             }
         hook = getattr(module, "fingerprint_section", None)
         if hook is not None and "candidate_digest" in inspect.signature(hook).parameters:

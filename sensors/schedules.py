@@ -67,7 +67,9 @@ def nightly_stale_assets(
     model_assets = {
         key.to_user_string() for key in models_job.selection.resolve(_asset_graph(context))
     }
-    plans = build_plan(artifact_store, params.path, params.profile)
+    # the plan of the assets this schedule is evaluated with: the code location's own
+    assets = context.repository_def.assets_defs_by_key.values()
+    plans = build_plan(artifact_store, assets, params.path, params.profile)
     stale = [p.asset for p in plans if p.status != "fresh" and p.asset in model_assets]
     if not stale:
         return dg.SkipReason("every model asset is fresh (fingerprints unchanged)")

@@ -10,7 +10,7 @@ from pathlib import Path
 import pytest
 
 from ml_assets.core.versioning import code_version, module_closure
-from ml_assets.plan import GRAPH
+from ml_assets.definitions import GRAPH
 from tests.graph import copy_store
 
 REPO = Path(__file__).resolve().parents[1]

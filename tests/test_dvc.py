@@ -25,8 +25,8 @@ import pytest
 import yaml
 
 from ml_assets.__main__ import main
+from ml_assets.definitions import GRAPH, PARTITIONED
 from ml_assets.dvc_stages import DVC_YAML, dvc_yaml_drift, params_sections, render_dvc_yaml
-from ml_assets.plan import GRAPH, PARTITIONED
 
 REPO = Path(__file__).resolve().parents[1]
 # What a stage command needs to run in a copy of the repo: code, params, the pipeline; the real

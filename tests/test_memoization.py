@@ -8,8 +8,8 @@ import dagster as dg
 import pytest
 import yaml
 
-from ml_assets.definitions import ASSETS, CHECKS, build_resources
-from ml_assets.plan import GRAPH, PARTITIONED, build_plan
+from ml_assets.definitions import ASSETS, CHECKS, GRAPH, PARTITIONED, build_resources
+from ml_assets.plan import build_plan
 from resources.params import ParamsResource
 from tests.graph import TINY_DAYS, TINY_RANGE, copy_store, materialization_metadata
 
@@ -77,7 +77,9 @@ class Pipeline:
     def plan(self):
         return {
             p.asset: p
-            for p in build_plan(self.resources()["artifact_store"], str(self.params_path), "tiny")
+            for p in build_plan(
+                self.resources()["artifact_store"], ASSETS, str(self.params_path), "tiny"
+            )
         }
 
 

@@ -10,8 +10,7 @@ import pytest
 
 from ml_assets.core.io import verify_entry
 from ml_assets.daily import range_tags
-from ml_assets.definitions import ASSETS, CHECKS, build_resources
-from ml_assets.plan import PARTITIONED
+from ml_assets.definitions import ASSETS, CHECKS, PARTITIONED, build_resources
 from tests.graph import TINY_DAYS
 
 EXPECTED_METADATA = {

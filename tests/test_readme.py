@@ -3,7 +3,7 @@
 import re
 from pathlib import Path
 
-from ml_assets.plan import GRAPH
+from ml_assets.definitions import GRAPH
 
 README = (Path(__file__).resolve().parents[1] / "README.md").read_text()
 
