@@ -170,7 +170,7 @@ def slices_table(report: dict) -> str:
         "predictions.parquet (probabilities per head) and reused by every metric: accuracy, "
         "macro-F1, PR-AUC, calibration (ECE) and per-class precision/recall/F1 per head, on all "
         "rows, held-out vs seen merchants and short vs long descriptions; a confusion matrix and "
-        "a reliability diagram; regressions against the previous evaluation are flagged. Side "
+        "a reliability diagram; regressions against the champion are flagged. Side "
         "by side on the same rows and slices: the int8 candidate, its fp32 twin, baseline_model "
         "(the plain finetune), tfidf_reference, frozen_encoder_reference and the current champion "
         "(a table and a picture); and the recipe's uplift: multitask_model next to the plain "
@@ -198,7 +198,6 @@ def model_evaluation(
     )
     champion = section["_champion"]
     threads = OnnxModelParams.model_validate(params.section("onnx_model")).intra_op_num_threads
-    previous = artifact_store.current_ref("model_evaluation")
 
     def build(folder: Path, fingerprint: str) -> dict:
         from ml_assets.core.comparison import accuracy_grid, comparison_table
@@ -291,22 +290,23 @@ def model_evaluation(
                 "side by side",
             )
         )
+        # regressions against the champion, re-scored above on these rows (a declared input,
+        # part of the fingerprint), never against this asset's own earlier output
         flat = headline(report)
-        before = {}
-        if previous is not None and (previous.dir / EVALUATION_FILE).is_file():
-            before = headline(read_json(previous.dir / EVALUATION_FILE)["report"])
+        against = champion_label(champion["model_id"]) if champion else None
+        before = headline(comparison[against]) if against in comparison else {}
         dropped = regressions(flat, before, settings.max_regression_pt)
         if dropped:
             context.log.warning(
-                f"regressions beyond {settings.max_regression_pt} pt vs the previous evaluation "
-                f"({previous.path}): {dropped}"
+                f"regressions beyond {settings.max_regression_pt} pt vs the champion "
+                f"({against}): {dropped}"
             )
         atomic_write_json(
             folder / EVALUATION_FILE,
             {
                 "report": report,
                 "reliability": curves,
-                "compared_with": previous.path if previous else None,
+                "compared_with": against,
                 "regressions": dropped,
                 "comparison": comparison,
                 "champion": champion,
@@ -332,7 +332,7 @@ def model_evaluation(
             "inference_seconds": round(inference_seconds, 3),
             "rows_per_second": round(test.height / max(inference_seconds, 1e-9)),
             "slices": dg.MetadataValue.md(slices_table(report)),
-            "compared_with_previous": bool(before),
+            "compared_with_champion": bool(before),
             "regressions": len(dropped),
             "regressed_metrics": ", ".join(f"{k} -{v} pt" for k, v in dropped.items()) or "none",
             "seconds": round(time.perf_counter() - started, 3),

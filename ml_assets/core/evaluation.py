@@ -88,7 +88,7 @@ def regressions(
     current: dict[str, float], previous: dict[str, float], max_drop_pt: float
 ) -> dict[str, float]:
     """Metrics (fractions in [0, 1]) that fell by more than ``max_drop_pt`` percentage points
-    since the previous evaluation: {metric: drop in points}."""
+    since a reference evaluation (the champion re-scored on the same rows): {metric: drop in points}."""
     drops = {}
     for key, value in current.items():
         before = previous.get(key)
