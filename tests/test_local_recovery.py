@@ -4,6 +4,7 @@ tests/test_kill_anywhere.py.)"""
 
 from __future__ import annotations
 
+import json
 import os
 import subprocess
 import sys
@@ -19,12 +20,13 @@ from tests.launch_harness import LONG_MLM, materialization, materialize_training
 
 REPO = Path(__file__).resolve().parents[1]
 RUN_ONE = """
-import sys, dagster as dg
+import json, sys, dagster as dg
 from resources.artifact_store import ArtifactStore
 from resources.launchers import TrainingLauncher
-from tests.launch_harness import LONG_MLM, materialize_training
+from tests.launch_harness import LONG_MLM, materialization, materialize_training
 with dg.instance_for_test() as instance:
     result = materialize_training(sys.argv[1], TrainingLauncher(), instance, overrides=LONG_MLM)
+    print("METADATA", json.dumps(materialization(result), default=str))
     sys.exit(0 if result.success else 1)
 """
 
@@ -55,5 +57,15 @@ def test_two_identical_runs_at_once_both_succeed(tiny_graph, uninterrupted, tmp_
     outputs = [run.communicate(timeout=300)[0].decode() for run in runs]
     assert [run.returncode for run in runs] == [0, 0], "\n".join(o[-3000:] for o in outputs)
     assert "ArtifactIntegrityError" not in "".join(outputs)
+    # each run that trained counts its own attempt; the other's, running at the same time, is
+    # concurrent, not killed
+    trained = [
+        json.loads(line.removeprefix("METADATA "))
+        for output in outputs
+        for line in output.splitlines()
+        if line.startswith("METADATA ")
+    ]
+    trained = [m for m in trained if not m["memoized"]]
+    assert trained and all(m["killed_attempts"] == 0 for m in trained), trained
     entry = ArtifactStore(root=str(root)).current_ref("mlm_backbone").verified()
     assert weights_digest({"artifact_path": entry.path}) == uninterrupted

@@ -16,10 +16,12 @@ from __future__ import annotations
 
 import json
 import os
+import socket
 import time
 from pathlib import Path
 
 from ml_assets.core.io import atomic_write_json
+from ml_assets.core.processes import is_running
 
 LEDGER_DIR = "attempts"
 RUNNING, PREEMPTED, FINISHED, FAILED = "running", "preempted", "finished", "failed"
@@ -40,14 +42,22 @@ def _records(root: Path) -> list[tuple[Path, dict]]:
 
 def begin_attempt(root: Path) -> Path:
     """Record a new attempt (outcome ``running`` until it ends); returns its record's path."""
+    folder = root / LEDGER_DIR
+    folder.mkdir(parents=True, exist_ok=True)
     number = max((r["attempt"] for _, r in _records(root)), default=0) + 1
-    path = root / LEDGER_DIR / f"attempt-{number:04d}.json"
-    path.parent.mkdir(parents=True, exist_ok=True)
+    while True:  # claim the number: two attempts that start together never share one
+        path = folder / f"attempt-{number:04d}.json"
+        try:
+            os.close(os.open(path, os.O_CREAT | os.O_EXCL | os.O_WRONLY))
+            break
+        except FileExistsError:
+            number += 1
     atomic_write_json(
         path,
         {
             "attempt": number,
             "pid": os.getpid(),
+            "host": socket.gethostname(),
             "started_at": time.time(),
             "resumed_from": None,
             "last_step": None,
@@ -79,6 +89,10 @@ def summarize(records: list[dict]) -> dict:
     """attempts, interrupted attempts, steps lost (redone after each resume: the previous
     attempt's last recorded step minus where the next one resumed; the last few steps before a
     hard kill may go unrecorded, so this is a lower bound) and the final resume step."""
+    # an attempt another live process is still running (two identical runs at once) was not
+    # interrupted: it is counted apart, and its steps are not this job's losses
+    concurrent = [r for r in records[:-1] if still_running(r)]
+    records = [r for r in records if r not in concurrent]
     lost = 0
     for before, after in zip(records, records[1:], strict=False):
         reached, resumed = before.get("last_step"), after.get("resumed_from")
@@ -91,4 +105,19 @@ def summarize(records: list[dict]) -> dict:
         "killed_attempts": sum(r.get("outcome") == RUNNING for r in records[:-1]),
         "steps_lost": lost,
         "resumed_from_step": records[-1].get("resumed_from") if records else None,
+        "concurrent_attempts": len(concurrent),
     }
+
+
+def still_running(record: dict) -> bool:
+    """A record marked running whose process still runs on this host (the same process, not a
+    later one with its number, nor a zombie): an attempt in progress elsewhere, not one that was
+    killed. Records of other hosts count as killed."""
+    pid = record.get("pid")
+    return (
+        record.get("outcome") == RUNNING
+        and record.get("host") == socket.gethostname()
+        and pid is not None
+        and pid != os.getpid()
+        and is_running(pid, record["started_at"])
+    )

@@ -1,5 +1,6 @@
-"""Is a recorded process still the one that is running? No dagster here: the dead-run sweep
-(resources/dead_runs.py) asks this of every process a run recorded in its event log."""
+"""Is a recorded process still the one that is running? The dead-run sweep
+(resources/dead_runs.py) asks this of every process a run recorded in its event log, and the
+attempt ledger of every training attempt marked running."""
 
 from __future__ import annotations
 
