@@ -121,7 +121,8 @@ def test_edited_source_recomputes_exactly_what_it_affects(tree, tmp_path, tiny_g
     assert all(run_harness(tree, artifacts).values())
     # a change in a helper only features use, to a column the models never read: features and
     # the assets that read the features file recompute; their bytes come out identical, so the
-    # content-addressed data versions leave mlm_backbone and multitask_model memoized
+    # content-addressed data versions leave mlm_backbone and multitask_model memoized, and
+    # registered_model and batch_predictions after the re-scored, identical evaluation
     edit(
         tree / "ml_assets/core/features.py",
         '(pl.col("amount").abs() + 1).log(2)',
@@ -137,8 +138,6 @@ def test_edited_source_recomputes_exactly_what_it_affects(tree, tmp_path, tiny_g
         "tfidf_reference",  # fit on the new snapshot (same rows and text)
         "frozen_encoder_reference",
         "model_evaluation",  # reads the features too
-        "registered_model",  # records the new evaluation
-        "batch_predictions",  # scores again after every registration (a champion may change)
     }
     # a change in the same helper that alters the text: features and everything downstream
     edit(
