@@ -152,3 +152,58 @@ def test_finetuning_resumes_exactly_with_its_early_stopping_state(
     assert result.history == straight_result.history
     assert result.best_step == straight_result.best_step
     assert _same_weights(straight, resumed)
+
+
+def _checkpointed_linear(root, steps=(3, 6)):
+    """A tiny model checkpointed at `steps`, its weights set to the step number each time."""
+    from ml_assets.training.checkpoint import TrainingState, save_checkpoint
+
+    model = torch.nn.Linear(4, 2)
+    optimizer = torch.optim.SGD(model.parameters(), lr=0.1)
+    for step in steps:
+        with torch.no_grad():
+            model.weight.fill_(step)
+        save_checkpoint(root, TrainingState(step=step, loader={}), model, optimizer, None)
+    return model, optimizer
+
+
+def test_a_checkpoint_pruned_while_it_loads_gives_way_to_the_previous_one(tmp_path, monkeypatch):
+    """An identical run training at the same time prunes the newest checkpoint between its
+    verification and its load: resume takes the previous one, whole."""
+    import ml_assets.training.checkpoint as checkpoint
+
+    model, optimizer = _checkpointed_linear(tmp_path)
+    real_load_file, calls = checkpoint.load_file, []
+
+    def pruned_once(path, *args, **kwargs):
+        calls.append(path)
+        if "step-00000006" in str(path):
+            raise FileNotFoundError(path)
+        return real_load_file(path, *args, **kwargs)
+
+    monkeypatch.setattr(checkpoint, "load_file", pruned_once)
+    fresh = torch.nn.Linear(4, 2)
+    warnings = []
+    path, state = checkpoint.resume_latest(
+        tmp_path, fresh, torch.optim.SGD(fresh.parameters(), lr=0.1), None, torch.device("cpu"),
+        warn=warnings.append,
+    )  # fmt: skip
+    assert path.name == "step-00000003" and state.step == 3
+    assert torch.equal(fresh.weight, torch.full((2, 4), 3.0))
+    assert any("step-00000006" in w for w in warnings)
+
+
+def test_a_partly_loaded_model_is_never_trained_on(tmp_path, monkeypatch):
+    import ml_assets.training.checkpoint as checkpoint
+
+    _checkpointed_linear(tmp_path, steps=(3,))
+
+    def gone(path, *args, **kwargs):
+        raise FileNotFoundError(path)
+
+    monkeypatch.setattr(checkpoint, "load_file", gone)
+    model = torch.nn.Linear(4, 2)
+    with pytest.raises(checkpoint.ArtifactIntegrityError, match="run again"):
+        checkpoint.resume_latest(
+            tmp_path, model, torch.optim.SGD(model.parameters(), lr=0.1), None, torch.device("cpu")
+        )

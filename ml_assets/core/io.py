@@ -157,18 +157,23 @@ def staged_directory(final: Path, meta: dict[str, Any] | None = None) -> Iterato
             if file.is_file():
                 with open(file, "rb") as handle:
                     os.fsync(handle.fileno())
-        if final.exists():
+        for _ in range(3):
+            if final.exists():
+                try:
+                    verify_entry(final)
+                    return  # an identical-keyed, valid entry exists; keep it
+                except (ArtifactIntegrityError, FileNotFoundError):
+                    # corrupt, or being removed by another process (an old checkpoint pruned)
+                    shutil.rmtree(final, ignore_errors=True)
             try:
-                verify_entry(final)
-                return  # an identical-keyed, valid entry exists; keep it
-            except ArtifactIntegrityError:
-                shutil.rmtree(final, ignore_errors=True)
-        try:
-            os.replace(tmp, final)
-        except OSError:
-            # a concurrent writer committed the same key between our check and our rename:
-            # keep theirs if it is valid (ours is discarded in `finally`), else fail loudly
-            verify_entry(final)
+                os.replace(tmp, final)
+                break
+            except OSError:
+                # a concurrent writer committed the same key between our check and our
+                # rename: keep theirs if it verifies (ours is discarded in `finally`)
+                continue
+        else:
+            verify_entry(final)  # three lost races: fail loudly unless theirs is valid
             return
         _fsync_dir(final.parent)
     finally:

@@ -122,13 +122,48 @@ def prune_checkpoints(root: Path, keep: int) -> None:
 
 
 def find_latest_checkpoint(root: Path, warn=print) -> Path | None:
-    """Newest checkpoint that verifies against its manifest; corrupt ones are skipped."""
+    """Newest checkpoint that verifies against its manifest; corrupt ones are skipped, and so
+    are ones that vanish while read (pruned by an identical run training at the same time)."""
     for candidate in reversed(list_checkpoints(root)):
         try:
             verify_entry(candidate)
             return candidate
-        except ArtifactIntegrityError as err:
+        except (ArtifactIntegrityError, FileNotFoundError) as err:
             warn(f"skipping checkpoint {candidate.name}: {err}")
+    return None
+
+
+def resume_latest(
+    root: Path | None,
+    model: torch.nn.Module,
+    optimizer: torch.optim.Optimizer,
+    scheduler,
+    device: torch.device,
+    scaler: torch.amp.GradScaler | None = None,
+    warn=print,
+) -> tuple[Path, TrainingState] | None:
+    """Load the newest checkpoint that verifies and loads whole; None when there is none. One
+    that fails (corrupt, or pruned by an identical run training at the same time) is skipped for
+    the next older one, whose load overwrites everything a failed load had set."""
+    touched = None  # a checkpoint that failed after it began to change the model
+    for candidate in reversed(list_checkpoints(root) if root is not None else []):
+        try:
+            verify_entry(candidate)
+        except (ArtifactIntegrityError, FileNotFoundError) as err:
+            warn(f"skipping checkpoint {candidate.name}: {err}")
+            continue
+        try:
+            return candidate, load_checkpoint(
+                candidate, model, optimizer, scheduler, device, scaler
+            )
+        except (ArtifactIntegrityError, FileNotFoundError) as err:
+            warn(f"skipping checkpoint {candidate.name}: {err}")
+            touched = candidate
+    if touched is not None:  # the model holds part of a checkpoint: training it would be wrong
+        raise ArtifactIntegrityError(
+            f"{touched}: failed while loading and no older checkpoint loads; run again "
+            "(the next attempt starts from a clean model)"
+        )
     return None
 
 

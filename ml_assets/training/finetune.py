@@ -15,8 +15,7 @@ from ml_assets.core.corpus import TokenizedSplit
 from ml_assets.core.metrics import head_metrics
 from ml_assets.training.checkpoint import (
     TrainingState,
-    find_latest_checkpoint,
-    load_checkpoint,
+    resume_latest,
     save_checkpoint,
 )
 from ml_assets.training.data import IGNORE_INDEX, BucketedBatches, LoaderPosition, collate
@@ -206,9 +205,11 @@ def finetune(
     history, running, step, stopped_early = [], [], 0, False
     position = LoaderPosition()
     # resume
-    latest = find_latest_checkpoint(checkpoint_root, warn=log) if checkpoint_root else None
-    if latest is not None:
-        state = load_checkpoint(latest, model, optimizer, scheduler, device, precision.scaler)
+    resumed = resume_latest(
+        checkpoint_root, model, optimizer, scheduler, device, precision.scaler, warn=log
+    )
+    if resumed is not None:
+        latest, state = resumed
         step, position = state.step, LoaderPosition(**state.loader)
         extras = state.extras
         best_score, best_step, bad_evals = (

@@ -20,8 +20,7 @@ from transformers import BertForMaskedLM
 
 from ml_assets.training.checkpoint import (
     TrainingState,
-    find_latest_checkpoint,
-    load_checkpoint,
+    resume_latest,
     save_checkpoint,
 )
 from ml_assets.training.data import (
@@ -228,9 +227,11 @@ def pretrain_mlm(
     special = torch.tensor(sorted(set(special_ids)))
     # resume
     step, position, curve = 0, LoaderPosition(), []
-    latest = find_latest_checkpoint(checkpoint_root, warn=log)
-    if latest is not None:
-        state = load_checkpoint(latest, model, optimizer, scheduler, device, precision.scaler)
+    resumed = resume_latest(
+        checkpoint_root, model, optimizer, scheduler, device, precision.scaler, warn=log
+    )
+    if resumed is not None:
+        latest, state = resumed
         step, position = state.step, LoaderPosition(**state.loader)
         curve = [tuple(point) for point in state.extras.get("loss_curve", [])]
         log(f"resumed MLM pretraining from {latest.name} (step {step})")
