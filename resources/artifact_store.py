@@ -38,6 +38,7 @@ from ml_assets.core.io import (
     safe_join,
     sha256_file,
     staged_directory,
+    temp_owner_gone,
     verify_entry,
 )
 from resources.blob_backends import (
@@ -214,15 +215,19 @@ class ArtifactStore(dg.ConfigurableResource):
 
     def release_checkpoints(self, asset: str, run_key: str) -> int:
         """Remove a committed entry's checkpoints (they only served to resume building it);
-        its attempt records stay. Returns the bytes freed."""
+        its attempt records stay, and so does a checkpoint a live process is still writing (an
+        identical run training at the same time). Returns the bytes freed."""
         root = self.checkpoint_root(asset, run_key)
         freed = 0
         if not root.is_dir():
             return freed
         for child in root.iterdir():
-            if child.is_dir() and child.name != ATTEMPTS_DIR:
-                freed += folder_bytes(child)
-                shutil.rmtree(child, ignore_errors=True)
+            if not child.is_dir() or child.name == ATTEMPTS_DIR:
+                continue
+            if child.name.startswith(".tmp-") and not temp_owner_gone(child):
+                continue
+            freed += folder_bytes(child)
+            shutil.rmtree(child, ignore_errors=True)
         return freed
 
     def current_ref(self, asset: str) -> ArtifactRef | None:

@@ -69,3 +69,25 @@ def test_two_identical_runs_at_once_both_succeed(tiny_graph, uninterrupted, tmp_
     assert trained and all(m["killed_attempts"] == 0 for m in trained), trained
     entry = ArtifactStore(root=str(root)).current_ref("mlm_backbone").verified()
     assert weights_digest({"artifact_path": entry.path}) == uninterrupted
+
+
+def test_releasing_a_committed_entrys_checkpoints_spares_a_live_writers(tmp_path):
+    """The run that commits first releases the checkpoints; the identical run still training
+    keeps the checkpoint it is writing (its owner is alive), a dead writer's goes."""
+    import socket
+
+    from ml_assets.core.io import temp_name
+
+    store = ArtifactStore(root=str(tmp_path))
+    root = store.checkpoint_root("mlm_backbone", "f" * 32)
+    dead = subprocess.run(
+        [sys.executable, "-c", "import os; print(os.getpid())"], capture_output=True, text=True
+    )
+    (root / "attempts").mkdir(parents=True)
+    (root / "step-00000005").mkdir()
+    live = root / temp_name("step-00000010")  # this process: alive
+    live.mkdir()
+    gone = root / f".tmp-step-00000010.{int(dead.stdout)}@{socket.gethostname()}.0123456789ab"
+    gone.mkdir()
+    store.release_checkpoints("mlm_backbone", "f" * 32)
+    assert sorted(p.name for p in root.iterdir()) == sorted(["attempts", live.name])
