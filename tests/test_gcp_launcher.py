@@ -278,13 +278,8 @@ def test_run_termination_cancels_the_batch_job(upstream, gcs_emulator, tmp_path)
         assert "cancelling Cloud Batch job" in output
 
 
-def test_large_tier_runs_torchrun_ddp_and_resumes_after_preemption(
-    upstream, gcs_emulator, tmp_path
-):
-    """The multi-GPU path on CPU: the `large` tier (here 2 processes, gloo) starts the entrypoint
-    under torchrun; preempted, every rank stops at the same step, rank 0 writes the emergency
-    checkpoint, and the retry resumes from it under torchrun again."""
-    root = copy_store(upstream, tmp_path / "store")
+def two_gpu_large_tier(tmp_path):
+    """params.yaml with the `large` tier at 2 GPUs: 2 processes under torchrun, gloo on CPU."""
     params = tmp_path / "params.yaml"
     params.write_text(
         (REPO / "params.yaml")
@@ -293,6 +288,17 @@ def test_large_tier_runs_torchrun_ddp_and_resumes_after_preemption(
             "gpu_type: nvidia-tesla-a100, gpu_count: 8", "gpu_type: nvidia-tesla-a100, gpu_count: 2"
         )
     )
+    return params
+
+
+def test_large_tier_runs_torchrun_ddp_and_resumes_after_preemption(
+    upstream, gcs_emulator, tmp_path
+):
+    """The multi-GPU path on CPU: the `large` tier (here 2 processes, gloo) starts the entrypoint
+    under torchrun; preempted, every rank stops at the same step, rank 0 writes the emergency
+    checkpoint, and the retry resumes from it under torchrun again."""
+    root = copy_store(upstream, tmp_path / "store")
+    params = two_gpu_large_tier(tmp_path)
     with FakeBatch(cwd=str(REPO)) as batch, dg.instance_for_test() as instance:
         batch.preemptions = {0: Preemption(at_step=6, grace_seconds=30)}
         result = materialize_training(
@@ -318,14 +324,7 @@ def test_finetuning_under_torchrun_trains_on_rank_0_alone(tiny_graph, gcs_emulat
     data-parallel loop, so rank 0 trains and writes and rank 1 stages its inputs and exits;
     every step is taken once, not once per rank."""
     root = copy_store(tiny_graph.root, tmp_path / "store")  # mlm_backbone included
-    params = tmp_path / "params.yaml"
-    params.write_text(
-        (REPO / "params.yaml")
-        .read_text()
-        .replace(
-            "gpu_type: nvidia-tesla-a100, gpu_count: 8", "gpu_type: nvidia-tesla-a100, gpu_count: 2"
-        )
-    )
+    params = two_gpu_large_tier(tmp_path)
     with FakeBatch(cwd=str(REPO)) as batch, dg.instance_for_test() as instance:
         result = materialize_training(
             root,
