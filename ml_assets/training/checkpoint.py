@@ -18,6 +18,7 @@ import json
 import random
 import re
 import shutil
+from collections.abc import Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -121,16 +122,22 @@ def prune_checkpoints(root: Path, keep: int) -> None:
     remove_stale_temps(root, ".tmp-step-")
 
 
-def find_latest_checkpoint(root: Path, warn=print) -> Path | None:
-    """Newest checkpoint that verifies against its manifest; corrupt ones are skipped, and so
-    are ones that vanish while read (pruned by an identical run training at the same time)."""
+def verified_checkpoints(root: Path, warn=print) -> Iterator[Path]:
+    """Checkpoints newest first, each verified against its manifest as it is reached; corrupt
+    ones are skipped, and so are ones that vanish while read (pruned by an identical run
+    training at the same time)."""
     for candidate in reversed(list_checkpoints(root)):
         try:
             verify_entry(candidate)
-            return candidate
         except (ArtifactIntegrityError, FileNotFoundError) as err:
             warn(f"skipping checkpoint {candidate.name}: {err}")
-    return None
+            continue
+        yield candidate
+
+
+def find_latest_checkpoint(root: Path, warn=print) -> Path | None:
+    """Newest checkpoint that verifies."""
+    return next(verified_checkpoints(root, warn), None)
 
 
 def resume_latest(
@@ -143,15 +150,10 @@ def resume_latest(
     warn=print,
 ) -> tuple[Path, TrainingState] | None:
     """Load the newest checkpoint that verifies and loads whole; None when there is none. One
-    that fails (corrupt, or pruned by an identical run training at the same time) is skipped for
-    the next older one, whose load overwrites everything a failed load had set."""
+    that fails to load (pruned by an identical run while it loaded) gives way to the next older
+    one, whose load overwrites everything the failed load had set."""
     touched = None  # a checkpoint that failed after it began to change the model
-    for candidate in reversed(list_checkpoints(root) if root is not None else []):
-        try:
-            verify_entry(candidate)
-        except (ArtifactIntegrityError, FileNotFoundError) as err:
-            warn(f"skipping checkpoint {candidate.name}: {err}")
-            continue
+    for candidate in verified_checkpoints(root, warn) if root is not None else ():
         try:
             return candidate, load_checkpoint(
                 candidate, model, optimizer, scheduler, device, scaler
