@@ -36,12 +36,14 @@ def asset_graph(assets: Iterable[Any]) -> dict[str, tuple[str, tuple[str, ...]]]
         found[name] = (module, upstream)
     graph: dict[str, tuple[str, tuple[str, ...]]] = {}
     while len(graph) < len(found):
-        ready = [n for n, (_, up) in found.items() if n not in graph and set(up) <= set(graph)]
-        if not ready:
+        ready = next(
+            (n for n, (_, up) in found.items() if n not in graph and set(up) <= set(graph)), None
+        )
+        if ready is None:
             raise ValueError(
                 f"the assets' dependencies form a cycle: {sorted(set(found) - set(graph))}"
             )
-        graph.update((n, found[n]) for n in ready[:1])
+        graph[ready] = found[ready]
     return graph
 
 
