@@ -45,13 +45,17 @@ def tiny_tokenizer_dir(tmp_path_factory, backbone_source) -> Path:
 
 @pytest.fixture(scope="session")
 def tiny_graph(tmp_path_factory):
-    """The whole graph, tiny profile, computed once on a real instance (see tests/graph.py)."""
-    import dagster as dg
+    """The whole graph, tiny profile, computed once on a real instance (see tests/graph.py).
 
-    from tests.graph import TinyGraph, materialize_tiny_graph
+    Under pytest-xdist every worker shares one: the first to need it computes it under a file
+    lock in the session's common temp folder, the others wait and read it. A worker gets the
+    store (read it, never write it) and each asset's materialization metadata of that run."""
+    from filelock import FileLock
 
-    root = tmp_path_factory.mktemp("tiny_graph") / "artifacts"
-    with dg.instance_for_test() as instance:
-        result = materialize_tiny_graph(root, instance)
-        assert result.success
-        yield TinyGraph(result, instance, root)
+    from tests.graph import TinyGraph, compute_tiny_graph
+
+    base = tmp_path_factory.getbasetemp()
+    # pytest-xdist gives each worker base/../popen-gwN: the parent is common to all of them
+    shared = base.parent if os.environ.get("PYTEST_XDIST_WORKER") else base
+    with FileLock(str(shared / "tiny_graph.lock")):
+        yield TinyGraph(*compute_tiny_graph(shared / "tiny_graph"))

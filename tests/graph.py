@@ -7,6 +7,7 @@ of their own start from a copy of it: a copied store is a valid store (pointers 
 and a run on it is a memo hit for every asset, which is itself what those tests check first.
 """
 
+import json
 import shutil
 from pathlib import Path
 from typing import NamedTuple
@@ -21,10 +22,29 @@ TINY_DAYS = synthetic_days(load_params(profile="tiny").raw_transactions)
 TINY_RANGE = range_tags(TINY_DAYS[0], TINY_DAYS[-1])
 
 
+PLAIN = (bool, int, float, str, type(None))
+
+
 class TinyGraph(NamedTuple):
-    result: dg.ExecuteInProcessResult  # the run that computed every asset
-    instance: dg.DagsterInstance
     root: Path  # its artifact store: read it, never write it (copy_store for your own)
+    computed: dict[str, dict]  # per asset, the plain metadata of the run that computed it
+
+
+def compute_tiny_graph(folder: Path) -> tuple[Path, dict[str, dict]]:
+    """The tiny graph's store in ``folder/artifacts``, computed unless an earlier call of this
+    session did (``computed.json``, written last, says it did)."""
+    root, record = folder / "artifacts", folder / "computed.json"
+    if not record.exists():
+        shutil.rmtree(folder, ignore_errors=True)  # a worker that died part-way
+        with dg.instance_for_test() as instance:
+            result = materialize_tiny_graph(root, instance)
+            assert result.success
+            computed = {  # the plain values: what fits JSON, read back by every worker
+                asset: {k: v for k, v in metadata.items() if isinstance(v, PLAIN)}
+                for asset, metadata in materialization_metadata(result).items()
+            }
+        record.write_text(json.dumps(computed))
+    return root, json.loads(record.read_text())
 
 
 def materialize_tiny_graph(root: Path, instance: dg.DagsterInstance, resources=None):

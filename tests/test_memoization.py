@@ -94,7 +94,7 @@ def pipeline(tmp_path_factory, tiny_graph):
     with dg.instance_for_test() as instance:
         pipe = Pipeline(tmp_path_factory.mktemp("memo"), instance)
         copy_store(tiny_graph.root, pipe.root)
-        pipe.computed = materialization_metadata(tiny_graph.result)
+        pipe.computed = tiny_graph.computed
         pipe.first = pipe.run()
         yield pipe
 
