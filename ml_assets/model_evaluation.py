@@ -8,7 +8,6 @@ import numpy as np
 import polars as pl
 
 from ml_assets.artifacts import (
-    MEMO_FILE,
     StageConfig,
     automation_condition,
     memoized_output,
@@ -19,6 +18,8 @@ from ml_assets.core.io import ArtifactRef, atomic_write_json, read_json
 from ml_assets.core.layouts import (
     EVALUATION_FILE,
     FP32_FILE,
+    MODEL_HISTORY_FILE,
+    MODEL_METRICS_FILE,
     PREDICTIONS_FILE,
     SERVING_CONFIG,
     TOKENIZER_DIR,
@@ -54,6 +55,26 @@ UPLIFT_COLUMNS = (
     ("best_step", "steps to best validation"),
     ("steps", "steps run"),
 )
+
+
+def training_summary(model_dir: Path) -> dict:
+    """What a finetuning reported, read from its declared output files (``metrics.json``: the
+    PyTorch test metrics per head, overall and on held-out merchants; ``history.json``: every
+    validation pass): ``test_<head>_accuracy``/``_macro_f1``, ``heldout_<head>_accuracy``,
+    ``best_step`` (the first pass with the best validation score, the weights kept) and
+    ``steps``."""
+    metrics = read_json(model_dir / MODEL_METRICS_FILE)
+    history = read_json(model_dir / MODEL_HISTORY_FILE)
+    summary: dict = {}
+    for prefix, split in (("test", "test"), ("heldout", "test_heldout_merchants")):
+        for head, values in metrics.get(split, {}).items():
+            if values.get("n"):
+                summary[f"{prefix}_{head}_accuracy"] = round(values["accuracy"], 4)
+                summary[f"{prefix}_{head}_macro_f1"] = round(values["macro_f1"], 4)
+    if history:
+        best = max(history, key=lambda record: record["valid_macro_f1"])  # first of equals
+        summary.update(best_step=best["step"], steps=history[-1]["step"])
+    return summary
 
 
 def uplift(pretrained: dict, baseline: dict) -> tuple[str, dict]:
@@ -313,8 +334,7 @@ def model_evaluation(
             },
         )
         table, uplift_numbers = uplift(
-            read_json(multitask_model.dir / MEMO_FILE)["metadata"],
-            read_json(baseline_model.dir / MEMO_FILE)["metadata"],
+            training_summary(multitask_model.dir), training_summary(baseline_model.dir)
         )
         metadata = {
             "side_by_side_table": dg.MetadataValue.md(comparison_table(comparison, list(heads))),

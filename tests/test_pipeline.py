@@ -487,3 +487,15 @@ def test_malformed_user_file_fails_naming_file_and_line(tmp_path):
         dg.materialize(
             [raw_transactions], resources=resources, instance=instance, partition_key="2026-03-01"
         )
+
+
+def test_the_uplift_reads_each_models_declared_outputs(tiny_graph):
+    """model_evaluation's recipe uplift reads metrics.json and history.json, the files each
+    finetuning writes into its artifact, and finds what the finetuning reported."""
+    from ml_assets.model_evaluation import training_summary
+
+    for asset in ("multitask_model", "baseline_model"):
+        reported = tiny_graph.computed[asset]
+        summary = training_summary(tiny_graph.root / asset / reported["fingerprint"])
+        assert {"test_category_accuracy", "heldout_category_accuracy", "best_step"} <= set(summary)
+        assert summary == {key: reported[key] for key in summary}, asset

@@ -30,6 +30,8 @@ TOKENIZER_FILES = (  # pruned_tokenizer: everything AutoTokenizer.from_pretraine
     "special_tokens_map.json",
     TOKENIZER_ID_MAP,
 )
+MODEL_METRICS_FILE = "metrics.json"  # multitask/baseline_model: PyTorch test metrics per head
+MODEL_HISTORY_FILE = "history.json"  # multitask/baseline_model: every validation pass
 TOKENIZER_DIR = "tokenizer"  # inside multitask_model and onnx_model entries
 FP32_FILE = "model_fp32.onnx"  # onnx_model
 INT8_FILE = "model_int8.onnx"
