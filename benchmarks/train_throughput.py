@@ -29,9 +29,10 @@ from ml_assets.core.backbones import resolve_backbone  # noqa: E402
 from ml_assets.core.corpus import TokenizedSplit, write_corpus  # noqa: E402
 from ml_assets.core.features import build_features  # noqa: E402
 from ml_assets.core.ingest import RAW_SCHEMA  # noqa: E402
+from ml_assets.core.params import MlmBackboneParams  # noqa: E402
 from ml_assets.core.synthetic import generate_transactions  # noqa: E402
 from ml_assets.core.vocab import load_tokenizer, prune_vocabulary  # noqa: E402
-from ml_assets.training.mlm import MlmConfig, pretrain_mlm  # noqa: E402
+from ml_assets.training.mlm import MlmRun, pretrain_mlm  # noqa: E402
 from ml_assets.training.model import load_pruned_mlm  # noqa: E402
 from ml_assets.training.perf import peak_flops_for  # noqa: E402
 
@@ -104,7 +105,7 @@ def lean(frame, device: torch.device, steps: int, batch_size: int, work: Path) -
     write_corpus(work / "corpus", tokenizer, frame, max_length=64)
     train = TokenizedSplit(work / "corpus", "train", max_length=48)
     model, _ = load_pruned_mlm(BACKBONE, report.new_to_old, None, 0)
-    config = MlmConfig(
+    settings = MlmBackboneParams(
         batch_size=batch_size,
         steps=steps,
         learning_rate=1e-4,
@@ -114,12 +115,13 @@ def lean(frame, device: torch.device, steps: int, batch_size: int, work: Path) -
         checkpoint_every=10**9,
         seed=0,
         compile=device.type == "cuda",
-        peak_flops=peak_flops_for(device),
     )
+    run = MlmRun(batch_size=batch_size, peak_flops=peak_flops_for(device))
     result = pretrain_mlm(
         model,
         train,
-        config,
+        settings,
+        run,
         special_ids=tokenizer.all_special_ids,
         mask_id=tokenizer.mask_token_id,
         pad_id=tokenizer.pad_token_id,

@@ -93,9 +93,10 @@ def _finetune(tokenizer_dir, backbone_source, backbone_dir, checkpoints, hooks=N
     import numpy as np
 
     from ml_assets.core.io import read_json
+    from ml_assets.core.params import MultitaskModelParams
     from ml_assets.core.vocab import load_tokenizer
     from ml_assets.training.data import encode_texts
-    from ml_assets.training.finetune import FinetuneConfig, LabeledSet, finetune
+    from ml_assets.training.finetune import LabeledSet, finetune
     from ml_assets.training.model import MultiTaskModel, load_pruned_mlm
     from tests.conftest import SAMPLE_DESCRIPTIONS
 
@@ -112,7 +113,7 @@ def _finetune(tokenizer_dir, backbone_source, backbone_dir, checkpoints, hooks=N
         "category": np.arange(len(sequences)) % 3,
         "transaction_type": (np.arange(len(sequences)) // 3) % 2,
     }
-    config = FinetuneConfig(
+    config = MultitaskModelParams(
         batch_size=8,
         max_epochs=3,
         max_steps=9,
@@ -123,6 +124,8 @@ def _finetune(tokenizer_dir, backbone_source, backbone_dir, checkpoints, hooks=N
         weight_decay=0.01,
         warmup_steps=1,
         seed=0,
+        label_smoothing=0.0,
+        freeze_word_embeddings=False,
     )
     result = finetune(
         model,

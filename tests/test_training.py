@@ -3,6 +3,7 @@ import pytest
 import torch
 
 from ml_assets.core.io import read_json
+from ml_assets.core.params import MlmBackboneParams
 from ml_assets.core.vocab import load_tokenizer
 from ml_assets.training.checkpoint import find_latest_checkpoint, list_checkpoints
 from ml_assets.training.data import (
@@ -12,7 +13,7 @@ from ml_assets.training.data import (
     encode_texts,
     mask_tokens,
 )
-from ml_assets.training.mlm import MlmConfig, pretrain_mlm
+from ml_assets.training.mlm import MlmRun, pretrain_mlm
 from ml_assets.training.model import count_parameters, load_pruned_mlm
 
 from .conftest import SAMPLE_DESCRIPTIONS
@@ -117,7 +118,7 @@ def _train(
     new_to_old = read_json(tokenizer_dir / "id_map.json")["new_to_old"]
     sequences = encode_texts(tokenizer, [t.lower() for t in SAMPLE_DESCRIPTIONS] * 6, 32)
     model, _ = load_pruned_mlm(backbone_source, new_to_old, num_layers=1, seed=seed)
-    config = MlmConfig(
+    settings = MlmBackboneParams(
         batch_size=8,
         steps=steps,
         learning_rate=1e-3,
@@ -126,12 +127,12 @@ def _train(
         mask_prob=0.15,
         checkpoint_every=3,
         seed=seed,
-        prefetch=prefetch,
     )
     result = pretrain_mlm(
         model,
         sequences,
-        config,
+        settings,
+        MlmRun(batch_size=8, prefetch=prefetch),
         special_ids=tokenizer.all_special_ids,
         mask_id=tokenizer.mask_token_id,
         pad_id=tokenizer.pad_token_id,
@@ -209,7 +210,8 @@ def test_lora_finetuning_trains_few_weights_and_merges(
 ):
     from transformers import BertModel
 
-    from ml_assets.training.finetune import FinetuneConfig, LabeledSet, finetune
+    from ml_assets.core.params import MultitaskModelParams
+    from ml_assets.training.finetune import LabeledSet, finetune
     from ml_assets.training.model import MultiTaskModel
 
     tokenizer = load_tokenizer(tiny_tokenizer_dir)
@@ -225,7 +227,7 @@ def test_lora_finetuning_trains_few_weights_and_merges(
         "transaction_type": np.arange(len(sequences)) % 2,
     }
     data = LabeledSet(sequences, labels)
-    config = FinetuneConfig(
+    config = MultitaskModelParams(
         batch_size=8,
         max_epochs=1,
         max_steps=4,
@@ -238,6 +240,8 @@ def test_lora_finetuning_trains_few_weights_and_merges(
         seed=0,
         lora_r=4,
         lora_alpha=8,
+        label_smoothing=0.0,
+        freeze_word_embeddings=False,
     )
     result = finetune(
         model,
@@ -265,7 +269,7 @@ def test_profiler_flag_writes_a_tensorboard_trace(tiny_tokenizer_dir, backbone_s
     new_to_old = read_json(tiny_tokenizer_dir / "id_map.json")["new_to_old"]
     sequences = encode_texts(tokenizer, [t.lower() for t in SAMPLE_DESCRIPTIONS] * 6, 32)
     model, _ = load_pruned_mlm(backbone_source, new_to_old, num_layers=1, seed=0)
-    config = MlmConfig(
+    settings = MlmBackboneParams(
         batch_size=8,
         steps=6,
         learning_rate=1e-3,
@@ -274,12 +278,12 @@ def test_profiler_flag_writes_a_tensorboard_trace(tiny_tokenizer_dir, backbone_s
         mask_prob=0.15,
         checkpoint_every=100,
         seed=0,
-        profile_dir=tmp_path / "profile",
     )
     result = pretrain_mlm(
         model,
         sequences,
-        config,
+        settings,
+        MlmRun(batch_size=8, profile_dir=tmp_path / "profile"),
         special_ids=tokenizer.all_special_ids,
         mask_id=tokenizer.mask_token_id,
         pad_id=tokenizer.pad_token_id,

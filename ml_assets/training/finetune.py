@@ -13,6 +13,7 @@ from torch.nn import functional as F
 
 from ml_assets.core.corpus import TokenizedSplit
 from ml_assets.core.metrics import head_metrics
+from ml_assets.core.params import MultitaskModelParams
 from ml_assets.training.checkpoint import (
     TrainingState,
     resume_latest,
@@ -29,26 +30,6 @@ from ml_assets.training.optim import (
 )
 from ml_assets.training.perf import ThroughputMeter
 from ml_assets.training.preemption import Preempted, TrainingHooks
-
-
-@dataclass(frozen=True)
-class FinetuneConfig:
-    batch_size: int
-    max_epochs: int
-    max_steps: int
-    eval_every: int
-    patience: int
-    learning_rate: float
-    head_learning_rate: float
-    weight_decay: float
-    warmup_steps: int
-    seed: int
-    precision: str = "auto"
-    lora_r: int = 0  # > 0: train LoRA adapters (peft) on the encoder instead of all its weights
-    lora_alpha: int = 16
-    label_smoothing: float = 0.0
-    layer_lr_decay: float = 1.0  # layer k from the top: learning_rate * layer_lr_decay**k
-    freeze_word_embeddings: bool = False
 
 
 @dataclass
@@ -162,7 +143,7 @@ def finetune(
     model: MultiTaskModel,
     train: LabeledSet,
     valid: LabeledSet,
-    config: FinetuneConfig,
+    config: MultitaskModelParams,
     *,
     pad_id: int,
     device: torch.device,
@@ -171,6 +152,10 @@ def finetune(
     hooks: TrainingHooks | None = None,
 ) -> FinetuneResult:
     """Train with validation every ``eval_every`` steps and early stopping on it.
+
+    ``config`` is the ``multitask_model`` section as params.yaml and the run's config resolved
+    it (baseline_model passes the same section with its plain recipe's keys over it); the data
+    keys (heads, max_length, valid_sample, pooling, dropout) were applied by the caller.
 
     With ``checkpoint_root``, every evaluation (and ``hooks.checkpoint_seconds``, and a stop
     request) writes a checkpoint holding the model, optimizer, schedule, RNG, loader position,

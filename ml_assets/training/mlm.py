@@ -18,6 +18,7 @@ import torch
 from torch.nn import functional as F
 from transformers import BertForMaskedLM
 
+from ml_assets.core.params import MlmBackboneParams
 from ml_assets.training.checkpoint import (
     TrainingState,
     resume_latest,
@@ -42,18 +43,12 @@ from ml_assets.training.preemption import Preempted, TrainingHooks
 
 
 @dataclass(frozen=True)
-class MlmConfig:
-    batch_size: int
-    steps: int  # optimizer steps
-    learning_rate: float
-    weight_decay: float
-    warmup_steps: int
-    mask_prob: float
-    checkpoint_every: int
-    seed: int
-    accumulation: int = 1  # micro-batches per optimizer step
-    precision: str = "auto"  # auto | bf16 | fp16 | fp32
-    compile: bool = False
+class MlmRun:
+    """What a run derives beside the ``mlm_backbone`` section: the hyperparameters come from
+    the section itself (``MlmBackboneParams``), these from the device and the data."""
+
+    batch_size: int  # the section's, or what the GPU probe found to fit
+    accumulation: int = 1  # micro-batches per optimizer step (from tokens_per_step)
     profile_dir: Path | None = None  # write a torch.profiler TensorBoard trace of a few steps here
     prefetch: bool | None = None  # build batches on a background thread (None: on CUDA only)
     peak_flops: float | None = None  # device peak FLOP/s for the MFU estimate
@@ -98,7 +93,7 @@ def make_batch(
     *,
     step: int,
     micro: int,
-    config: MlmConfig,
+    settings: MlmBackboneParams,
     special: torch.Tensor,
     mask_id: int,
     pad_id: int,
@@ -106,11 +101,11 @@ def make_batch(
 ):
     input_ids, attention = collate([sequences[i] for i in indices], pad_id)
     # Masking randomness is a function of (seed, step, micro-batch): identical after a resume.
-    generator = torch.Generator().manual_seed((config.seed * 1_000_003 + step) * 64 + micro)
+    generator = torch.Generator().manual_seed((settings.seed * 1_000_003 + step) * 64 + micro)
     inputs, labels = mask_tokens(
         input_ids,
         torch.isin(input_ids, special),
-        mask_prob=config.mask_prob,
+        mask_prob=settings.mask_prob,
         mask_id=mask_id,
         vocab_size=vocab_size,
         generator=generator,
@@ -186,7 +181,8 @@ def _agree(flags: list[bool], world: int, device: torch.device) -> list[bool]:
 def pretrain_mlm(
     model: BertForMaskedLM,
     sequences: Sequence[np.ndarray],
-    config: MlmConfig,
+    settings: MlmBackboneParams,
+    run: MlmRun,
     *,
     special_ids: Sequence[int],
     mask_id: int,
@@ -196,7 +192,7 @@ def pretrain_mlm(
     log: Callable[[str], None] = print,
     hooks: TrainingHooks | None = None,
 ) -> MlmResult:
-    """Train to ``config.steps``, resuming from the newest complete checkpoint.
+    """Train to ``settings.steps``, resuming from the newest complete checkpoint.
 
     Under torchrun (a process group is initialized) every rank trains on its own share of
     each optimizer step's batches through DDP; only rank 0 writes checkpoints. On
@@ -208,13 +204,13 @@ def pretrain_mlm(
     # setup
     configure_device(device)
     model.to(device).train()
-    precision = choose_precision(device, config.precision)
+    precision = choose_precision(device, settings.precision)
     optimizer = make_optimizer(
-        [{"named_params": list(model.named_parameters()), "lr": config.learning_rate}],
-        config.weight_decay,
+        [{"named_params": list(model.named_parameters()), "lr": settings.learning_rate}],
+        settings.weight_decay,
         device,
     )
-    scheduler = linear_warmup_decay(optimizer, config.warmup_steps, config.steps)
+    scheduler = linear_warmup_decay(optimizer, settings.warmup_steps, settings.steps)
     objective: torch.nn.Module = MlmObjective(model)
     if world > 1:
         from torch.nn.parallel import DistributedDataParallel
@@ -222,8 +218,8 @@ def pretrain_mlm(
         objective = DistributedDataParallel(
             objective, device_ids=[device.index] if device.type == "cuda" else None
         )
-    loss_fn = torch.compile(objective, dynamic=True) if config.compile else objective
-    batches = BucketedBatches([len(s) for s in sequences], config.batch_size, config.seed)
+    loss_fn = torch.compile(objective, dynamic=True) if settings.compile else objective
+    batches = BucketedBatches([len(s) for s in sequences], run.batch_size, settings.seed)
     special = torch.tensor(sorted(set(special_ids)))
     # resume
     step, position, curve = 0, LoaderPosition(), []
@@ -236,7 +232,7 @@ def pretrain_mlm(
         curve = [tuple(point) for point in state.extras.get("loss_curve", [])]
         log(f"resumed MLM pretraining from {latest.name} (step {step})")
     if world > 1:  # per-rank dropout streams, reproducible from (seed, step, rank)
-        torch.manual_seed(config.seed * 1_000_003 + step * 1009 + rank)
+        torch.manual_seed(settings.seed * 1_000_003 + step * 1009 + rank)
     resumed_from = step
     hooks.on_resume(step)
 
@@ -247,8 +243,8 @@ def pretrain_mlm(
         Each micro-batch slot consumes ``world`` batches of the global order; rank r takes the
         r-th, so the loader position (and thus resume) is the same on every rank."""
         stream, current = batches.iterate(position), step
-        while current < config.steps:
-            for micro in range(config.accumulation):
+        while current < settings.steps:
+            for micro in range(run.accumulation):
                 for slot in range(world):
                     after, indices = next(stream)
                     if slot == rank:
@@ -263,7 +259,7 @@ def pretrain_mlm(
                         mine,
                         step=current,
                         micro=micro * world + rank,
-                        config=config,
+                        settings=settings,
                         special=special,
                         mask_id=mask_id,
                         pad_id=pad_id,
@@ -272,17 +268,17 @@ def pretrain_mlm(
                 )
             current += 1
 
-    prefetch = device.type == "cuda" if config.prefetch is None else config.prefetch
+    prefetch = device.type == "cuda" if run.prefetch is None else run.prefetch
     stream = Prefetcher(batch_stream()) if prefetch else batch_stream()
     meter, started = ThroughputMeter(), time.perf_counter()
     last_save = time.monotonic()
     optimizer.zero_grad(set_to_none=True)
     losses = []
     try:
-        with _profiler(config.profile_dir) as profiler:
+        with _profiler(run.profile_dir) as profiler:
             for batch_step, micro, position, rows, (inputs, attention, labels) in stream:
                 meter.batch_ready()
-                last_micro = micro == config.accumulation - 1
+                last_micro = micro == run.accumulation - 1
                 # DDP: gradients are all-reduced only on the last micro-batch of a step
                 sync = contextlib.nullcontext() if last_micro or world == 1 else objective.no_sync()
                 with sync:
@@ -293,7 +289,7 @@ def pretrain_mlm(
                             labels.to(device, non_blocking=True),
                         )
                     precision.backward_and_step(
-                        loss / config.accumulation,
+                        loss / run.accumulation,
                         optimizer,
                         model.parameters(),
                         1.0,
@@ -314,7 +310,7 @@ def pretrain_mlm(
                     time.monotonic() - last_save >= hooks.checkpoint_seconds
                 )
                 stop, timed = _agree([hooks.should_stop(), timed], world, device)
-                due = step % config.checkpoint_every == 0 or step == config.steps or timed
+                due = step % settings.checkpoint_every == 0 or step == settings.steps or timed
                 if due or stop:
                     if rank == 0:
                         state = TrainingState(
@@ -330,7 +326,7 @@ def pretrain_mlm(
                         )
                         hooks.on_checkpoint(saved, step)
                         log(
-                            f"step {step}/{config.steps} loss {curve[-1][1]:.4f} (checkpoint saved)"
+                            f"step {step}/{settings.steps} loss {curve[-1][1]:.4f} (checkpoint saved)"
                         )
                     if world > 1:
                         import torch.distributed as dist
@@ -350,7 +346,7 @@ def pretrain_mlm(
     perf = meter.report(
         device,
         transformer_flops_per_token(matmul_params, layers, hidden, mean_len),
-        config.peak_flops,
+        run.peak_flops,
     )
     return MlmResult(
         steps=step,

@@ -15,7 +15,14 @@ import numpy as np
 
 from ml_assets.core.backbones import resolve_backbone
 from ml_assets.core.io import atomic_write_json, read_json
-from ml_assets.core.layouts import PARAMS_FILE, SPLITS, TOKENIZER_DIR, TOKENIZER_ID_MAP
+from ml_assets.core.layouts import (
+    MODEL_HISTORY_FILE,
+    MODEL_METRICS_FILE,
+    PARAMS_FILE,
+    SPLITS,
+    TOKENIZER_DIR,
+    TOKENIZER_ID_MAP,
+)
 from ml_assets.core.params import MlmBackboneParams, MultitaskModelParams
 from ml_assets.training.preemption import TrainingHooks
 
@@ -42,7 +49,7 @@ def train_mlm_backbone(
 ) -> dict:
     from ml_assets.core.corpus import TokenizedSplit
     from ml_assets.core.plots import line_chart_png
-    from ml_assets.training.mlm import MlmConfig, pretrain_mlm, probe_batch_size
+    from ml_assets.training.mlm import MlmRun, pretrain_mlm, probe_batch_size
     from ml_assets.training.model import count_parameters, load_pruned_mlm, pick_device
     from ml_assets.training.perf import peak_flops_for
 
@@ -82,18 +89,10 @@ def train_mlm_backbone(
     result = pretrain_mlm(
         net,
         train,
-        MlmConfig(
+        settings,
+        MlmRun(
             batch_size=batch_size,
-            steps=settings.steps,
-            learning_rate=settings.learning_rate,
-            weight_decay=settings.weight_decay,
-            warmup_steps=settings.warmup_steps,
-            mask_prob=settings.mask_prob,
-            checkpoint_every=settings.checkpoint_every,
-            seed=settings.seed,
             accumulation=accumulation,
-            precision=settings.precision,
-            compile=settings.compile,
             profile_dir=folder / "profile" if settings.profile else None,
             peak_flops=peak_flops_for(device, settings.peak_tflops),
         ),
@@ -150,7 +149,6 @@ def train_multitask_model(
     from ml_assets.core.layouts import copy_tokenizer
     from ml_assets.core.plots import line_chart_png
     from ml_assets.training.finetune import (
-        FinetuneConfig,
         LabeledSet,
         evaluate,
         finetune,
@@ -204,24 +202,7 @@ def train_multitask_model(
         net,
         sets["train"],
         sets["valid"],
-        FinetuneConfig(
-            batch_size=settings.batch_size,
-            max_epochs=settings.max_epochs,
-            max_steps=settings.max_steps,
-            eval_every=settings.eval_every,
-            patience=settings.patience,
-            learning_rate=settings.learning_rate,
-            head_learning_rate=settings.head_learning_rate,
-            weight_decay=settings.weight_decay,
-            warmup_steps=settings.warmup_steps,
-            seed=settings.seed,
-            precision=settings.precision,
-            lora_r=settings.lora_r,
-            lora_alpha=settings.lora_alpha,
-            label_smoothing=settings.label_smoothing,
-            layer_lr_decay=settings.layer_lr_decay,
-            freeze_word_embeddings=settings.freeze_word_embeddings,
-        ),
+        settings,
         pad_id=meta["pad_id"],
         device=device,
         log=log,
@@ -236,9 +217,9 @@ def train_multitask_model(
     net.cpu().save(folder)
     copy_tokenizer(tokenizer_dir, folder / TOKENIZER_DIR)
     atomic_write_json(
-        folder / "metrics.json", {"test": test, "test_heldout_merchants": test_heldout}
+        folder / MODEL_METRICS_FILE, {"test": test, "test_heldout_merchants": test_heldout}
     )
-    atomic_write_json(folder / "history.json", result.history)
+    atomic_write_json(folder / MODEL_HISTORY_FILE, result.history)
     (folder / VALID_CURVE_PNG).write_bytes(
         line_chart_png(curve, "Validation during finetuning", "step", "macro-F1")
     )
