@@ -2,9 +2,11 @@
 
 Fast: the committed dvc.yaml is exactly what the graph generates, stage by stage.
 Slow (needs DVC in its own venv: ``scripts/install_dvc.sh``, or ``DVC_BIN``): in a temporary
-copy of the repo, tiny profile, ``dvc repro`` runs all six stages, a second runs none, a param
-edit reruns only its stage and keeps earlier entries (``persist``), ``dvc push`` to S3 on a
-local moto server, wipe the outputs and DVC's cache, ``dvc pull``: byte-identical, all fresh.
+copy of the repo, tiny profile, holding the store the session already computed (the tiny graph,
+as after a user's ``dg launch``), ``dvc repro`` runs every stage, each a memo hit; a second runs
+none; a param edit reruns its stage (computed) and the stages that read its folder, and keeps
+earlier entries (``persist``); ``dvc push`` to S3 on a local moto server, wipe the outputs and
+DVC's cache, ``dvc pull``: byte-identical, all fresh.
 """
 
 from __future__ import annotations
@@ -158,10 +160,13 @@ READ_EXPORT = ("model_evaluation", "registered_model")
     DVC is None,
     reason="DVC not installed: run scripts/install_dvc.sh (creates .dvc-venv/) or set DVC_BIN",
 )
-def test_dvc_repro_push_pull_roundtrip(tmp_path, moto_endpoint):
+def test_dvc_repro_push_pull_roundtrip(tmp_path, moto_endpoint, tiny_graph):
     import boto3
 
+    from tests.graph import copy_store
+
     repo = _copy_repo(tmp_path / "repo")
+    copy_store(tiny_graph.root, repo / "artifacts")  # what `dg launch` left: DVC adopts it
     env = _env(repo, tmp_path)
     timings: dict[str, float] = {}
 
@@ -185,8 +190,15 @@ def test_dvc_repro_push_pull_roundtrip(tmp_path, moto_endpoint):
     dvc("config", "core.analytics", "false")
     dvc("config", "core.check_update", "false")
 
-    # every stage runs once, in the graph's order; then nothing is left to do
-    assert _ran(dvc("repro", step="first repro")) == list(GRAPH)
+    # every stage runs once, in the graph's order, and finds its entry already computed; then
+    # nothing is left to do
+    first = dvc("repro", step="first repro")
+    assert _ran(first) == list(GRAPH)
+    for asset in GRAPH:
+        if asset not in PARTITIONED:
+            assert re.search(
+                rf"{asset}: fingerprint \w+ unchanged; reusing .*\(no compute\)", first
+            )
     again = dvc("repro", step="no-op repro")
     assert _ran(again) == []
     for asset in GRAPH:
