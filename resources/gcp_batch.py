@@ -24,7 +24,12 @@ from dagster._core.definitions.resource_annotation import TreatAsResourceParam
 from dagster._core.errors import DagsterExecutionInterruptedError
 
 from ml_assets.core.gpu_cost import Placement
-from ml_assets.training.preemption import RETRYABLE_EXIT_CODES
+from ml_assets.core.job_protocol import (
+    GCS_TRANSPORT,
+    RETRYABLE_EXIT_CODES,
+    TRANSPORT_ENV,
+    is_retryable,
+)
 
 TERMINAL_STATES = {"SUCCEEDED", "FAILED", "CANCELLED"}
 JOB_ENTRYPOINT = ["python", "-m", "ml_assets.training.job"]  # the image's ENTRYPOINT too
@@ -106,7 +111,7 @@ class TaskAttempt:
 
     @property
     def preempted(self) -> bool:
-        return self.exit_code in RETRYABLE_EXIT_CODES
+        return is_retryable(self.exit_code)
 
 
 @dataclass
@@ -197,7 +202,7 @@ class PipesGcpBatchClient(dg.PipesClient, TreatAsResourceParam):
         with dg.open_pipes_session(
             context=context, context_injector=injector, message_reader=reader, extras=extras
         ) as session:
-            env = {**session.get_bootstrap_env_vars(), "TXN_PIPES_TRANSPORT": "gcs"}
+            env = {**session.get_bootstrap_env_vars(), TRANSPORT_ENV: GCS_TRANSPORT}
             job = batch_v1.Job(job_spec(env))
             job_id = f"txn-{context.run.run_id[:8]}-{int(time.time() * 1000) % 10**10}"
             created = self.batch_client.create_job(parent=parent, job=job, job_id=job_id)

@@ -30,6 +30,7 @@ from ml_assets.core.gpu_cost import (
     steps_since_checkpoint,
 )
 from ml_assets.core.io import MANIFEST, ArtifactRef
+from ml_assets.core.job_protocol import EVENT_PREEMPTED, JobRequest
 from ml_assets.core.params import GpuParams
 
 GPU_EVENT = "gpu_event"  # AssetObservation metadata key the Slack sensor watches
@@ -99,14 +100,14 @@ class TrainingLauncher(dg.ConfigurableResource):
     def _train_local(
         self, context, stage, entrypoint, settings, inputs, output, checkpoints, gpu
     ) -> dict:
-        extras = {
-            "stage": stage,
-            "settings": settings,
-            "inputs": {name: str(ref.dir) for name, ref in inputs.items()},
-            "output": str(output),
-            "checkpoints": str(checkpoints),
-            "checkpoint_seconds": gpu.checkpoint_minutes * 60,
-        }
+        extras = JobRequest(
+            stage=stage,
+            settings=settings,
+            inputs={name: str(ref.dir) for name, ref in inputs.items()},
+            output=str(output),
+            checkpoints=str(checkpoints),
+            checkpoint_seconds=gpu.checkpoint_minutes * 60,
+        ).to_extras()
         command = [sys.executable, "-m", entrypoint]
         if self.local_processes > 1:
             command = [
@@ -187,14 +188,14 @@ class TrainingLauncher(dg.ConfigurableResource):
         gcs = self._gcs()
         base = f"gs://{self.bucket}/{self.prefix}"
         output_uri = f"{base}/outputs/{stage}/{fingerprint}/{context.run.run_id}"
-        extras = {
-            "stage": stage,
-            "settings": settings,
-            "inputs": self._stage_inputs(gcs, inputs),
-            "output": output_uri,
-            "checkpoints": f"{base}/checkpoints/{stage}/{fingerprint}",
-            "checkpoint_seconds": gpu.checkpoint_minutes * 60,
-        }
+        extras = JobRequest(
+            stage=stage,
+            settings=settings,
+            inputs=self._stage_inputs(gcs, inputs),
+            output=output_uri,
+            checkpoints=f"{base}/checkpoints/{stage}/{fingerprint}",
+            checkpoint_seconds=gpu.checkpoint_minutes * 60,
+        ).to_extras()
         client = PipesGcpBatchClient(
             project=self.project,
             region=self.region,
@@ -222,7 +223,7 @@ class TrainingLauncher(dg.ConfigurableResource):
         drills = [
             m["seconds_to_checkpoint"]
             for m in ledger.messages
-            if m.get("event") == "preempted" and m.get("seconds_to_checkpoint") is not None
+            if m.get("event") == EVENT_PREEMPTED and m.get("seconds_to_checkpoint") is not None
         ]
         return {
             **metadata,

@@ -15,8 +15,8 @@ from ml_assets.core.gpu_cost import (
     steps_lost_per_resume,
     steps_since_checkpoint,
 )
+from ml_assets.core.job_protocol import EXIT_PREEMPTED
 from ml_assets.core.params import load_params
-from ml_assets.training.preemption import EXIT_PREEMPTED
 
 GPU = load_params().gpu
 
@@ -206,3 +206,23 @@ def test_slack_webhook_is_read_through_envvar(monkeypatch):
     assert isinstance(notifier.webhook_url, dg.EnvVar)
     assert notifier.webhook_url == "SLACK_WEBHOOK_URL"
     assert "secret" not in repr(vars(notifier))
+
+
+def test_the_job_request_round_trips_and_names_what_is_missing():
+    from ml_assets.core.job_protocol import JobRequest
+
+    request = JobRequest(
+        stage="multitask_model",
+        settings={"seed": 1},
+        inputs={"tokenized_corpus": "gs://b/p/inputs/tokenized_corpus/abc"},
+        output="/tmp/out",
+        checkpoints="/tmp/ckpt",
+        checkpoint_seconds=300,
+    )
+    assert JobRequest.from_extras(request.to_extras()) == request
+    extras = request.to_extras()
+    del extras["checkpoints"]
+    with pytest.raises(ValueError, match=r"lack \['checkpoints'\].*TrainingLauncher"):
+        JobRequest.from_extras(extras)
+    with pytest.raises(ValueError, match="unknown training stage 'mlm'"):
+        JobRequest.from_extras({**request.to_extras(), "stage": "mlm"})

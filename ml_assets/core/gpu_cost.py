@@ -9,6 +9,12 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
+from ml_assets.core.job_protocol import (
+    EVENT_CHECKPOINT,
+    EVENT_PREEMPTED,
+    EVENT_PROGRESS,
+    EVENT_RESUMED,
+)
 from ml_assets.core.params import GpuParams
 
 
@@ -103,7 +109,7 @@ def steps_lost(reached: int | None, resumed_from: int | None) -> int:
     return max(0, reached - resumed_from)
 
 
-_STEP_EVENTS = ("progress", "checkpoint", "preempted")
+_STEP_EVENTS = (EVENT_PROGRESS, EVENT_CHECKPOINT, EVENT_PREEMPTED)
 
 
 def steps_lost_per_resume(messages: list[dict]) -> list[int]:
@@ -112,7 +118,7 @@ def steps_lost_per_resume(messages: list[dict]) -> list[int]:
     lost, last_step, starts = [], None, 0
     for message in messages:
         event = message.get("event")
-        if event == "resumed":
+        if event == EVENT_RESUMED:
             if starts > 0:
                 lost.append(steps_lost(last_step, message["step"]))
             starts += 1
@@ -129,6 +135,6 @@ def steps_since_checkpoint(messages: list[dict]) -> int:
         event = message.get("event")
         if event in _STEP_EVENTS:
             last_step = message["step"]
-        if event in ("checkpoint", "resumed"):
+        if event in (EVENT_CHECKPOINT, EVENT_RESUMED):
             last_checkpoint = message["step"]
     return steps_lost(last_step, last_checkpoint)

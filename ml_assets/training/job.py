@@ -3,13 +3,9 @@
 It runs as an external process under Dagster Pipes, started by the launcher resource
 (``resources/launchers.py``): locally by ``PipesSubprocessClient``, on GCP by the Cloud Batch
 Pipes client, optionally under ``torchrun --nproc_per_node=K``. Only ``dagster-pipes`` is
-imported here, never dagster. Everything the job needs arrives in the Pipes extras:
-
-    stage        mlm_backbone | multitask_model
-    settings     the stage's resolved params section
-    inputs       {name: folder or gs:// URI of a committed artifact entry}
-    output       folder (local) or gs:// URI where the artifact is committed
-    checkpoints  folder or gs:// URI of this fingerprint's checkpoints
+imported here, never dagster. Everything the job needs arrives in the Pipes extras, a
+``core.job_protocol.JobRequest`` (stage, resolved params section, input / output / checkpoint folders
+or gs:// URIs); the exit codes and reported events are defined there too.
 
 Preemption: SIGTERM (and SIGINT, which Dagster sends on run termination) sets a flag; the loop
 writes an emergency checkpoint and the process exits with EXIT_PREEMPTED. Under torchrun every
@@ -39,14 +35,21 @@ from dagster_pipes import (
 )
 
 from ml_assets.core.attempt_ledger import FAILED, FINISHED
-from ml_assets.training.preemption import EXIT_PREEMPTED, Preempted, PreemptionGuard
+from ml_assets.core.job_protocol import (
+    EVENT_CHECKPOINT,
+    EVENT_PREEMPTED,
+    EVENT_PROGRESS,
+    EVENT_RESUMED,
+    EVENT_STARTED,
+    EXIT_PREEMPTED,
+    GCS_TRANSPORT,
+    SINGLE_PROCESS_STAGES,
+    TRANSPORT_ENV,
+    JobRequest,
+)
+from ml_assets.training.preemption import Preempted, PreemptionGuard
 
-TRANSPORT_ENV = "TXN_PIPES_TRANSPORT"  # "gcs" on Cloud Batch; unset: Pipes' local defaults
 PROGRESS_EVERY_SECONDS = 0.5
-# Finetuning has no data-parallel loop (a small labeled set, minutes of work): under torchrun
-# it trains on rank 0 alone, and the other ranks stage their inputs with it and exit, so no
-# two processes write the same checkpoints and output.
-SINGLE_PROCESS_STAGES = ("multitask_model", "baseline_model")
 
 
 class ResumingGCSMessageWriter(PipesGCSMessageWriter):
@@ -88,7 +91,7 @@ def _gcs_client():
 
 
 def _loaders():
-    if os.environ.get(TRANSPORT_ENV) == "gcs":
+    if os.environ.get(TRANSPORT_ENV) == GCS_TRANSPORT:
         client = _gcs_client()
         return PipesGCSContextLoader(client), ResumingGCSMessageWriter(client, interval=0)
     return PipesDefaultContextLoader(), PipesDefaultMessageWriter()
@@ -102,11 +105,11 @@ def _pipes_for_rank(rank: int):
         with open_dagster_pipes(
             context_loader=context_loader, message_writer=message_writer
         ) as pipes:
-            yield pipes, pipes.extras, message_writer
+            yield pipes, JobRequest.from_extras(pipes.extras), message_writer
         return
     params = PipesEnvVarParamsLoader().load_context_params()
     with context_loader.load_context(params) as data:
-        yield None, data.get("extras") or {}, None
+        yield None, JobRequest.from_extras(data.get("extras") or {}), None
 
 
 class Reporter:
@@ -132,9 +135,9 @@ class Reporter:
             from ml_assets.core.attempt_ledger import PREEMPTED, update_attempt
 
             record = {"last_step": fields["step"]}
-            if event == "resumed":
+            if event == EVENT_RESUMED:
                 record["resumed_from"] = fields["step"]
-            elif event == "preempted":
+            elif event == EVENT_PREEMPTED:
                 record["outcome"] = PREEMPTED
             update_attempt(self.ledger, **record)
 
@@ -149,7 +152,7 @@ class Reporter:
         now = time.monotonic()
         if now - self._last_progress >= PROGRESS_EVERY_SECONDS:
             self._last_progress = now
-            self.event("progress", step=step, loss=round(loss, 5))
+            self.event(EVENT_PROGRESS, step=step, loss=round(loss, 5))
 
 
 def _barrier(world: int) -> None:
@@ -174,11 +177,13 @@ def _init_distributed() -> tuple[int, int]:
     return dist.get_rank(), world
 
 
-def _stage_inputs(spec: dict, scratch: Path, rank: int, world: int, client) -> dict[str, Path]:
+def _stage_inputs(
+    spec: JobRequest, scratch: Path, rank: int, world: int, client
+) -> dict[str, Path]:
     from ml_assets.training.gcs_folders import download_folder, is_remote
 
     inputs = {}
-    for name, location in spec["inputs"].items():
+    for name, location in spec.inputs.items():
         if is_remote(location):
             inputs[name] = scratch / "inputs" / name
             if rank == 0:
@@ -189,15 +194,17 @@ def _stage_inputs(spec: dict, scratch: Path, rank: int, world: int, client) -> d
     return inputs
 
 
-def run(spec: dict, reporter: Reporter, rank: int, world: int, guard: PreemptionGuard) -> dict:
+def run(
+    spec: JobRequest, reporter: Reporter, rank: int, world: int, guard: PreemptionGuard
+) -> dict:
     """Stage inputs, train with checkpoints mirrored where they must survive, commit the output."""
     from ml_assets.training.gcs_folders import is_remote
 
-    remote = any(is_remote(loc) for loc in [spec["output"], *spec["inputs"].values()])
+    remote = any(is_remote(loc) for loc in [spec.output, *spec.inputs.values()])
     client = _gcs_client() if remote else None
     # one scratch folder per job attempt, shared by its torchrun ranks
     shared = os.environ.get("TORCHELASTIC_RUN_ID") or str(os.getpid())
-    scratch = Path(spec.get("scratch") or tempfile.gettempdir()) / f"txn-train-{shared}"
+    scratch = Path(spec.scratch or tempfile.gettempdir()) / f"txn-train-{shared}"
     scratch.mkdir(parents=True, exist_ok=True)
     try:
         return _run_in(scratch, spec, reporter, rank, world, guard, client)
@@ -223,9 +230,9 @@ def _run_in(scratch, spec, reporter, rank, world, guard, client) -> dict:
     )
 
     inputs = _stage_inputs(spec, scratch, rank, world, client)
-    checkpoints, checkpoint_uri = Path(spec["checkpoints"]), None
-    if is_remote(spec["checkpoints"]):
-        checkpoint_uri, checkpoints = spec["checkpoints"], scratch / "checkpoints"
+    checkpoints, checkpoint_uri = Path(spec.checkpoints), None
+    if is_remote(spec.checkpoints):
+        checkpoint_uri, checkpoints = spec.checkpoints, scratch / "checkpoints"
         if rank == 0:
             restored = restore_checkpoints(client, checkpoint_uri, checkpoints, warn=reporter.log)
             reporter.log(
@@ -235,25 +242,25 @@ def _run_in(scratch, spec, reporter, rank, world, guard, client) -> dict:
             )
         _barrier(world)
 
-    if world > 1 and spec["stage"] in SINGLE_PROCESS_STAGES and rank != 0:
-        reporter.log(f"rank {rank}: {spec['stage']} trains on rank 0 only; nothing to do here")
+    if world > 1 and spec.stage in SINGLE_PROCESS_STAGES and rank != 0:
+        reporter.log(f"rank {rank}: {spec.stage} trains on rank 0 only; nothing to do here")
         return {}
 
     def on_checkpoint(path: Path, step: int) -> None:
         if checkpoint_uri is not None:
             mirror_checkpoint(client, path, checkpoint_uri)
-        reporter.event("checkpoint", step=step)
+        reporter.event(EVENT_CHECKPOINT, step=step)
 
     hooks = TrainingHooks(
         should_stop=guard,
         on_checkpoint=on_checkpoint,
         on_step=reporter.progress,
-        on_resume=lambda step: reporter.event("resumed", step=step),
-        checkpoint_seconds=spec.get("checkpoint_seconds"),
+        on_resume=lambda step: reporter.event(EVENT_RESUMED, step=step),
+        checkpoint_seconds=spec.checkpoint_seconds,
     )
-    output_remote = is_remote(spec["output"])
-    folder = scratch / "output" if output_remote else Path(spec["output"])
-    stage = spec["stage"]
+    output_remote = is_remote(spec.output)
+    folder = scratch / "output" if output_remote else Path(spec.output)
+    stage = spec.stage
     with contextlib.ExitStack() as stack:
         if output_remote and rank == 0:
             folder = stack.enter_context(staged_directory(scratch / "output"))
@@ -261,7 +268,7 @@ def _run_in(scratch, spec, reporter, rank, world, guard, client) -> dict:
             metadata = train_mlm_backbone(
                 corpus_dir=inputs["tokenized_corpus"],
                 tokenizer_dir=inputs["pruned_tokenizer"],
-                settings=MlmBackboneParams.model_validate(spec["settings"]),
+                settings=MlmBackboneParams.model_validate(spec.settings),
                 folder=folder,
                 checkpoint_root=checkpoints,
                 log=reporter.log,
@@ -272,7 +279,7 @@ def _run_in(scratch, spec, reporter, rank, world, guard, client) -> dict:
                 corpus_dir=inputs["tokenized_corpus"],
                 tokenizer_dir=inputs["pruned_tokenizer"],
                 backbone_dir=inputs["mlm_backbone"],
-                settings=MultitaskModelParams.model_validate(spec["settings"]),
+                settings=MultitaskModelParams.model_validate(spec.settings),
                 folder=folder,
                 checkpoint_root=checkpoints,
                 log=reporter.log,
@@ -282,9 +289,9 @@ def _run_in(scratch, spec, reporter, rank, world, guard, client) -> dict:
             metadata = train_baseline_model(
                 corpus_dir=inputs["tokenized_corpus"],
                 tokenizer_dir=inputs["pruned_tokenizer"],
-                settings=MultitaskModelParams.model_validate(spec["settings"]["multitask_model"]),
-                num_layers=spec["settings"]["num_layers"],
-                init_seed=spec["settings"]["init_seed"],
+                settings=MultitaskModelParams.model_validate(spec.settings["multitask_model"]),
+                num_layers=spec.settings["num_layers"],
+                init_seed=spec.settings["init_seed"],
                 folder=folder,
                 checkpoint_root=checkpoints,
                 log=reporter.log,
@@ -296,19 +303,19 @@ def _run_in(scratch, spec, reporter, rank, world, guard, client) -> dict:
                 "or baseline_model"
             )
     if output_remote and rank == 0:
-        upload_folder(client, scratch / "output", spec["output"])
+        upload_folder(client, scratch / "output", spec.output)
     return metadata
 
 
-def _ledger_record(spec: dict, rank: int) -> Path | None:
+def _ledger_record(spec: JobRequest, rank: int) -> Path | None:
     """This attempt's record beside local checkpoints (rank 0). Remote checkpoints have the
     GCP launcher's own ledger of Batch attempts."""
     from ml_assets.core.attempt_ledger import begin_attempt
     from ml_assets.training.gcs_folders import is_remote
 
-    if rank != 0 or not spec.get("checkpoints") or is_remote(spec["checkpoints"]):
+    if rank != 0 or not spec.checkpoints or is_remote(spec.checkpoints):
         return None
-    return begin_attempt(Path(spec["checkpoints"]))
+    return begin_attempt(Path(spec.checkpoints))
 
 
 def pipes_metadata(metadata: dict) -> dict:
@@ -343,7 +350,7 @@ def main() -> int:
     exit_code = 0
     with _pipes_for_rank(rank) as (pipes, spec, writer):
         reporter = Reporter(pipes, attempt, _ledger_record(spec, rank))
-        reporter.event("started", world_size=world, host=os.uname().nodename)
+        reporter.event(EVENT_STARTED, world_size=world, host=os.uname().nodename)
         try:
             metadata = run(spec, reporter, rank, world, guard)
         except Preempted as stop:
@@ -353,7 +360,10 @@ def main() -> int:
             # the budget is ~30 s on a Spot VM: how long signal -> committed checkpoint took
             seconds = time.monotonic() - guard.received_at if guard.received_at else None
             reporter.event(
-                "preempted", step=stop.step, signal=guard.signal_name, seconds_to_checkpoint=seconds
+                EVENT_PREEMPTED,
+                step=stop.step,
+                signal=guard.signal_name,
+                seconds_to_checkpoint=seconds,
             )
             if isinstance(writer, ResumingGCSMessageWriter):
                 writer.attempt_continues = True  # the next attempt continues this Pipes session

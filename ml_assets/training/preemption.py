@@ -2,8 +2,8 @@
 
 GCE gives a Spot VM about 30 s between the ACPI soft-off (SIGTERM to the container) and the
 hard stop. The handler only sets a flag: the loop finishes the step it is in, writes an
-emergency checkpoint and exits with ``EXIT_PREEMPTED``, which the launcher (and a Batch
-lifecycle policy) treats as "retry", never as a failure of the code.
+emergency checkpoint and the job exits with ``EXIT_PREEMPTED`` (``core/job_protocol.py``),
+which the launcher (and a Batch lifecycle policy) treats as "retry", never as a failure.
 """
 
 from __future__ import annotations
@@ -13,10 +13,6 @@ import time
 from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
-
-EXIT_PREEMPTED = 85  # ours: "stopped on SIGTERM after a complete checkpoint"
-BATCH_PREEMPTED_EXIT = 50001  # Cloud Batch's reserved exit code for a preempted Spot VM
-RETRYABLE_EXIT_CODES = (BATCH_PREEMPTED_EXIT, EXIT_PREEMPTED)
 
 
 class Preempted(Exception):  # noqa: N818  (an event, not an error)
@@ -48,10 +44,6 @@ class PreemptionGuard:
 
     def __call__(self) -> bool:
         return self.requested
-
-
-def is_retryable(exit_code: int | None) -> bool:
-    return exit_code in RETRYABLE_EXIT_CODES
 
 
 @dataclass
