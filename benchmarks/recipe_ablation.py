@@ -62,6 +62,26 @@ VARIANTS: dict[str, dict] = {
         "mlm_backbone": {"num_layers": 3},
         "mlm": False,
     },
+    "default+llrd": {
+        "label": "default recipe + layer-wise lr decay 0.8 (embeddings at 0.26x)",
+        "multitask_model": {"layer_lr_decay": 0.8},
+        "mlm": False,
+    },
+    "default+3-epochs": {
+        "label": "default recipe, 3 epochs",
+        "multitask_model": {"max_epochs": 3},
+        "mlm": False,
+    },
+    "default+llrd+3-epochs": {
+        "label": "default recipe + layer-wise lr decay 0.8, 3 epochs",
+        "multitask_model": {"layer_lr_decay": 0.8, "max_epochs": 3},
+        "mlm": False,
+    },
+    "default+llrd-0.7+3-epochs": {
+        "label": "default recipe + layer-wise lr decay 0.7, 3 epochs",
+        "multitask_model": {"layer_lr_decay": 0.7, "max_epochs": 3},
+        "mlm": False,
+    },
     "default+mlm": {
         "label": "default recipe + MLM pretraining (360 steps)",
         "mlm_backbone": {"steps": 360},
