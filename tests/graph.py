@@ -7,7 +7,6 @@ of their own start from a copy of it: a copied store is a valid store (pointers 
 and a run on it is a memo hit for every asset, which is itself what those tests check first.
 """
 
-import json
 import shutil
 from pathlib import Path
 from typing import NamedTuple
@@ -25,26 +24,68 @@ TINY_RANGE = range_tags(TINY_DAYS[0], TINY_DAYS[-1])
 PLAIN = (bool, int, float, str, type(None))
 
 
+class RecordedRun:
+    """The run that computed the tiny graph, read from its instance's event log: the parts of
+    ``ExecuteInProcessResult`` the tests use, available to every xdist worker (the instance is
+    a persistent one in a folder all workers share)."""
+
+    def __init__(self, instance: dg.DagsterInstance, run_id: str):
+        self.instance, self.run_id = instance, run_id
+        self.all_events = [
+            entry.dagster_event
+            for entry in instance.all_logs(run_id)
+            if entry.dagster_event is not None
+        ]
+
+    @property
+    def success(self) -> bool:
+        return self.instance.get_run_by_id(self.run_id).status == dg.DagsterRunStatus.SUCCESS
+
+    def get_asset_materialization_events(self) -> list:
+        return [event for event in self.all_events if event.is_step_materialization]
+
+    def get_asset_check_evaluations(self) -> list:
+        return [
+            event.event_specific_data
+            for event in self.all_events
+            if event.event_type == dg.DagsterEventType.ASSET_CHECK_EVALUATION
+        ]
+
+    def asset_materializations_for_node(self, node_name: str) -> list:
+        return [
+            event.event_specific_data.materialization
+            for event in self.get_asset_materialization_events()
+            if event.node_name == node_name
+        ]
+
+
 class TinyGraph(NamedTuple):
+    result: RecordedRun  # the run that computed every asset
+    instance: dg.DagsterInstance
     root: Path  # its artifact store: read it, never write it (copy_store for your own)
-    computed: dict[str, dict]  # per asset, the plain metadata of the run that computed it
+
+    @property
+    def computed(self) -> dict[str, dict]:
+        """Per asset, the metadata of the run that computed it, as plain values."""
+        return {
+            asset: {k: v for k, v in metadata.items() if isinstance(v, PLAIN)}
+            for asset, metadata in materialization_metadata(self.result).items()
+        }
 
 
-def compute_tiny_graph(folder: Path) -> tuple[Path, dict[str, dict]]:
-    """The tiny graph's store in ``folder/artifacts``, computed unless an earlier call of this
-    session did (``computed.json``, written last, says it did)."""
-    root, record = folder / "artifacts", folder / "computed.json"
+def compute_tiny_graph(folder: Path) -> tuple[str, Path, Path]:
+    """The tiny graph computed into ``folder`` (store ``artifacts/``, a persistent instance in
+    ``home/``) unless an earlier call of this session did: ``run_id`` written last says so.
+    Returns the run id, the instance folder and the store."""
+    root, home, record = folder / "artifacts", folder / "home", folder / "run_id"
     if not record.exists():
         shutil.rmtree(folder, ignore_errors=True)  # a worker that died part-way
-        with dg.instance_for_test() as instance:
+        home.mkdir(parents=True)
+        with dg.DagsterInstance.local_temp(tempdir=str(home)) as instance:
             result = materialize_tiny_graph(root, instance)
             assert result.success
-            computed = {  # the plain values: what fits JSON, read back by every worker
-                asset: {k: v for k, v in metadata.items() if isinstance(v, PLAIN)}
-                for asset, metadata in materialization_metadata(result).items()
-            }
-        record.write_text(json.dumps(computed))
-    return root, json.loads(record.read_text())
+        record.write_text(result.run_id)
+    return record.read_text(), home, root
 
 
 def materialize_tiny_graph(root: Path, instance: dg.DagsterInstance, resources=None):
