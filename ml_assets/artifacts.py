@@ -22,13 +22,6 @@ from resources.artifact_store import ArtifactStore
 MEMO_FILE = "memo.json"  # provenance: fingerprint components, producing run, seconds, metadata
 
 
-class StageConfig(dg.Config):
-    """Per-run overrides of this asset's params.yaml section (launchpad or CLI run config),
-    e.g. ``{"learning_rate": 3.0e-4}``. They are part of the fingerprint."""
-
-    overrides: dict[str, Any] = {}
-
-
 def fingerprint_components(
     code: CodeVersion, params: dict[str, Any], inputs: dict[str, ArtifactRef]
 ) -> dict:

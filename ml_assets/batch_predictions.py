@@ -8,7 +8,6 @@ import dagster as dg
 import polars as pl
 
 from ml_assets.artifacts import (
-    StageConfig,
     automation_condition,
     memoized_output,
     stage_code_version,
@@ -26,6 +25,7 @@ from ml_assets.core.layouts import (
 )
 from ml_assets.core.params import BatchPredictionsParams, RawTransactionsParams
 from ml_assets.daily import SINGLE_RUN
+from ml_assets.run_config import section_config
 from resources.artifact_store import ArtifactStore
 from resources.params import ParamsResource
 
@@ -59,9 +59,9 @@ def champion_model(store: ArtifactStore, registered: ArtifactRef) -> tuple[str, 
     return champion["model_id"], store.ref("onnx_model", champion["onnx_model_key"])
 
 
-def raw_reading(params, config: StageConfig | None = None) -> RawTransactionsParams:
-    """raw_transactions' section: a source file is validated exactly as exports are."""
-    del config  # per-run overrides are batch_predictions' own; raw_transactions' come from params
+def raw_reading(params) -> RawTransactionsParams:
+    """raw_transactions' section (params.yaml's: this run's overrides are batch_predictions'
+    own): a source file is validated exactly as exports are."""
     return RawTransactionsParams.model_validate(params.section("raw_transactions"))
 
 
@@ -85,6 +85,10 @@ def fingerprint_section(params, store: ArtifactStore, overrides: dict | None = N
     return {**section, "_input": input_identity(settings, store), "_reading": reading}
 
 
+# per-run overrides of the BatchPredictions section: the launchpad's fields
+BatchPredictionsConfig = section_config(BatchPredictionsParams, "BatchPredictionsConfig")
+
+
 @dg.asset(
     group_name="serving",
     kinds={"onnx", "parquet"},
@@ -102,7 +106,7 @@ def fingerprint_section(params, store: ArtifactStore, overrides: dict | None = N
 )
 def batch_predictions(
     context: dg.AssetExecutionContext,
-    config: StageConfig,
+    config: BatchPredictionsConfig,
     registered_model: ArtifactRef,  # runs after the promotion decision; scores the champion
     params: ParamsResource,
     artifact_store: ArtifactStore,
@@ -126,7 +130,7 @@ def batch_predictions(
         from ml_assets.core.scoring import encode_for_model, scorer_for
 
         if settings.source:
-            result = read_batch_source(raw_reading(params, config), settings)
+            result = read_batch_source(raw_reading(params), settings)
             rows, source, quarantined = result.kept, settings.source, result.quarantined
             rejected = result.quarantined.height + result.duplicates
             if quarantined.height:

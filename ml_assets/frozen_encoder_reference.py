@@ -5,14 +5,15 @@ from pathlib import Path
 import dagster as dg
 
 from ml_assets.artifacts import (
-    StageConfig,
     automation_condition,
     memoized_output,
     stage_code_version,
 )
 from ml_assets.core.io import ArtifactRef
 from ml_assets.core.layouts import read_features
+from ml_assets.core.params import ReferenceModelsParams
 from ml_assets.daily import SINGLE_RUN
+from ml_assets.run_config import section_config
 from resources.artifact_store import ArtifactStore
 from resources.params import ParamsResource
 
@@ -40,6 +41,10 @@ def fingerprint_section(params, store=None, overrides: dict | None = None) -> di
     }
 
 
+# per-run overrides of the ReferenceModels section: the launchpad's fields
+FrozenEncoderReferenceConfig = section_config(ReferenceModelsParams, "FrozenEncoderReferenceConfig")
+
+
 @dg.asset(
     group_name="references",
     kinds={"pytorch", "scikitlearn"},
@@ -55,7 +60,7 @@ def fingerprint_section(params, store=None, overrides: dict | None = None) -> di
 )
 def frozen_encoder_reference(
     context: dg.AssetExecutionContext,
-    config: StageConfig,
+    config: FrozenEncoderReferenceConfig,
     training_features: ArtifactRef,
     params: ParamsResource,
     artifact_store: ArtifactStore,

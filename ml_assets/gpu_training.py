@@ -9,18 +9,19 @@ from typing import Any
 import dagster as dg
 from pydantic import Field
 
-from ml_assets.artifacts import StageConfig
 from ml_assets.core.io import ArtifactRef, read_json
 from ml_assets.core.layouts import PARAMS_FILE, TOKENIZER_ID_MAP
 from ml_assets.core.params import GpuParams
+from ml_assets.run_config import SectionConfig
 from resources.artifact_store import ArtifactStore
 from resources.launchers import TrainingLauncher
 
 GPU_POOL = "gpu"  # `dagster instance concurrency set gpu N` caps concurrent GPU jobs across runs
 
 
-class TrainingConfig(StageConfig):
-    """Per-run overrides (part of the fingerprint) plus where to run (not part of it)."""
+class TrainingConfig(SectionConfig):
+    """Where to run (not part of the fingerprint); each training asset adds its section's
+    keys (``section_config(..., base=TrainingConfig)``), which are."""
 
     tier: str | None = Field(
         default=None, description="auto | debug | standard | large (default: params gpu.tier)"

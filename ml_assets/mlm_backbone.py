@@ -4,13 +4,18 @@ import dagster as dg
 
 from ml_assets.artifacts import automation_condition, memoized_output, stage_code_version
 from ml_assets.core.io import ArtifactRef
+from ml_assets.core.params import MlmBackboneParams
 from ml_assets.daily import SINGLE_RUN
 from ml_assets.gpu_training import GPU_POOL, TrainingConfig, run_training
+from ml_assets.run_config import section_config
 from ml_assets.training import job as training_job  # what the launcher runs: in the code version
 from ml_assets.training_checks import data_wait_result, data_wait_spec
 from resources.artifact_store import ArtifactStore
 from resources.launchers import TrainingLauncher
 from resources.params import ParamsResource
+
+# per-run overrides of the MlmBackbone section (the launchpad's fields) and where to run
+MlmBackboneConfig = section_config(MlmBackboneParams, "MlmBackboneConfig", base=TrainingConfig)
 
 CODE = stage_code_version(
     __name__, "mlm_backbone", ("torch", "transformers", "tokenizers", "safetensors")
@@ -35,7 +40,7 @@ CODE = stage_code_version(
 )
 def mlm_backbone(
     context: dg.AssetExecutionContext,
-    config: TrainingConfig,
+    config: MlmBackboneConfig,
     tokenized_corpus: ArtifactRef,
     pruned_tokenizer: ArtifactRef,
     params: ParamsResource,

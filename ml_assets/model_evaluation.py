@@ -8,7 +8,6 @@ import numpy as np
 import polars as pl
 
 from ml_assets.artifacts import (
-    StageConfig,
     automation_condition,
     memoized_output,
     stage_code_version,
@@ -27,6 +26,7 @@ from ml_assets.core.layouts import (
 )
 from ml_assets.core.params import ModelEvaluationParams, OnnxModelParams
 from ml_assets.daily import SINGLE_RUN
+from ml_assets.run_config import section_config
 from resources.artifact_store import ArtifactStore
 from resources.model_registry import ModelRegistry
 from resources.params import ParamsResource
@@ -180,6 +180,10 @@ def slices_table(report: dict) -> str:
     return "\n".join(lines)
 
 
+# per-run overrides of the ModelEvaluation section: the launchpad's fields
+ModelEvaluationConfig = section_config(ModelEvaluationParams, "ModelEvaluationConfig")
+
+
 @dg.asset(
     group_name="evaluation",
     kinds={"onnx", "parquet"},
@@ -200,7 +204,7 @@ def slices_table(report: dict) -> str:
 )
 def model_evaluation(
     context: dg.AssetExecutionContext,
-    config: StageConfig,
+    config: ModelEvaluationConfig,
     onnx_model: ArtifactRef,
     training_features: ArtifactRef,
     multitask_model: ArtifactRef,

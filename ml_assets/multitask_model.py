@@ -4,13 +4,20 @@ import dagster as dg
 
 from ml_assets.artifacts import automation_condition, memoized_output, stage_code_version
 from ml_assets.core.io import ArtifactRef
+from ml_assets.core.params import MultitaskModelParams
 from ml_assets.daily import SINGLE_RUN
 from ml_assets.gpu_training import GPU_POOL, TrainingConfig, run_training
+from ml_assets.run_config import section_config
 from ml_assets.training import job as training_job  # what the launcher runs: in the code version
 from ml_assets.training_checks import data_wait_result, data_wait_spec
 from resources.artifact_store import ArtifactStore
 from resources.launchers import TrainingLauncher
 from resources.params import ParamsResource
+
+# per-run overrides of the MultitaskModel section (the launchpad's fields) and where to run
+MultitaskModelConfig = section_config(
+    MultitaskModelParams, "MultitaskModelConfig", base=TrainingConfig
+)
 
 CODE = stage_code_version(
     __name__, "multitask_model", ("torch", "transformers", "tokenizers", "safetensors", "peft")
@@ -35,7 +42,7 @@ CODE = stage_code_version(
 )
 def multitask_model(
     context: dg.AssetExecutionContext,
-    config: TrainingConfig,
+    config: MultitaskModelConfig,
     tokenized_corpus: ArtifactRef,
     pruned_tokenizer: ArtifactRef,
     mlm_backbone: ArtifactRef,

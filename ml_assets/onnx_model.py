@@ -7,7 +7,6 @@ import dagster as dg
 import polars as pl
 
 from ml_assets.artifacts import (
-    StageConfig,
     automation_condition,
     memoized_output,
     stage_code_version,
@@ -25,12 +24,17 @@ from ml_assets.core.layouts import (
 )
 from ml_assets.core.params import OnnxModelParams
 from ml_assets.daily import SINGLE_RUN
+from ml_assets.run_config import section_config
 from resources.artifact_store import ArtifactStore
 from resources.params import ParamsResource
 
 CODE = stage_code_version(
     __name__, "onnx_model", ("torch", "onnx", "onnxruntime", "tokenizers", "transformers")
 )
+
+
+# per-run overrides of the OnnxModel section: the launchpad's fields
+OnnxModelConfig = section_config(OnnxModelParams, "OnnxModelConfig")
 
 
 @dg.asset(
@@ -49,7 +53,7 @@ CODE = stage_code_version(
 )
 def onnx_model(
     context: dg.AssetExecutionContext,
-    config: StageConfig,
+    config: OnnxModelConfig,
     multitask_model: ArtifactRef,
     training_features: ArtifactRef,
     params: ParamsResource,

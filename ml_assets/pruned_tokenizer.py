@@ -6,7 +6,6 @@ import dagster as dg
 import polars as pl
 
 from ml_assets.artifacts import (
-    StageConfig,
     automation_condition,
     memoized_output,
     stage_code_version,
@@ -16,6 +15,7 @@ from ml_assets.core.io import ArtifactRef
 from ml_assets.core.layouts import entry_params, read_features, training_texts
 from ml_assets.core.params import PrunedTokenizerParams
 from ml_assets.daily import SINGLE_RUN
+from ml_assets.run_config import section_config
 from resources.artifact_store import ArtifactStore
 from resources.params import ParamsResource
 
@@ -26,6 +26,10 @@ CHECK_SAMPLE = 2000
 def heldout_texts(features: pl.DataFrame, limit: int, seed: int = 0) -> list[str]:
     texts = features.filter(pl.col("split") != "train")["text"]
     return texts.sample(min(limit, texts.len()), seed=seed).to_list() if texts.len() else []
+
+
+# per-run overrides of the PrunedTokenizer section: the launchpad's fields
+PrunedTokenizerConfig = section_config(PrunedTokenizerParams, "PrunedTokenizerConfig")
 
 
 @dg.asset(
@@ -42,7 +46,7 @@ def heldout_texts(features: pl.DataFrame, limit: int, seed: int = 0) -> list[str
 )
 def pruned_tokenizer(
     context: dg.AssetExecutionContext,
-    config: StageConfig,
+    config: PrunedTokenizerConfig,
     training_features: ArtifactRef,
     params: ParamsResource,
     artifact_store: ArtifactStore,

@@ -9,7 +9,6 @@ import dagster as dg
 import polars as pl
 
 from ml_assets.artifacts import (
-    StageConfig,
     automation_condition,
     day_materializations,
     memoized_entry,
@@ -33,6 +32,7 @@ from ml_assets.core.raw_days import (
     synthetic_start,
 )
 from ml_assets.daily import DAILY_PARTITIONS, SINGLE_RUN
+from ml_assets.run_config import section_config
 from resources.artifact_store import ArtifactStore
 from resources.params import ParamsResource
 from resources.raw_sources import fetch_exports, is_remote, listing_fingerprint
@@ -93,6 +93,10 @@ def fingerprint_params(
     return {**section, "_partition": day, "_source_files": feeding(listing, homes, day)}
 
 
+# per-run overrides of the RawTransactions section: the launchpad's fields
+RawTransactionsConfig = section_config(RawTransactionsParams, "RawTransactionsConfig")
+
+
 @dg.asset(
     group_name="ingest",
     kinds={"polars", "json"},
@@ -114,7 +118,7 @@ def fingerprint_params(
 )
 def raw_transactions(
     context: dg.AssetExecutionContext,
-    config: StageConfig,
+    config: RawTransactionsConfig,
     params: ParamsResource,
     artifact_store: ArtifactStore,
 ) -> Iterator[dg.Output | dg.AssetCheckResult]:

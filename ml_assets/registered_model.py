@@ -12,7 +12,6 @@ from pathlib import Path
 import dagster as dg
 
 from ml_assets.artifacts import (
-    StageConfig,
     automation_condition,
     memoized_output,
     stage_code_version,
@@ -121,7 +120,6 @@ def fingerprint_section(
 )
 def registered_model(
     context: dg.AssetExecutionContext,
-    config: StageConfig,
     onnx_model: ArtifactRef,
     model_evaluation: ArtifactRef,
     params: ParamsResource,

@@ -6,7 +6,6 @@ from pathlib import Path
 import dagster as dg
 
 from ml_assets.artifacts import (
-    StageConfig,
     automation_condition,
     memoized_output,
     stage_code_version,
@@ -15,10 +14,15 @@ from ml_assets.core.io import ArtifactRef
 from ml_assets.core.layouts import read_features
 from ml_assets.core.params import TokenizedCorpusParams
 from ml_assets.daily import SINGLE_RUN
+from ml_assets.run_config import section_config
 from resources.artifact_store import ArtifactStore
 from resources.params import ParamsResource
 
 CODE = stage_code_version(__name__, "tokenized_corpus", ("tokenizers", "transformers", "numpy"))
+
+
+# per-run overrides of the TokenizedCorpus section: the launchpad's fields
+TokenizedCorpusConfig = section_config(TokenizedCorpusParams, "TokenizedCorpusConfig")
 
 
 @dg.asset(
@@ -35,7 +39,7 @@ CODE = stage_code_version(__name__, "tokenized_corpus", ("tokenizers", "transfor
 )
 def tokenized_corpus(
     context: dg.AssetExecutionContext,
-    config: StageConfig,
+    config: TokenizedCorpusConfig,
     training_features: ArtifactRef,
     pruned_tokenizer: ArtifactRef,
     params: ParamsResource,

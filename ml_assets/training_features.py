@@ -7,7 +7,6 @@ import dagster as dg
 import polars as pl
 
 from ml_assets.artifacts import (
-    StageConfig,
     automation_condition,
     memoized_output,
     split_table,
@@ -18,6 +17,7 @@ from ml_assets.core.layouts import FEATURES_FILE
 from ml_assets.core.params import TrainingFeaturesParams
 from ml_assets.core.partitions import scan_window, window_days
 from ml_assets.daily import SINGLE_RUN
+from ml_assets.run_config import section_config
 from resources.artifact_store import ArtifactStore
 from resources.params import ParamsResource
 
@@ -30,6 +30,10 @@ def window_inputs(digests_by_day: dict[str, str], section: dict) -> dict[str, st
     end = settings.end_date.isoformat() if settings.end_date else None
     days = window_days(sorted(digests_by_day), settings.window_days, end)
     return {f"transaction_features[{day}]": digests_by_day[day] for day in days}
+
+
+# per-run overrides of the TrainingFeatures section: the launchpad's fields
+TrainingFeaturesConfig = section_config(TrainingFeaturesParams, "TrainingFeaturesConfig")
 
 
 @dg.asset(
@@ -48,7 +52,7 @@ def window_inputs(digests_by_day: dict[str, str], section: dict) -> dict[str, st
 )
 def training_features(
     context: dg.AssetExecutionContext,
-    config: StageConfig,
+    config: TrainingFeaturesConfig,
     params: ParamsResource,
     artifact_store: ArtifactStore,
 ) -> dg.Output[ArtifactRef]:

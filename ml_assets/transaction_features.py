@@ -7,7 +7,6 @@ from pathlib import Path
 import dagster as dg
 
 from ml_assets.artifacts import (
-    StageConfig,
     automation_condition,
     day_materializations,
     memoized_entry,
@@ -22,11 +21,16 @@ from ml_assets.core.layouts import FEATURES_FILE, RAW_FILE
 from ml_assets.core.params import TransactionFeaturesParams
 from ml_assets.core.records import read_validated_jsonl
 from ml_assets.daily import DAILY_PARTITIONS, SINGLE_RUN
+from ml_assets.run_config import section_config
 from resources.artifact_store import ArtifactStore
 from resources.params import ParamsResource
 
 CODE = stage_code_version(__name__, "transaction_features", ("polars", "pyarrow"))
 SUMMED = ("rows", "bytes_in", "parquet_bytes", "seconds")
+
+
+# per-run overrides of the TransactionFeatures section: the launchpad's fields
+TransactionFeaturesConfig = section_config(TransactionFeaturesParams, "TransactionFeaturesConfig")
 
 
 @dg.asset(
@@ -46,7 +50,7 @@ SUMMED = ("rows", "bytes_in", "parquet_bytes", "seconds")
 )
 def transaction_features(
     context: dg.AssetExecutionContext,
-    config: StageConfig,
+    config: TransactionFeaturesConfig,
     raw_transactions: dict[str, ArtifactRef],
     params: ParamsResource,
     artifact_store: ArtifactStore,

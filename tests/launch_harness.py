@@ -11,7 +11,6 @@ import dagster as dg
 
 from ml_assets.core.io import sha256_file
 from ml_assets.definitions import ASSETS, build_resources
-from ml_assets.gpu_training import TrainingConfig
 from resources.launchers import TrainingLauncher
 from tests.graph import TINY_RANGE
 
@@ -88,7 +87,7 @@ def materialize_training(
         selection=[asset],
         resources=resources,
         instance=instance,
-        run_config=dg.RunConfig(ops={asset: TrainingConfig(overrides=overrides or {}, tier=tier)}),
+        run_config={"ops": {asset: {"config": {**(overrides or {}), "tier": tier}}}},
         raise_on_error=raise_on_error,
     )
 

@@ -233,7 +233,7 @@ def test_run_termination_cancels_the_batch_job(upstream, gcs_emulator, tmp_path)
             "TXN_BATCH_ENDPOINT": batch.url,
             "TXN_BATCH_POLL_SECONDS": "0.3",
         }
-        config = {"ops": {"mlm_backbone": {"config": {"overrides": {"steps": 100000}}}}}
+        config = {"ops": {"mlm_backbone": {"config": {"steps": 100000}}}}
         proc = subprocess.Popen(
             [
                 sys.executable,

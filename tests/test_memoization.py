@@ -143,7 +143,7 @@ def test_finetune_param_recomputes_only_finetune_and_export(pipeline):
 
 
 def test_run_config_override_changes_fingerprint(pipeline):
-    config = {"ops": {"multitask_model": {"config": {"overrides": {"dropout": 0.2}}}}}
+    config = {"ops": {"multitask_model": {"config": {"dropout": 0.2}}}}
     run = pipeline.run(config)
     # a run-config override of multitask_model is not the baseline's: it stays memoized
     assert recomputed(run) == FINETUNE_AND_AFTER - {"baseline_model"}

@@ -94,3 +94,40 @@ def test_the_schema_holds_the_defaults_params_yaml_states():
                     f"{section}.{key}: params.yaml {value!r}, schema {defaults[key]!r}"
                 )
     assert not differing, "\n".join(differing)
+
+
+def test_the_launchpad_shows_every_section_key_as_a_typed_optional_field():
+    """Each asset's run config has one field per key of its params section (the launchpad's
+    form), none required, typed as the section model types it."""
+    from dagster._config import ConfigTypeKind
+
+    from ml_assets.core import params as sections
+    from ml_assets.definitions import ASSETS
+
+    expected = {
+        "raw_transactions": sections.RawTransactionsParams,
+        "transaction_features": sections.TransactionFeaturesParams,
+        "training_features": sections.TrainingFeaturesParams,
+        "pruned_tokenizer": sections.PrunedTokenizerParams,
+        "tokenized_corpus": sections.TokenizedCorpusParams,
+        "mlm_backbone": sections.MlmBackboneParams,
+        "multitask_model": sections.MultitaskModelParams,
+        "baseline_model": sections.BaselineModelParams,
+        "onnx_model": sections.OnnxModelParams,
+        "model_evaluation": sections.ModelEvaluationParams,
+        "tfidf_reference": sections.ReferenceModelsParams,
+        "frozen_encoder_reference": sections.ReferenceModelsParams,
+        "batch_predictions": sections.BatchPredictionsParams,
+    }
+    by_name = {a.key.to_user_string(): a for a in ASSETS}
+    assert set(expected) <= set(by_name)
+    for asset, section in expected.items():
+        fields = by_name[asset].op.config_schema.config_type.fields
+        assert set(section.model_fields) <= set(fields), asset
+        assert not any(field.is_required for field in fields.values()), asset
+    fields = by_name["multitask_model"].op.config_schema.config_type.fields
+    learning_rate = fields["learning_rate"].config_type
+    assert learning_rate.kind == ConfigTypeKind.NONEABLE and learning_rate.inner_type.key == "Float"
+    assert fields["heads"].config_type.inner_type.kind == ConfigTypeKind.ARRAY
+    assert {"tier", "spot"} <= set(fields)  # where to run: not part of the fingerprint
+    assert "default: 5e-05" in fields["learning_rate"].description

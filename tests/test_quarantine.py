@@ -118,8 +118,8 @@ def _materialize_raw(tmp_path, overrides, partition_key="2026-03-01", last_day=N
     partition_key = None if last_day else partition_key
     import dagster as dg
 
-    from ml_assets.artifacts import StageConfig
     from ml_assets.definitions import ASSETS, CHECKS, build_resources
+    from ml_assets.raw_transactions import RawTransactionsConfig
 
     with dg.instance_for_test() as instance:
         return dg.materialize(
@@ -127,7 +127,7 @@ def _materialize_raw(tmp_path, overrides, partition_key="2026-03-01", last_day=N
             selection=dg.AssetSelection.assets("raw_transactions"),
             resources=build_resources(str(tmp_path / "store"), profile="tiny"),
             instance=instance,
-            run_config=dg.RunConfig(ops={"raw_transactions": StageConfig(overrides=overrides)}),
+            run_config=dg.RunConfig(ops={"raw_transactions": RawTransactionsConfig(**overrides)}),
             partition_key=partition_key,
             tags=tags,
             raise_on_error=False,
