@@ -29,9 +29,7 @@ def launchpad_type(annotation: Any) -> Any:
         return inner[0] if len(inner) == 1 else str
     if origin is typing.Literal:
         return type(typing.get_args(annotation)[0])
-    if origin is tuple:
-        return list[launchpad_type(typing.get_args(annotation)[0])]
-    if origin is list:
+    if origin in (tuple, list):  # tuple[str, ...] and list[str] alike
         return list[launchpad_type(typing.get_args(annotation)[0])]
     if origin is dict or annotation is dict:
         return dict
