@@ -9,7 +9,7 @@ Plain Python: no dagster, no torch (it sits in ``core``, below both sides).
 
 from __future__ import annotations
 
-from dataclasses import asdict, dataclass, fields
+from dataclasses import MISSING, asdict, dataclass, fields
 
 STAGES = ("mlm_backbone", "multitask_model", "baseline_model")
 # Finetuning has no data-parallel loop (a small labeled set, minutes of work): under torchrun
@@ -62,7 +62,7 @@ class JobRequest:
     def from_extras(cls, extras: dict) -> JobRequest:
         """The request in ``extras``; a clear error names what is missing or unknown."""
         names = {f.name for f in fields(cls)}
-        required = {"stage", "settings", "inputs", "output", "checkpoints"}
+        required = {f.name for f in fields(cls) if f.default is MISSING}
         missing = sorted(required - set(extras))
         if missing:
             raise ValueError(

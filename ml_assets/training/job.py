@@ -285,7 +285,7 @@ def _run_in(scratch, spec, reporter, rank, world, guard, client) -> dict:
                 log=reporter.log,
                 hooks=hooks,
             )
-        elif stage == "baseline_model":
+        else:  # baseline_model: JobRequest.from_extras admits only the protocol's STAGES
             metadata = train_baseline_model(
                 corpus_dir=inputs["tokenized_corpus"],
                 tokenizer_dir=inputs["pruned_tokenizer"],
@@ -296,11 +296,6 @@ def _run_in(scratch, spec, reporter, rank, world, guard, client) -> dict:
                 checkpoint_root=checkpoints,
                 log=reporter.log,
                 hooks=hooks,
-            )
-        else:
-            raise ValueError(
-                f"unknown training stage {stage!r}; expected mlm_backbone, multitask_model "
-                "or baseline_model"
             )
     if output_remote and rank == 0:
         upload_folder(client, scratch / "output", spec.output)
