@@ -82,6 +82,16 @@ VARIANTS: dict[str, dict] = {
         "multitask_model": {"layer_lr_decay": 0.7, "max_epochs": 3},
         "mlm": False,
     },
+    "default+mask-0.1": {
+        "label": "default recipe + 10 % of training pieces masked each step",
+        "multitask_model": {"token_mask_prob": 0.1},
+        "mlm": False,
+    },
+    "default+mask-0.2": {
+        "label": "default recipe + 20 % of training pieces masked each step",
+        "multitask_model": {"token_mask_prob": 0.2},
+        "mlm": False,
+    },
     "default+mlm": {
         "label": "default recipe + MLM pretraining (360 steps)",
         "mlm_backbone": {"steps": 360},

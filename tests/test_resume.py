@@ -3,6 +3,7 @@
 
 from __future__ import annotations
 
+import functools
 import subprocess
 import sys
 
@@ -88,7 +89,9 @@ def test_kill_9_during_checkpoint_write_resumes_from_the_previous_one(
     assert not list(root.glob(".tmp-step-*")), "leftovers are cleaned on the next save"
 
 
-def _finetune(tokenizer_dir, backbone_source, backbone_dir, checkpoints, hooks=None):
+def _finetune(
+    tokenizer_dir, backbone_source, backbone_dir, checkpoints, hooks=None, token_mask_prob=0.0
+):
     """A real (1-layer) MultiTaskModel finetuned 9 steps with evaluation every 3."""
     import numpy as np
 
@@ -126,6 +129,7 @@ def _finetune(tokenizer_dir, backbone_source, backbone_dir, checkpoints, hooks=N
         seed=0,
         label_smoothing=0.0,
         freeze_word_embeddings=False,
+        token_mask_prob=token_mask_prob,
     )
     result = finetune(
         model,
@@ -134,6 +138,8 @@ def _finetune(tokenizer_dir, backbone_source, backbone_dir, checkpoints, hooks=N
         config,
         pad_id=tokenizer.pad_token_id,
         device=torch.device("cpu"),
+        mask_id=tokenizer.mask_token_id,
+        special_ids=tokenizer.all_special_ids,
         log=lambda _m: None,
         checkpoint_root=checkpoints,
         hooks=hooks,
@@ -141,17 +147,20 @@ def _finetune(tokenizer_dir, backbone_source, backbone_dir, checkpoints, hooks=N
     return model, result
 
 
+@pytest.mark.parametrize("token_mask_prob", [0.0, 0.3])
 def test_finetuning_resumes_exactly_with_its_early_stopping_state(
-    tiny_tokenizer_dir, backbone_source, tmp_path
+    tiny_tokenizer_dir, backbone_source, tmp_path, token_mask_prob
 ):
+    """Also with masking augmentation: the pieces a step masks depend on the step alone."""
     backbone = tmp_path / "backbone"
-    straight, straight_result = _finetune(
-        tiny_tokenizer_dir, backbone_source, backbone, tmp_path / "a"
+    run = functools.partial(
+        _finetune, tiny_tokenizer_dir, backbone_source, backbone, token_mask_prob=token_mask_prob
     )
+    straight, straight_result = run(tmp_path / "a")
     with pytest.raises(Preempted) as stopped:
-        _finetune(tiny_tokenizer_dir, backbone_source, backbone, tmp_path / "b", hooks=_stop_at(5))
+        run(tmp_path / "b", hooks=_stop_at(5))
     assert stopped.value.step == 5
-    resumed, result = _finetune(tiny_tokenizer_dir, backbone_source, backbone, tmp_path / "b")
+    resumed, result = run(tmp_path / "b")
     assert result.history == straight_result.history
     assert result.best_step == straight_result.best_step
     assert _same_weights(straight, resumed)

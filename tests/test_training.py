@@ -66,6 +66,19 @@ def test_mask_rates_and_80_10_10_split():
     assert torch.equal(labels[chosen], ids[chosen])
 
 
+def test_finetuning_masks_only_text_pieces_at_the_configured_rate():
+    from ml_assets.training.data import mask_pieces
+
+    ids = torch.randint(10, 1000, (400, 64))
+    keep = torch.zeros_like(ids, dtype=torch.bool)
+    keep[:, 0] = keep[:, -8:] = True  # [CLS] and padding
+    masked = mask_pieces(ids, keep, prob=0.2, mask_id=4, generator=torch.Generator().manual_seed(0))
+    changed = masked != ids
+    assert not changed[keep].any()
+    assert torch.all(masked[changed] == 4)
+    assert abs(changed.float().sum() / (~keep).sum() - 0.2) < 0.01
+
+
 def test_pruned_model_hidden_states_match_original(backbone_source, tiny_tokenizer_dir):
     from transformers import AutoTokenizer, BertModel
 

@@ -171,6 +171,9 @@ class MultitaskModelParams(_Section):
     # which validation rows early stopping watches: merchants never seen in training (what the
     # model is for) or every valid row
     early_stopping_rows: Literal["heldout_merchants", "all"] = "heldout_merchants"
+    # augmentation: each training step replaces this share of a row's word pieces with [MASK],
+    # so a label cannot rest on one memorized piece of a merchant's name
+    token_mask_prob: float = Field(0.0, ge=0, lt=1)
     seed: int = 21
     precision: Precision = "auto"
     lora_r: int = Field(0, ge=0)
@@ -196,6 +199,7 @@ class BaselineModelParams(_Section):
     layer_lr_decay: float = Field(1.0, gt=0, le=1)
     freeze_word_embeddings: bool = False
     early_stopping_rows: Literal["heldout_merchants", "all"] = "all"
+    token_mask_prob: float = Field(0.0, ge=0, lt=1)
 
 
 class OnnxModelParams(_Section):

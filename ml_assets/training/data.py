@@ -95,6 +95,20 @@ def mask_tokens(
     return inputs, labels
 
 
+def mask_pieces(
+    input_ids: torch.Tensor,
+    keep: torch.Tensor,
+    *,
+    prob: float,
+    mask_id: int,
+    generator: torch.Generator,
+) -> torch.Tensor:
+    """Finetuning augmentation: replace ``prob`` of the pieces not in ``keep`` (special tokens,
+    padding) with [MASK]; the label stays, so the heads learn to read the whole description."""
+    chosen = torch.rand(input_ids.shape, generator=generator) < prob
+    return input_ids.masked_fill(chosen & ~keep, mask_id)
+
+
 class Prefetcher:
     """Builds the next batches on a background thread while the device computes.
 

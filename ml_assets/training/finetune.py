@@ -19,7 +19,13 @@ from ml_assets.training.checkpoint import (
     resume_latest,
     save_checkpoint,
 )
-from ml_assets.training.data import IGNORE_INDEX, BucketedBatches, LoaderPosition, collate
+from ml_assets.training.data import (
+    IGNORE_INDEX,
+    BucketedBatches,
+    LoaderPosition,
+    collate,
+    mask_pieces,
+)
 from ml_assets.training.model import MultiTaskModel
 from ml_assets.training.optim import (
     autocast_for,
@@ -147,6 +153,8 @@ def finetune(
     *,
     pad_id: int,
     device: torch.device,
+    mask_id: int | None = None,
+    special_ids: Sequence[int] = (),
     log: Callable[[str], None] = print,
     checkpoint_root: Path | None = None,
     hooks: TrainingHooks | None = None,
@@ -160,8 +168,15 @@ def finetune(
     With ``checkpoint_root``, every evaluation (and ``hooks.checkpoint_seconds``, and a stop
     request) writes a checkpoint holding the model, optimizer, schedule, RNG, loader position,
     early-stopping state and the best weights so far; a rerun resumes from the newest one and
-    ends with the same weights as an uninterrupted run."""
+    ends with the same weights as an uninterrupted run.
+
+    ``config.token_mask_prob`` > 0 masks pieces of each training batch (``mask_id``; never
+    ``special_ids`` or padding), drawn from a generator seeded by the step, so a resumed run
+    masks exactly what the uninterrupted one did."""
     hooks = hooks or TrainingHooks()
+    if config.token_mask_prob > 0 and mask_id is None:
+        raise ValueError("multitask_model.token_mask_prob > 0 needs the tokenizer's [MASK] id")
+    special = torch.tensor(sorted(special_ids), dtype=torch.long)
     # setup
     torch.manual_seed(config.seed)
     configure_device(device)
@@ -232,6 +247,14 @@ def finetune(
         model.train()
         position, indices = next(stream)
         ids, mask = collate([train.sequences[i] for i in indices], pad_id)
+        if config.token_mask_prob > 0:
+            ids = mask_pieces(
+                ids,
+                torch.isin(ids, special) | (mask == 0),
+                prob=config.token_mask_prob,
+                mask_id=mask_id,
+                generator=torch.Generator().manual_seed(config.seed * 1_000_003 + step),
+            )
         targets = {
             name: torch.from_numpy(train.labels[name][indices]).long() for name in model.head_names
         }

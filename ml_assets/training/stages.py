@@ -192,7 +192,7 @@ def train_multitask_model(
 
     pooling = settings.pooling
     if pooling == "auto":  # as the configured backbone was trained to be read
-        from ml_assets.core.references import trained_pooling
+        from ml_assets.training.references import trained_pooling
 
         backbone = resolve_backbone(read_json(tokenizer_dir / PARAMS_FILE)["backbone"])
         pooling = trained_pooling(Path(backbone)) if Path(backbone).is_dir() else "cls"
@@ -205,6 +205,8 @@ def train_multitask_model(
         settings,
         pad_id=meta["pad_id"],
         device=device,
+        mask_id=meta["mask_id"],
+        special_ids=meta["special_ids"],
         log=log,
         checkpoint_root=checkpoint_root,
         hooks=hooks,
