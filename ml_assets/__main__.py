@@ -49,8 +49,6 @@ def main(argv: list[str] | None = None) -> int:
     args = parser.parse_args(argv)
     if args.command == "dvc-yaml":
         return dvc_yaml_command(check=args.check)
-    if args.profile:
-        os.environ["TXN_PARAMS_PROFILE"] = args.profile  # asset modules read it at import
     if args.command == "days":
         return days_command(args.params, args.profile, args.artifacts)
     from ml_assets.definitions import ASSETS, PARTITIONED
@@ -73,6 +71,8 @@ def main(argv: list[str] | None = None) -> int:
     env = dict(os.environ, TXN_ARTIFACTS_DIR=str(store.root_path))
     if args.params:
         env["TXN_PARAMS"] = args.params
+    if args.profile:
+        env["TXN_PARAMS_PROFILE"] = args.profile
     cmd = [str(Path(sys.executable).with_name("dg")), "launch", "--assets", ",".join(stale)]
     stale_days = sorted(
         day

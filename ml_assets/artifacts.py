@@ -23,12 +23,14 @@ MEMO_FILE = "memo.json"  # provenance: fingerprint components, producing run, se
 
 
 def fingerprint_components(
-    code: CodeVersion, params: dict[str, Any], inputs: dict[str, ArtifactRef]
+    code: CodeVersion, params: dict[str, Any], input_digests: dict[str, str]
 ) -> dict:
+    """What a fingerprint hashes (and ``plan`` explains): code, effective params, the data
+    version of each input."""
     return {
         "code": {"files": code.files, "libraries": code.libraries},
         "params": params,
-        "inputs": {name: ref.digest for name, ref in sorted(inputs.items())},
+        "inputs": dict(sorted(input_digests.items())),
     }
 
 
@@ -101,7 +103,9 @@ def memoized_entry(
     label: str | None = None,
 ) -> tuple[ArtifactRef, dict[str, Any]]:
     """One fingerprinted entry: a verified hit, or built, committed and verified now."""
-    components = fingerprint_components(code, params, inputs)
+    components = fingerprint_components(
+        code, params, {name: ref.digest for name, ref in inputs.items()}
+    )
     fingerprint = fingerprint_of(components)
     name = f"{asset}[{label}]" if label else asset
     hit = store.lookup(asset, fingerprint, warn=context.log.warning)
@@ -292,11 +296,3 @@ def automation_condition() -> dg.AutomationCondition:
     return ((on_new_upstream_data | on_new_code) & gates_passed).with_label(
         "new data, new code or missing; upstream gates passed"
     )
-
-
-def stage_code_version(module: str, section: str, libraries: tuple[str, ...]) -> CodeVersion:
-    """Computed when the asset module is imported: source closure, default params, libraries."""
-    from ml_assets.core.params import load_params
-    from ml_assets.core.versioning import code_version
-
-    return code_version(module, load_params().section(section), libraries)

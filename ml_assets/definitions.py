@@ -1,4 +1,10 @@
-"""The code location: every asset, check, job, schedule and resource of the pipeline."""
+"""The code location: every asset, check, job, schedule and resource of the pipeline.
+
+Importing this module reads no file and hashes nothing: ``defs`` is a factory
+(``@dg.definitions``) that Dagster calls when it loads the code location; it attaches each
+asset's code version (its Stage's source closure, resolved params and libraries) and the
+configured daily partitions. ``build_definitions`` is the same with a chosen store and profile.
+"""
 
 from __future__ import annotations
 
@@ -6,22 +12,28 @@ import os
 
 import dagster as dg
 
-from ml_assets.baseline_model import baseline_model
-from ml_assets.batch_predictions import batch_predictions
-from ml_assets.export_gates import GATES
-from ml_assets.frozen_encoder_reference import frozen_encoder_reference
-from ml_assets.mlm_backbone import mlm_backbone
-from ml_assets.model_evaluation import model_evaluation
-from ml_assets.multitask_model import multitask_model
-from ml_assets.onnx_model import onnx_model
+from ml_assets.assets.baseline_model import baseline_model
+from ml_assets.assets.batch_predictions import batch_predictions
+from ml_assets.assets.export_gates import GATES
+from ml_assets.assets.frozen_encoder_reference import frozen_encoder_reference
+from ml_assets.assets.mlm_backbone import mlm_backbone
+from ml_assets.assets.model_evaluation import model_evaluation
+from ml_assets.assets.multitask_model import multitask_model
+from ml_assets.assets.onnx_model import onnx_model
+from ml_assets.assets.pruned_tokenizer import (
+    pruned_tokenizer,
+    pruned_tokenizer_identical_on_training_text,
+)
+from ml_assets.assets.raw_transactions import raw_transactions
+from ml_assets.assets.registered_model import registered_model
+from ml_assets.assets.tfidf_reference import tfidf_reference
+from ml_assets.assets.tokenized_corpus import tokenized_corpus
+from ml_assets.assets.training_features import training_features
+from ml_assets.assets.transaction_features import transaction_features
+from ml_assets.core.params import load_params
+from ml_assets.daily import daily_partitions
 from ml_assets.plan import asset_graph, partitioned
-from ml_assets.pruned_tokenizer import pruned_tokenizer, pruned_tokenizer_identical_on_training_text
-from ml_assets.raw_transactions import raw_transactions
-from ml_assets.registered_model import registered_model
-from ml_assets.tfidf_reference import tfidf_reference
-from ml_assets.tokenized_corpus import tokenized_corpus
-from ml_assets.training_features import training_features
-from ml_assets.transaction_features import transaction_features
+from ml_assets.stage import stage_of
 from resources.artifact_store import ArtifactRefIOManager, ArtifactStore
 from resources.launchers import TrainingLauncher
 from resources.model_registry import ModelRegistry
@@ -54,7 +66,7 @@ ASSETS = [
     registered_model,
     batch_predictions,
 ]
-GRAPH = asset_graph(ASSETS)  # asset -> (module, upstream), topological: plan, dvc.yaml, tests
+GRAPH = asset_graph(ASSETS)  # asset -> (Stage, upstream), topological: plan, dvc.yaml, tests
 PARTITIONED = partitioned(ASSETS)  # the daily assets
 # raw_rows_accounted_for and data_wait_below_5_percent are evaluated inside their assets' steps
 CHECKS = [pruned_tokenizer_identical_on_training_text, *GATES]
@@ -84,14 +96,45 @@ def build_resources(
     }
 
 
-defs = dg.Definitions(
-    assets=ASSETS,
-    asset_checks=CHECKS,
-    jobs=[daily_ingest_job, models_job, evaluation_job],
-    schedules=[daily_ingest_schedule, nightly_stale_assets, weekly_full_evaluation],
-    sensors=[gpu_job_events_to_slack, slack_on_run_failure, new_raw_exports],
-    resources=build_resources(),
-    # The graph is a chain whose heavy steps use every core themselves; one process per run
-    # avoids re-importing torch for each step (~7 s each) and keeps a memoized run cheap.
-    executor=dg.in_process_executor,
-)
+def versioned_assets(
+    assets: list[dg.AssetsDefinition] = ASSETS, profile: str | None = None
+) -> list[dg.AssetsDefinition]:
+    """The assets as the code location serves them: each with its code version (what the UI
+    compares to say an asset is stale, and automation's ``code_version_changed``), the daily
+    ones with params.yaml's first day."""
+    days = daily_partitions(load_params(profile=profile).partitions.start_date)
+
+    def serve(assets_def: dg.AssetsDefinition) -> dg.AssetsDefinition:
+        version = stage_of(assets_def).code(profile=profile).version
+        daily = assets_def.partitions_def is not None
+        return assets_def.map_asset_specs(
+            lambda spec: spec.replace_attributes(
+                code_version=version, **({"partitions_def": days} if daily else {})
+            )
+        )
+
+    return [serve(a) for a in assets]
+
+
+def build_definitions(
+    artifacts_root: str | None = None,
+    profile: str | None = None,
+    launcher: TrainingLauncher | None = None,
+) -> dg.Definitions:
+    return dg.Definitions(
+        assets=versioned_assets(ASSETS, profile),
+        asset_checks=CHECKS,
+        jobs=[daily_ingest_job, models_job, evaluation_job],
+        schedules=[daily_ingest_schedule, nightly_stale_assets, weekly_full_evaluation],
+        sensors=[gpu_job_events_to_slack, slack_on_run_failure, new_raw_exports],
+        resources=build_resources(artifacts_root, profile, launcher),
+        # The graph is a chain whose heavy steps use every core themselves; one process per run
+        # avoids re-importing torch for each step (~7 s each) and keeps a memoized run cheap.
+        executor=dg.in_process_executor,
+    )
+
+
+@dg.definitions
+def defs() -> dg.Definitions:
+    """What ``dg`` / ``dagster`` load: the pipeline with the environment's store and params."""
+    return build_definitions()

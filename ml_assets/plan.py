@@ -9,32 +9,30 @@ expected cost. Read-only: every entry it reports on is verified (re-hashed), a c
 reported as such, and nothing in the store is moved, fetched or deleted.
 """
 
-import importlib
-import inspect
 from collections.abc import Iterable
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from ml_assets.artifacts import MEMO_FILE, fingerprint_of
+from ml_assets.artifacts import MEMO_FILE, fingerprint_components, fingerprint_of
 from ml_assets.core.io import ArtifactIntegrityError, read_json
 from ml_assets.core.params import load_params
+from ml_assets.stage import Stage, stage_of
 from resources.artifact_store import ArtifactStore
 
 
-def asset_graph(assets: Iterable[Any]) -> dict[str, tuple[str, tuple[str, ...]]]:
-    """asset name -> (module defining it, its upstream assets), in topological order (ties in
-    the order given), read from the Dagster asset definitions themselves so the plan (and
-    dvc.yaml) can never drift from them."""
+def asset_graph(assets: Iterable[Any]) -> dict[str, tuple[Stage, tuple[str, ...]]]:
+    """asset name -> (its Stage record, its upstream assets), in topological order (ties in the
+    order given), read from the Dagster asset definitions themselves so the plan (and dvc.yaml)
+    can never drift from them."""
     found = {}
     for assets_def in assets:
         name = assets_def.key.to_user_string()
-        module = assets_def.op.compute_fn.decorated_fn.__module__
         upstream = tuple(
             sorted(key.to_user_string() for key in assets_def.keys_by_input_name.values())
         )
-        found[name] = (module, upstream)
-    graph: dict[str, tuple[str, tuple[str, ...]]] = {}
+        found[name] = (stage_of(assets_def), upstream)
+    graph: dict[str, tuple[Stage, tuple[str, ...]]] = {}
     while len(graph) < len(found):
         ready = next(
             (n for n, (_, up) in found.items() if n not in graph and set(up) <= set(graph)), None
@@ -108,15 +106,14 @@ def build_plan(
     graph, days_assets = asset_graph(assets), partitioned(assets)
     params = load_params(params_path, profile)
     plans: dict[str, AssetPlan] = {}
-    for asset, (module_name, upstream) in graph.items():
-        module = importlib.import_module(module_name)
+    for asset, (stage, upstream) in graph.items():
         section = (  # what the asset fingerprints, when that is not just its own section
-            module.fingerprint_section(params, store)
-            if hasattr(module, "fingerprint_section")
+            stage.fingerprint_section(params, store)
+            if stage.fingerprint_section
             else params.section(asset)
         )
         if asset in days_assets:
-            plans[asset] = _plan_days(store, asset, module, section, upstream, plans)
+            plans[asset] = _plan_days(store, stage, section, upstream, plans)
             continue
         stale_inputs = [name for name in upstream if plans[name].status != "fresh"]
         if stale_inputs:
@@ -130,20 +127,18 @@ def build_plan(
             status = "missing" if current is None else "stale"
             plans[asset] = AssetPlan(asset, status, None, reasons, memo and memo["seconds"])
             continue
-        if hasattr(module, "window_inputs"):  # reads a window of an upstream's days
+        if stage.window_inputs:  # reads a window of an upstream's days
             (name,) = upstream
-            inputs = module.window_inputs(plans[name].day_digests, section)
+            inputs = stage.window_inputs(plans[name].day_digests, section)
         else:  # a partitioned upstream read another way (e.g. its newest day) is in the params
             inputs = {
                 name: plans[name].digest for name in sorted(upstream) if name not in days_assets
             }
-        hook = getattr(module, "fingerprint_section", None)
-        if hook is not None and "candidate_digest" in inspect.signature(hook).parameters:
-            # judged against the champion unless it is the champion (model_evaluation)
-            section = module.fingerprint_section(
+        if stage.judged_against_champion:  # unless it is the champion (model_evaluation)
+            section = stage.fingerprint_section(
                 params, store, candidate_digest=inputs["onnx_model"]
             )
-        plans[asset] = _plan_entry(store, asset, module, section, inputs, store.current_ref(asset))
+        plans[asset] = _plan_entry(store, stage, section, inputs, store.current_ref(asset))
     return list(plans.values())
 
 
@@ -162,13 +157,10 @@ def _memo(ref) -> dict | None:
     return read_json(ref.dir / MEMO_FILE) if ref and (ref.dir / MEMO_FILE).is_file() else None
 
 
-def _plan_entry(store, asset, module, params, inputs, current, label="") -> AssetPlan:
+def _plan_entry(store, stage, params, inputs, current, label="") -> AssetPlan:
     """One entry: fresh when the store holds its current fingerprint; else why not."""
-    components = {
-        "code": {"files": module.CODE.files, "libraries": module.CODE.libraries},
-        "params": params,
-        "inputs": inputs,
-    }
+    asset = stage.key
+    components = fingerprint_components(stage.code(), params, inputs)
     fingerprint = fingerprint_of(components)
     memo = _memo(current)
     expected = memo["seconds"] if memo else None
@@ -185,18 +177,17 @@ def _plan_entry(store, asset, module, params, inputs, current, label="") -> Asse
     return AssetPlan(asset, "stale", fingerprint, [label + r for r in reasons], expected)
 
 
-def _plan_days(store, asset, module, section, upstream, plans) -> AssetPlan:
+def _plan_days(store, stage, section, upstream, plans) -> AssetPlan:
     """A partitioned asset, day by day over the days it has materialized: fresh when every day
     is; the reasons name how many days would be recomputed and why (first day shown)."""
+    asset = stage.key
     current = store.partition_refs(asset)
     if not current:
         return AssetPlan(asset, "missing", None, ["no day materialized in this store"], None)
-    listing = module.source_listing(section) if hasattr(module, "source_listing") else None
+    listing = stage.source_listing(section) if stage.source_listing else None
     days: dict[str, AssetPlan] = {}
     for day, ref in sorted(current.items()):
-        params = (
-            module.fingerprint_params(section, day, listing) if listing is not None else section
-        )
+        params = stage.fingerprint_params(section, day, listing) if listing is not None else section
         label = f"{day}: "
         missing_up = [u for u in upstream if day not in plans[u].day_digests]
         if missing_up:
@@ -205,7 +196,7 @@ def _plan_days(store, asset, module, section, upstream, plans) -> AssetPlan:
             )
             continue
         inputs = {u: plans[u].day_digests[day] for u in sorted(upstream)}
-        days[day] = _plan_entry(store, asset, module, params, inputs, ref, label)
+        days[day] = _plan_entry(store, stage, params, inputs, ref, label)
     stale = {d: p for d, p in days.items() if p.status != "fresh"}
     fresh = {d: p.digest for d, p in days.items() if p.status == "fresh"}
     if not stale:

@@ -164,7 +164,7 @@ class TrainingLauncher(dg.ConfigurableResource):
 
     def _stage_inputs(self, gcs, inputs: dict[str, ArtifactRef]) -> dict[str, str]:
         """Content-addressed by digest: an input already in the bucket is not uploaded again."""
-        from ml_assets.training.gcs_folders import upload_folder
+        from ml_assets.core.gcs_folders import upload_folder
 
         uris = {}
         for name, ref in inputs.items():
@@ -181,7 +181,7 @@ class TrainingLauncher(dg.ConfigurableResource):
     def _train_gcp(
         self, context, stage, settings, inputs, output, fingerprint, gpu, tier, spot, model_params
     ) -> dict:
-        from ml_assets.training.gcs_folders import download_folder
+        from ml_assets.core.gcs_folders import download_folder
         from resources.gcp_batch import PipesGcpBatchClient
 
         self._check_gcp_settings()

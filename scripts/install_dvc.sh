@@ -7,7 +7,7 @@
 # and botocore inconsistent.
 #
 # Usage: run .dvc-venv/bin/dvc with the PROJECT's python first on PATH; every stage command in
-# dvc.yaml is `python -m dagster ...`, resolved from PATH:
+# dvc.yaml is `dg launch ...` (and `python -m ml_assets days`), resolved from PATH:
 #   source .venv/bin/activate && .dvc-venv/bin/dvc repro
 #   PATH="$PWD/.venv/bin:$PATH" .dvc-venv/bin/dvc repro      # the same, without activating
 # Idempotent: a rerun only checks the pins (well under a second, no network).

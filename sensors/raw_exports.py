@@ -11,7 +11,7 @@ import dagster as dg
 
 from ml_assets.core.params import RawTransactionsParams
 from ml_assets.core.raw_days import export_days, export_homes
-from ml_assets.daily import DAILY_PARTITIONS, range_tags
+from ml_assets.daily import daily_partitions, range_tags
 from resources.artifact_store import ArtifactStore
 from resources.params import ParamsResource
 from resources.raw_sources import fetch_exports, is_remote, list_exports, relative_key
@@ -74,7 +74,7 @@ def new_raw_exports(
     changed = changed_objects(seen, current)
     if not changed:
         return dg.SensorResult(skip_reason=dg.SkipReason("no new exports"), cursor=context.cursor)
-    existing = set(DAILY_PARTITIONS.get_partition_keys())
+    existing = set(daily_partitions(params.load().partitions.start_date).get_partition_keys())
     days_by_name = days_of(uri, changed, settings, artifact_store)
     # an export for a day that is not a partition yet (today) waits: it stays out of the cursor
     ready = [n for n in changed if all(d in existing for d in days_by_name[n])]

@@ -89,10 +89,10 @@ def compute_tiny_graph(folder: Path) -> tuple[str, Path, Path]:
 
 
 def materialize_tiny_graph(root: Path, instance: dg.DagsterInstance, resources=None):
-    from ml_assets.definitions import ASSETS, CHECKS, build_resources
+    from ml_assets.definitions import CHECKS, build_resources, versioned_assets
 
-    return dg.materialize(
-        [*ASSETS, *CHECKS],
+    return dg.materialize(  # the assets as the code location serves them: with code versions
+        [*versioned_assets(profile="tiny"), *CHECKS],
         resources=resources or build_resources(str(root), profile="tiny"),
         instance=instance,
         tags=TINY_RANGE,

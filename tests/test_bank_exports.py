@@ -284,7 +284,7 @@ def test_a_line_over_the_limit_is_skipped_unread_and_quarantined(tmp_path, monke
 def test_a_download_named_by_its_date_is_split_by_posted_date(tmp_path):
     """An activity download named by its download day (~300 days of rows in the real case) is
     not that day's export: rows go to the days they were posted, with a warning that counts."""
-    from ml_assets.raw_transactions import fingerprint_params, source_homes, source_listing
+    from ml_assets.assets.raw_transactions import fingerprint_params, source_homes, source_listing
 
     exports = tmp_path / "exports"
     exports.mkdir()

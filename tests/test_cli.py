@@ -21,7 +21,7 @@ def dg(*argv: str) -> subprocess.CompletedProcess:
 
 
 def test_dg_checks_and_lists_every_definition():
-    from ml_assets.definitions import defs
+    from ml_assets.definitions import build_definitions
 
     check = dg("check", "defs")
     assert check.returncode == 0, check.stderr[-3000:]
@@ -31,7 +31,7 @@ def test_dg_checks_and_lists_every_definition():
     for run in (check, listed):
         assert "Supersession" not in run.stderr and "does not match" not in run.stderr
     found = json.loads(listed.stdout)
-    repository = defs.get_repository_def()
+    repository = build_definitions().get_repository_def()
     assert sorted(a["asset_key"] for a in found["assets"]) == sorted(
         key.to_user_string() for key in repository.assets_defs_by_key
     )

@@ -27,8 +27,8 @@ def copy_tree(destination: Path) -> Path:
 
 def versions(root: Path) -> dict[str, str]:
     return {
-        asset: code_version(module, {}, (), root=root).version
-        for asset, (module, _) in GRAPH.items()
+        asset: code_version(stage.module, {}, (), root=root).version
+        for asset, (stage, _) in GRAPH.items()
     }
 
 
@@ -39,11 +39,11 @@ def edit(path: Path, old: str, new: str) -> None:
 
 
 def test_closure_follows_imports_but_not_other_assets():
-    closure = module_closure("ml_assets.transaction_features")
+    closure = module_closure("ml_assets.assets.transaction_features")
     assert "ml_assets.core.features" in closure and "ml_assets.core.text" in closure
-    assert "ml_assets.raw_transactions" not in closure  # assets never import each other
+    assert "ml_assets.assets.raw_transactions" not in closure  # assets never import each other
     assert "ml_assets.core.params" not in closure  # the schema; resolved values are hashed instead
-    assert "ml_assets.training.model" in module_closure("ml_assets.onnx_model")
+    assert "ml_assets.training.model" in module_closure("ml_assets.assets.onnx_model")
 
 
 @pytest.fixture
@@ -61,7 +61,9 @@ def test_comments_formatting_and_docstrings_do_not_count(tree):
     )
     edit(features, '"""Map each key to 0..9999', '"""Reworded docstring. Map each key to 0..9999')
     edit(
-        tree / "ml_assets/core/export.py", "import warnings", "import warnings  # unrelated comment"
+        tree / "ml_assets/training/export.py",
+        "import warnings",
+        "import warnings  # unrelated comment",
     )
     assert versions(tree) == before
 
@@ -72,7 +74,7 @@ def test_helper_change_moves_only_assets_that_import_it(tree):
     after = versions(tree)
     assert {a for a in before if before[a] != after[a]} == {"transaction_features"}
     edit(
-        tree / "ml_assets/core/export.py",
+        tree / "ml_assets/training/export.py",
         'warnings.simplefilter("ignore")',
         'warnings.simplefilter("default")',
     )
@@ -83,7 +85,7 @@ def test_helper_change_moves_only_assets_that_import_it(tree):
 
 
 def test_params_and_libraries_are_part_of_the_version():
-    module = GRAPH["multitask_model"][0]
+    module = GRAPH["multitask_model"][0].module
     base = code_version(module, {"learning_rate": 1e-4}, ("torch",))
     assert code_version(module, {"learning_rate": 2e-4}, ("torch",)).version != base.version
     assert (

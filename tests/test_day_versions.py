@@ -8,7 +8,7 @@ import dagster as dg
 from dagster._core.definitions.data_version import DATA_VERSION_TAG, CachingStaleStatusResolver
 from dagster._core.loader import LoadingContextForTest
 
-from ml_assets.definitions import ASSETS, build_resources, defs
+from ml_assets.definitions import build_definitions, build_resources, versioned_assets
 from tests.graph import TINY_DAYS, TINY_RANGE, copy_store
 
 DAILY = ["raw_transactions", "transaction_features"]
@@ -16,7 +16,9 @@ DAILY = ["raw_transactions", "transaction_features"]
 
 def stale_status(instance, asset: str, day: str) -> str:
     resolver = CachingStaleStatusResolver(
-        instance, defs.resolve_asset_graph(), LoadingContextForTest(instance)
+        instance,
+        build_definitions(profile="tiny").resolve_asset_graph(),
+        LoadingContextForTest(instance),
     )
     return resolver.get_status(dg.AssetKey(asset), day).value
 
@@ -30,15 +32,16 @@ def test_a_range_run_records_each_days_own_version_and_numbers(tiny_graph, tmp_p
     root = copy_store(tiny_graph.root, tmp_path / "store")
     resources = build_resources(str(root), profile="tiny")
     day = TINY_DAYS[2]
+    assets = versioned_assets(profile="tiny")
     with dg.instance_for_test() as instance:
         assert dg.materialize(
-            ASSETS, selection=DAILY, resources=resources, instance=instance, tags=TINY_RANGE
+            assets, selection=DAILY, resources=resources, instance=instance, tags=TINY_RANGE
         ).success
         ranged = latest(instance, "raw_transactions", day)
         assert stale_status(instance, "transaction_features", day) == "FRESH"
         # a one-day rerun of the same bytes (a memo hit) changes nothing downstream
         assert dg.materialize(
-            ASSETS,
+            assets,
             selection=["raw_transactions"],
             resources=resources,
             instance=instance,

@@ -13,7 +13,6 @@ from __future__ import annotations
 
 import contextlib
 import hashlib
-import importlib
 import io
 import os
 import re
@@ -28,12 +27,20 @@ import yaml
 
 from ml_assets.__main__ import main
 from ml_assets.definitions import GRAPH, PARTITIONED
-from ml_assets.dvc_stages import DVC_YAML, dvc_yaml_drift, params_sections, render_dvc_yaml
+from ml_assets.dvc_stages import DVC_YAML, dvc_yaml_drift, render_dvc_yaml
 
 REPO = Path(__file__).resolve().parents[1]
 # What a stage command needs to run in a copy of the repo: code, params, the pipeline; the real
 # .gitignore (it ignores artifacts/) proves DVC works with git-ignored outputs.
-COPIED = ("ml_assets", "resources", "sensors", "params.yaml", "dvc.yaml", ".gitignore")
+COPIED = (
+    "ml_assets",
+    "resources",
+    "sensors",
+    "params.yaml",
+    "dvc.yaml",
+    "pyproject.toml",  # [tool.dg]: what `dg launch` in a stage command loads
+    ".gitignore",
+)
 
 
 def _dvc_bin() -> str | None:
@@ -58,16 +65,14 @@ def test_every_asset_is_one_stage_wired_like_the_graph():
     stages = yaml.safe_load(DVC_YAML.read_text())["stages"]
     env = "TXN_ARTIFACTS_DIR=artifacts TXN_PARAMS=params.yaml"
     assert list(stages) == list(GRAPH)
-    for asset, (module_name, upstream) in GRAPH.items():
+    for asset, (record, upstream) in GRAPH.items():
         stage = stages[asset]
-        code_files = set(importlib.import_module(module_name).CODE.files)
+        code_files = set(record.code().files)
         assert code_files, f"{asset}: no source files"
         assert set(stage["deps"]) == code_files | {f"artifacts/{name}" for name in upstream}
-        assert stage["params"] == params_sections(asset)
+        assert stage["params"] == list(record.sections)
         assert stage["outs"] == [{f"artifacts/{asset}": {"persist": True}}]
-        materialize = (
-            f"python -m dagster asset materialize -m ml_assets.definitions --select {asset}"
-        )
+        materialize = f"dg launch --assets {asset}"
         if asset in PARTITIONED:  # every day the source feeds, computed when the stage runs
             assert stage["cmd"].endswith(
                 f'{materialize} --partition-range "$({env} python -m ml_assets days)"'
@@ -112,7 +117,7 @@ def _copy_repo(dest: Path) -> Path:
 
 
 def _env(repo: Path, scratch: Path) -> dict[str, str]:
-    """Hermetic: the project's interpreter first on PATH (stage commands say ``python``), the
+    """Hermetic: the project's interpreter first on PATH (stage commands say ``dg`` and ``python``), the
     copy's packages first, a temporary Dagster instance, no user DVC config, moto credentials."""
     dropped = ("TXN_", "DAGSTER_", "DVC_", "AWS_")
     env = {k: v for k, v in os.environ.items() if not k.startswith(dropped)}

@@ -62,8 +62,8 @@ def test_regressions_flag_only_drops_beyond_the_threshold():
 
 
 def test_parity_gate_names_the_head_and_threshold():
+    from ml_assets.assets.export_gates import parity_failures
     from ml_assets.core.params import ExportGatesParams
-    from ml_assets.export_gates import parity_failures
 
     gates = ExportGatesParams()
     parity = {

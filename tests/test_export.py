@@ -6,7 +6,6 @@ import polars as pl
 import pytest
 import torch
 
-from ml_assets.core.export import export_onnx, quantize_int8
 from ml_assets.core.features import build_features
 from ml_assets.core.ingest import RAW_SCHEMA
 from ml_assets.core.io import read_json
@@ -14,6 +13,7 @@ from ml_assets.core.scoring import OnnxScorer, encode_for_model, measure_latency
 from ml_assets.core.synthetic import generate_transactions
 from ml_assets.core.vocab import load_tokenizer
 from ml_assets.training.data import encode_texts
+from ml_assets.training.export import export_onnx, quantize_int8
 from ml_assets.training.finetune import predict_logits
 from ml_assets.training.model import MultiTaskModel, load_pruned_mlm
 

@@ -115,11 +115,11 @@ def test_two_preemptions_resume_bit_identical(uninterrupted, preempted_twice):
 
 
 def test_slack_hears_preemptions_and_failures_without_the_secret(preempted_twice, monkeypatch):
-    from ml_assets.definitions import defs
+    from ml_assets.definitions import build_definitions
     from resources.notifications import SlackNotifier
     from sensors.notifications import gpu_job_events_to_slack, pool_assets, slack_on_run_failure
 
-    repository = defs.get_repository_def()
+    repository = build_definitions().get_repository_def()
     # every asset the training launcher runs, and only those
     assert pool_assets(repository) == ["baseline_model", "mlm_backbone", "multitask_model"]
     result, instance, batch, root = preempted_twice

@@ -140,12 +140,12 @@ def test_gcs_checkpoint_mirror_skips_an_uncommitted_upload(gcs_emulator, tmp_pat
     from google.auth.credentials import AnonymousCredentials
     from google.cloud import storage
 
-    from ml_assets.core.io import staged_directory
-    from ml_assets.training.gcs_folders import (
+    from ml_assets.core.gcs_folders import (
         mirror_checkpoint,
         remote_checkpoints,
         restore_checkpoints,
     )
+    from ml_assets.core.io import staged_directory
 
     client = storage.Client(project="test", credentials=AnonymousCredentials())
     client.create_bucket("ckpt-mirror")
@@ -178,9 +178,9 @@ def test_gpu_assets_share_the_gpu_pool_limited_to_one_job(tmp_path, monkeypatch)
 
     import dagster as dg
 
-    from ml_assets.definitions import defs
+    from ml_assets.definitions import build_definitions
 
-    repo = defs.get_repository_def()
+    repo = build_definitions().get_repository_def()
     pools = {k.to_user_string(): a.node_def.pool for k, a in repo.assets_defs_by_key.items()}
     assert {asset for asset, pool in pools.items() if pool == "gpu"} == {
         "mlm_backbone",

@@ -87,3 +87,79 @@ def test_the_cycle_finder_finds_the_cycle_the_plan_once_made():
     graph["ml_assets.plan"] = graph["ml_assets.plan"] | {"ml_assets.definitions"}
     (component,) = cycles(graph)
     assert {"ml_assets.definitions", "ml_assets.plan", "sensors.schedules"} <= set(component)
+
+
+IMPORT_EVERYTHING = """
+import importlib, sys
+from pathlib import Path
+
+REPO = Path.cwd().resolve()
+touched = []
+
+
+def refuse(*args, **kwargs):
+    raise AssertionError("called at import")
+
+
+# the two ways a module could do work at import: read params.yaml, hash a source closure
+import ml_assets.core.params as params
+import ml_assets.core.versioning as versioning
+
+params.load_params = versioning.code_version = versioning.normalized_source_hash = refuse
+
+
+def audit(event, args):
+    if event == "open" and isinstance(args[0], str):
+        path = Path(args[0]).resolve()
+        if not path.is_relative_to(REPO) or path.suffix in (".py", ".pyc"):
+            return
+        parts = path.relative_to(REPO).parts  # the project's files, not its virtualenv's
+        if len(parts) == 1 or parts[0] in ("ml_assets", "resources", "sensors", "deploy"):
+            touched.append("/".join(parts))
+
+
+sys.addaudithook(audit)
+for name in sys.argv[1:]:
+    importlib.import_module(name)
+print("touched:", sorted(set(touched)))
+"""
+
+
+def test_importing_any_project_module_reads_no_file_and_hashes_nothing():
+    """Every module of ml_assets, resources and sensors imports without reading params.yaml or
+    any other project file and without computing a code version: the definitions factory
+    (``ml_assets.definitions.defs``) does that when Dagster loads the code location."""
+    import subprocess
+    import sys
+
+    modules = sorted(project_graph())
+    done = subprocess.run(
+        [sys.executable, "-c", IMPORT_EVERYTHING, *modules],
+        cwd=REPO,
+        capture_output=True,
+        text=True,
+        timeout=300,
+    )
+    assert done.returncode == 0, done.stderr[-3000:]
+    assert done.stdout.strip().splitlines()[-1] == "touched: []"
+
+
+def external_imports(path: Path) -> set[str]:
+    """Top-level names of every package a file imports (anywhere in it)."""
+    found = set()
+    for node in ast.walk(ast.parse(path.read_text())):
+        if isinstance(node, ast.Import):
+            found.update(alias.name.split(".")[0] for alias in node.names)
+        elif isinstance(node, ast.ImportFrom) and not node.level and node.module:
+            found.add(node.module.split(".")[0])
+    return found
+
+
+def test_core_is_the_bottom_layer():
+    """ml_assets.core is pure logic: no dagster, no torch, nothing from the layers above it."""
+    graph = project_graph()
+    for path in sorted((REPO / "ml_assets" / "core").glob("*.py")):
+        name = module_name(path)
+        above = sorted(m for m in graph[name] if not m.startswith("ml_assets.core"))
+        assert above == [], f"{name} imports {above}"
+        assert not external_imports(path) & {"dagster", "torch"}, name

@@ -237,13 +237,13 @@ def test_nightly_schedule_requests_only_model_assets_whose_fingerprint_changed(
 ):
     import yaml
 
-    from ml_assets.definitions import defs
+    from ml_assets.definitions import build_definitions
     from resources.artifact_store import ArtifactStore
     from resources.params import ParamsResource
     from sensors.schedules import nightly_stale_assets
 
     _, _, root = materialized
-    repo = defs.get_repository_def()
+    repo = build_definitions().get_repository_def()
 
     def tick(params: ParamsResource):
         context = dg.build_schedule_context(
@@ -422,9 +422,9 @@ def test_a_failed_gate_blocks_everything_downstream(materialized, tmp_path):
 
 
 def test_definitions_load():
-    from ml_assets.definitions import defs
+    from ml_assets.definitions import build_definitions
 
-    repo = defs.get_repository_def()
+    repo = build_definitions().get_repository_def()
     assert {k.to_user_string() for k in repo.assets_defs_by_key} == set(EXPECTED_METADATA)
     for schedule in ("daily_ingest_schedule", "nightly_stale_assets", "weekly_full_evaluation"):
         assert repo.has_schedule_def(schedule)
@@ -444,8 +444,8 @@ def _files_params(tmp_path, data_path):
 
 
 def test_user_csv_flows_into_features(tmp_path):
-    from ml_assets.raw_transactions import raw_transactions
-    from ml_assets.transaction_features import transaction_features
+    from ml_assets.assets.raw_transactions import raw_transactions
+    from ml_assets.assets.transaction_features import transaction_features
     from resources.params import ParamsResource
 
     rows = [
@@ -472,7 +472,7 @@ def test_user_csv_flows_into_features(tmp_path):
 
 
 def test_malformed_user_file_fails_naming_file_and_line(tmp_path):
-    from ml_assets.raw_transactions import raw_transactions
+    from ml_assets.assets.raw_transactions import raw_transactions
     from resources.params import ParamsResource
 
     (tmp_path / "export.csv").write_text(
@@ -492,7 +492,7 @@ def test_malformed_user_file_fails_naming_file_and_line(tmp_path):
 def test_the_uplift_reads_each_models_declared_outputs(tiny_graph):
     """model_evaluation's recipe uplift reads metrics.json and history.json, the files each
     finetuning writes into its artifact, and finds what the finetuning reported."""
-    from ml_assets.model_evaluation import training_summary
+    from ml_assets.assets.model_evaluation import training_summary
 
     for asset in ("multitask_model", "baseline_model"):
         reported = tiny_graph.computed[asset]

@@ -118,8 +118,8 @@ def _materialize_raw(tmp_path, overrides, partition_key="2026-03-01", last_day=N
     partition_key = None if last_day else partition_key
     import dagster as dg
 
+    from ml_assets.assets.raw_transactions import RawTransactionsConfig
     from ml_assets.definitions import ASSETS, CHECKS, build_resources
-    from ml_assets.raw_transactions import RawTransactionsConfig
 
     with dg.instance_for_test() as instance:
         return dg.materialize(

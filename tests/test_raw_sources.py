@@ -90,7 +90,7 @@ def _metadata(result) -> dict:
 
 
 def test_a_rewritten_object_changes_the_fingerprint_of_its_days_only(s3_prefix):
-    from ml_assets.raw_transactions import fingerprint_params, source_listing
+    from ml_assets.assets.raw_transactions import fingerprint_params, source_listing
 
     uri, put = s3_prefix
     put("exports/2026-03-04.jsonl", GOOD_ROWS)

@@ -24,9 +24,9 @@ def test_every_asset_is_in_the_readme_table():
 def test_what_starts_running_is_what_the_readme_says():
     import dagster as dg
 
-    from ml_assets.definitions import defs
+    from ml_assets.definitions import build_definitions
 
-    repository = defs.get_repository_def()
+    repository = build_definitions().get_repository_def()
     automation = [*repository.schedule_defs, *repository.sensor_defs]
     running = {
         a.name

@@ -11,7 +11,8 @@ from ml_assets.core.comparison import accuracy_grid, aligned_probabilities, comp
 from ml_assets.core.features import build_features
 from ml_assets.core.io import read_json
 from ml_assets.core.layouts import PREDICTIONS_FILE
-from ml_assets.core.references import (
+from ml_assets.core.synthetic import generate_transactions
+from ml_assets.training.references import (
     REFERENCE_FIT,
     REFERENCE_LABELS,
     fit_per_head,
@@ -20,7 +21,6 @@ from ml_assets.core.references import (
     trained_pooling,
     write_reference,
 )
-from ml_assets.core.synthetic import generate_transactions
 
 HEADS = ("category", "transaction_type")
 

@@ -216,9 +216,9 @@ def test_invalid_arguments_raise(kwargs: dict, message: str) -> None:
 
 
 def test_a_live_window_ends_yesterday_and_reproduces_for_an_end_date():
+    from ml_assets.assets.raw_transactions import fingerprint_params
     from ml_assets.core.params import RawTransactionsParams
     from ml_assets.core.raw_days import synthetic_days, synthetic_start
-    from ml_assets.raw_transactions import fingerprint_params
 
     fixed = RawTransactionsParams(days=30)
     assert synthetic_days(fixed, dt.date(2026, 12, 1))[0] == "2026-01-01"  # the default

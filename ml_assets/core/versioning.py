@@ -28,13 +28,14 @@ NOT_OUTPUT_AFFECTING = frozenset(
         "ml_assets.core.versioning",
         "ml_assets.definitions",
         "ml_assets.plan",
+        "ml_assets.stage",  # the record naming the asset's sections, libraries and hooks
         "ml_assets.__main__",
         "ml_assets.daily",  # which days exist and how a range runs; a day's key is in its params
         # where and how a training job runs, not what it computes (same recipe, same bytes)
         "ml_assets.gpu_training",
         "ml_assets.core.gpu_cost",
         "ml_assets.training.preemption",
-        "ml_assets.training.gcs_folders",
+        "ml_assets.core.gcs_folders",
         "resources.launchers",
         "resources.gcp_batch",
         "resources.notifications",

@@ -180,7 +180,7 @@ def _init_distributed() -> tuple[int, int]:
 def _stage_inputs(
     spec: JobRequest, scratch: Path, rank: int, world: int, client
 ) -> dict[str, Path]:
-    from ml_assets.training.gcs_folders import download_folder, is_remote
+    from ml_assets.core.gcs_folders import download_folder, is_remote
 
     inputs = {}
     for name, location in spec.inputs.items():
@@ -198,7 +198,7 @@ def run(
     spec: JobRequest, reporter: Reporter, rank: int, world: int, guard: PreemptionGuard
 ) -> dict:
     """Stage inputs, train with checkpoints mirrored where they must survive, commit the output."""
-    from ml_assets.training.gcs_folders import is_remote
+    from ml_assets.core.gcs_folders import is_remote
 
     remote = any(is_remote(loc) for loc in [spec.output, *spec.inputs.values()])
     client = _gcs_client() if remote else None
@@ -214,14 +214,14 @@ def run(
 
 
 def _run_in(scratch, spec, reporter, rank, world, guard, client) -> dict:
-    from ml_assets.core.io import staged_directory
-    from ml_assets.core.params import MlmBackboneParams, MultitaskModelParams
-    from ml_assets.training.gcs_folders import (
+    from ml_assets.core.gcs_folders import (
         is_remote,
         mirror_checkpoint,
         restore_checkpoints,
         upload_folder,
     )
+    from ml_assets.core.io import staged_directory
+    from ml_assets.core.params import MlmBackboneParams, MultitaskModelParams
     from ml_assets.training.preemption import TrainingHooks
     from ml_assets.training.stages import (
         train_baseline_model,
@@ -306,7 +306,7 @@ def _ledger_record(spec: JobRequest, rank: int) -> Path | None:
     """This attempt's record beside local checkpoints (rank 0). Remote checkpoints have the
     GCP launcher's own ledger of Batch attempts."""
     from ml_assets.core.attempt_ledger import begin_attempt
-    from ml_assets.training.gcs_folders import is_remote
+    from ml_assets.core.gcs_folders import is_remote
 
     if rank != 0 or not spec.checkpoints or is_remote(spec.checkpoints):
         return None

@@ -9,7 +9,6 @@ import polars as pl
 from ml_assets.artifacts import (
     automation_condition,
     memoized_output,
-    stage_code_version,
 )
 from ml_assets.core.io import ArtifactRef, atomic_write_json
 from ml_assets.core.labels import label_ids
@@ -25,22 +24,24 @@ from ml_assets.core.layouts import (
 from ml_assets.core.params import OnnxModelParams
 from ml_assets.daily import SINGLE_RUN
 from ml_assets.run_config import section_config
+from ml_assets.stage import Stage
 from resources.artifact_store import ArtifactStore
 from resources.params import ParamsResource
-
-CODE = stage_code_version(
-    __name__, "onnx_model", ("torch", "onnx", "onnxruntime", "tokenizers", "transformers")
-)
-
 
 # per-run overrides of the OnnxModel section: the launchpad's fields
 OnnxModelConfig = section_config(OnnxModelParams, "OnnxModelConfig")
 
 
+STAGE = Stage(
+    key="onnx_model",
+    module=__name__,
+    libraries=("torch", "onnx", "onnxruntime", "tokenizers", "transformers"),
+)
+
+
 @dg.asset(
     group_name="export",
     kinds={"onnx"},
-    code_version=CODE.version,
     backfill_policy=SINGLE_RUN,  # lets one CLI run cover a range of days and the models
     automation_condition=automation_condition(),
     description=(
@@ -59,13 +60,13 @@ def onnx_model(
     params: ParamsResource,
     artifact_store: ArtifactStore,
 ) -> dg.Output[ArtifactRef]:
-    section = params.section("onnx_model", config.overrides)
+    section = params.section(STAGE.key, config.overrides)
     settings = OnnxModelParams.model_validate(section)
 
     def build(folder: Path, fingerprint: str) -> dict:
         # torch/onnxruntime load here, not when the definitions load (UI, CLI, plan stay fast)
-        from ml_assets.core.export import export_onnx, quantize_int8
         from ml_assets.core.scoring import OnnxScorer, measure_latency
+        from ml_assets.training.export import export_onnx, quantize_int8
         from ml_assets.training.model import MultiTaskModel
         from ml_assets.training.parity import compare_with_pytorch
 
@@ -126,8 +127,8 @@ def onnx_model(
     return memoized_output(
         context,
         artifact_store,
-        asset="onnx_model",
-        code=CODE,
+        asset=STAGE.key,
+        code=STAGE.code(params.path, params.profile),
         params=section,
         inputs={"multitask_model": multitask_model, "training_features": training_features},
         build=build,

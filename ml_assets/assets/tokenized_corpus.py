@@ -8,27 +8,30 @@ import dagster as dg
 from ml_assets.artifacts import (
     automation_condition,
     memoized_output,
-    stage_code_version,
 )
 from ml_assets.core.io import ArtifactRef
 from ml_assets.core.layouts import read_features
 from ml_assets.core.params import TokenizedCorpusParams
 from ml_assets.daily import SINGLE_RUN
 from ml_assets.run_config import section_config
+from ml_assets.stage import Stage
 from resources.artifact_store import ArtifactStore
 from resources.params import ParamsResource
-
-CODE = stage_code_version(__name__, "tokenized_corpus", ("tokenizers", "transformers", "numpy"))
-
 
 # per-run overrides of the TokenizedCorpus section: the launchpad's fields
 TokenizedCorpusConfig = section_config(TokenizedCorpusParams, "TokenizedCorpusConfig")
 
 
+STAGE = Stage(
+    key="tokenized_corpus",
+    module=__name__,
+    libraries=("tokenizers", "transformers", "numpy"),
+)
+
+
 @dg.asset(
     group_name="tokenizer",
     kinds={"numpy"},
-    code_version=CODE.version,
     backfill_policy=SINGLE_RUN,  # lets one CLI run cover a range of days and the models
     automation_condition=automation_condition(),
     description=(
@@ -45,7 +48,7 @@ def tokenized_corpus(
     params: ParamsResource,
     artifact_store: ArtifactStore,
 ) -> dg.Output[ArtifactRef]:
-    section = params.section("tokenized_corpus", config.overrides)
+    section = params.section(STAGE.key, config.overrides)
     settings = TokenizedCorpusParams.model_validate(section)
 
     def build(folder: Path, fingerprint: str) -> dict:
@@ -76,8 +79,8 @@ def tokenized_corpus(
     return memoized_output(
         context,
         artifact_store,
-        asset="tokenized_corpus",
-        code=CODE,
+        asset=STAGE.key,
+        code=STAGE.code(params.path, params.profile),
         params=section,
         inputs={"training_features": training_features, "pruned_tokenizer": pruned_tokenizer},
         build=build,

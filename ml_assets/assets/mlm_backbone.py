@@ -2,12 +2,13 @@
 
 import dagster as dg
 
-from ml_assets.artifacts import automation_condition, memoized_output, stage_code_version
+from ml_assets.artifacts import automation_condition, memoized_output
 from ml_assets.core.io import ArtifactRef
 from ml_assets.core.params import MlmBackboneParams
 from ml_assets.daily import SINGLE_RUN
 from ml_assets.gpu_training import GPU_POOL, TrainingConfig, run_training
 from ml_assets.run_config import section_config
+from ml_assets.stage import Stage
 from ml_assets.training import job as training_job  # what the launcher runs: in the code version
 from ml_assets.training_checks import data_wait_result, data_wait_spec
 from resources.artifact_store import ArtifactStore
@@ -17,18 +18,20 @@ from resources.params import ParamsResource
 # per-run overrides of the MlmBackbone section (the launchpad's fields) and where to run
 MlmBackboneConfig = section_config(MlmBackboneParams, "MlmBackboneConfig", base=TrainingConfig)
 
-CODE = stage_code_version(
-    __name__, "mlm_backbone", ("torch", "transformers", "tokenizers", "safetensors")
+
+STAGE = Stage(
+    key="mlm_backbone",
+    module=__name__,
+    libraries=("torch", "transformers", "tokenizers", "safetensors"),
 )
 
 
 @dg.asset(
     group_name="pretraining",
     kinds={"pytorch", "safetensors"},
-    code_version=CODE.version,
     backfill_policy=SINGLE_RUN,  # lets one CLI run cover a range of days and the models
     automation_condition=automation_condition(),
-    check_specs=[data_wait_spec("mlm_backbone")],
+    check_specs=[data_wait_spec(STAGE.key)],
     pool=GPU_POOL,
     description=(
         "The backbone (default all-MiniLM-L6-v2) with word embeddings and the tied MLM decoder sliced "
@@ -47,7 +50,7 @@ def mlm_backbone(
     artifact_store: ArtifactStore,
     launcher: TrainingLauncher,
 ):
-    section = params.section("mlm_backbone", config.overrides)
+    section = params.section(STAGE.key, config.overrides)
 
     def build(folder, fingerprint: str) -> dict:
         from ml_assets.training.stages import MLM_CURVE_PNG
@@ -58,7 +61,7 @@ def mlm_backbone(
             store=artifact_store,
             gpu=params.section("gpu"),
             config=config,
-            stage="mlm_backbone",
+            stage=STAGE.key,
             entrypoint=training_job.__name__,
             settings=section,
             inputs={"tokenized_corpus": tokenized_corpus, "pruned_tokenizer": pruned_tokenizer},
@@ -67,18 +70,18 @@ def mlm_backbone(
             pictures={"loss_curve": (MLM_CURVE_PNG, "MLM loss curve")},
         )
         if (folder / "profile").is_dir():
-            trace = artifact_store.entry_path("mlm_backbone", fingerprint) / "profile"
+            trace = artifact_store.entry_path(STAGE.key, fingerprint) / "profile"
             metadata["profiler_trace"] = dg.MetadataValue.path(str(trace))  # valid after commit
         return metadata
 
     output = memoized_output(
         context,
         artifact_store,
-        asset="mlm_backbone",
-        code=CODE,
+        asset=STAGE.key,
+        code=STAGE.code(params.path, params.profile),
         params=section,
         inputs={"tokenized_corpus": tokenized_corpus, "pruned_tokenizer": pruned_tokenizer},
         build=build,
     )
     yield output
-    yield data_wait_result("mlm_backbone", output.metadata)
+    yield data_wait_result(STAGE.key, output.metadata)

@@ -10,7 +10,6 @@ import polars as pl
 from ml_assets.artifacts import (
     automation_condition,
     memoized_output,
-    stage_code_version,
     table_preview,
 )
 from ml_assets.core.io import ArtifactRef, read_json
@@ -26,12 +25,9 @@ from ml_assets.core.layouts import (
 from ml_assets.core.params import BatchPredictionsParams, RawTransactionsParams
 from ml_assets.daily import SINGLE_RUN
 from ml_assets.run_config import section_config
+from ml_assets.stage import Stage
 from resources.artifact_store import ArtifactStore
 from resources.params import ParamsResource
-
-CODE = stage_code_version(
-    __name__, "batch_predictions", ("onnxruntime", "tokenizers", "transformers", "polars")
-)
 
 
 def input_identity(settings: BatchPredictionsParams, store: ArtifactStore) -> dict:
@@ -69,11 +65,7 @@ def fingerprint_section(params, store: ArtifactStore, overrides: dict | None = N
     """The section and what it scores (the files' sha256, or the newest raw day's entry); the
     model that scores it comes from the registered_model input. A source file's rows are
     validated with raw_transactions' reading settings, so those are part of it too."""
-    section = (
-        params.section("batch_predictions", overrides)
-        if overrides
-        else params.section("batch_predictions")
-    )
+    section = params.section(STAGE.key, overrides) if overrides else params.section(STAGE.key)
     settings = BatchPredictionsParams.model_validate(section)
     if not settings.source:
         return {**section, "_input": input_identity(settings, store)}
@@ -89,10 +81,17 @@ def fingerprint_section(params, store: ArtifactStore, overrides: dict | None = N
 BatchPredictionsConfig = section_config(BatchPredictionsParams, "BatchPredictionsConfig")
 
 
+STAGE = Stage(
+    key="batch_predictions",
+    module=__name__,
+    libraries=("onnxruntime", "tokenizers", "transformers", "polars"),
+    fingerprint_section=fingerprint_section,
+)
+
+
 @dg.asset(
     group_name="serving",
     kinds={"onnx", "parquet"},
-    code_version=CODE.version,
     # scores the newest raw day (unless batch_predictions.source is set): that day is the dep
     deps=[dg.AssetDep("raw_transactions", partition_mapping=dg.LastPartitionMapping())],
     backfill_policy=SINGLE_RUN,  # lets one CLI run cover a range of days and the models
@@ -177,8 +176,8 @@ def batch_predictions(
     return memoized_output(
         context,
         artifact_store,
-        asset="batch_predictions",
-        code=CODE,
+        asset=STAGE.key,
+        code=STAGE.code(params.path, params.profile),
         params=fingerprinted,
         inputs={"registered_model": registered_model},
         build=build,

@@ -10,7 +10,6 @@ from ml_assets.artifacts import (
     automation_condition,
     memoized_output,
     split_table,
-    stage_code_version,
 )
 from ml_assets.core.io import ArtifactRef
 from ml_assets.core.layouts import FEATURES_FILE
@@ -18,10 +17,9 @@ from ml_assets.core.params import TrainingFeaturesParams
 from ml_assets.core.partitions import scan_window, window_days
 from ml_assets.daily import SINGLE_RUN
 from ml_assets.run_config import section_config
+from ml_assets.stage import Stage
 from resources.artifact_store import ArtifactStore
 from resources.params import ParamsResource
-
-CODE = stage_code_version(__name__, "training_features", ("polars", "pyarrow"))
 
 
 def window_inputs(digests_by_day: dict[str, str], section: dict) -> dict[str, str]:
@@ -36,10 +34,17 @@ def window_inputs(digests_by_day: dict[str, str], section: dict) -> dict[str, st
 TrainingFeaturesConfig = section_config(TrainingFeaturesParams, "TrainingFeaturesConfig")
 
 
+STAGE = Stage(
+    key="training_features",
+    module=__name__,
+    libraries=("polars", "pyarrow"),
+    window_inputs=window_inputs,
+)
+
+
 @dg.asset(
     group_name="features",
     kinds={"polars", "parquet"},
-    code_version=CODE.version,
     deps=["transaction_features"],
     backfill_policy=SINGLE_RUN,
     automation_condition=automation_condition(),
@@ -56,7 +61,7 @@ def training_features(
     params: ParamsResource,
     artifact_store: ArtifactStore,
 ) -> dg.Output[ArtifactRef]:
-    section = params.section("training_features", config.overrides)
+    section = params.section(STAGE.key, config.overrides)
     settings = TrainingFeaturesParams.model_validate(section)
     available = artifact_store.partition_refs("transaction_features")
     end = settings.end_date.isoformat() if settings.end_date else None
@@ -112,8 +117,8 @@ def training_features(
     return memoized_output(
         context,
         artifact_store,
-        asset="training_features",
-        code=CODE,
+        asset=STAGE.key,
+        code=STAGE.code(params.path, params.profile),
         params=section,
         inputs={f"transaction_features[{day}]": ref for day, ref in refs.items()},
         build=build,

@@ -10,7 +10,6 @@ import polars as pl
 from ml_assets.artifacts import (
     automation_condition,
     memoized_output,
-    stage_code_version,
 )
 from ml_assets.core.comparison import BASELINE, CANDIDATE, FP32_TWIN, champion_label
 from ml_assets.core.io import ArtifactRef, atomic_write_json, read_json
@@ -27,13 +26,11 @@ from ml_assets.core.layouts import (
 from ml_assets.core.params import ModelEvaluationParams, OnnxModelParams
 from ml_assets.daily import SINGLE_RUN
 from ml_assets.run_config import section_config
+from ml_assets.stage import Stage
 from resources.artifact_store import ArtifactStore
 from resources.model_registry import ModelRegistry
 from resources.params import ParamsResource
 
-CODE = stage_code_version(
-    __name__, "model_evaluation", ("onnxruntime", "tokenizers", "transformers", "polars")
-)
 HEADLINE = ("accuracy", "macro_f1", "pr_auc")
 
 
@@ -139,11 +136,7 @@ def fingerprint_section(
     candidate_digest: str | None = None,
 ) -> dict:
     """The section and the model the candidate is compared with (see ``champion_entry``)."""
-    section = (
-        params.section("model_evaluation", overrides)
-        if overrides
-        else params.section("model_evaluation")
-    )
+    section = params.section(STAGE.key, overrides) if overrides else params.section(STAGE.key)
     champion = champion_entry(store, registry or ModelRegistry(), candidate_digest)
     return {**section, "_champion": champion}
 
@@ -184,10 +177,18 @@ def slices_table(report: dict) -> str:
 ModelEvaluationConfig = section_config(ModelEvaluationParams, "ModelEvaluationConfig")
 
 
+STAGE = Stage(
+    key="model_evaluation",
+    module=__name__,
+    libraries=("onnxruntime", "tokenizers", "transformers", "polars"),
+    fingerprint_section=fingerprint_section,
+    judged_against_champion=True,
+)
+
+
 @dg.asset(
     group_name="evaluation",
     kinds={"onnx", "parquet"},
-    code_version=CODE.version,
     backfill_policy=SINGLE_RUN,  # lets one CLI run cover a range of days and the models
     automation_condition=automation_condition(),
     description=(
@@ -372,8 +373,8 @@ def model_evaluation(
     return memoized_output(
         context,
         artifact_store,
-        asset="model_evaluation",
-        code=CODE,
+        asset=STAGE.key,
+        code=STAGE.code(params.path, params.profile),
         params=section,
         inputs={
             "onnx_model": onnx_model,
@@ -409,8 +410,8 @@ def compare_models(
     from ml_assets.core.comparison import aligned_probabilities
     from ml_assets.core.evaluation import evaluate_slices, softmax
     from ml_assets.core.labels import IGNORE_INDEX
-    from ml_assets.core.references import REFERENCE_LABELS
     from ml_assets.core.scoring import OnnxScorer, encode_for_model, scorer_for
+    from ml_assets.training.references import REFERENCE_LABELS
 
     texts = test["description"].to_list()
 

@@ -2,12 +2,13 @@
 
 import dagster as dg
 
-from ml_assets.artifacts import automation_condition, memoized_output, stage_code_version
+from ml_assets.artifacts import automation_condition, memoized_output
 from ml_assets.core.io import ArtifactRef
 from ml_assets.core.params import MultitaskModelParams
 from ml_assets.daily import SINGLE_RUN
 from ml_assets.gpu_training import GPU_POOL, TrainingConfig, run_training
 from ml_assets.run_config import section_config
+from ml_assets.stage import Stage
 from ml_assets.training import job as training_job  # what the launcher runs: in the code version
 from ml_assets.training_checks import data_wait_result, data_wait_spec
 from resources.artifact_store import ArtifactStore
@@ -19,18 +20,20 @@ MultitaskModelConfig = section_config(
     MultitaskModelParams, "MultitaskModelConfig", base=TrainingConfig
 )
 
-CODE = stage_code_version(
-    __name__, "multitask_model", ("torch", "transformers", "tokenizers", "safetensors", "peft")
+
+STAGE = Stage(
+    key="multitask_model",
+    module=__name__,
+    libraries=("torch", "transformers", "tokenizers", "safetensors", "peft"),
 )
 
 
 @dg.asset(
     group_name="finetuning",
     kinds={"pytorch", "safetensors"},
-    code_version=CODE.version,
     backfill_policy=SINGLE_RUN,  # lets one CLI run cover a range of days and the models
     automation_condition=automation_condition(),
-    check_specs=[data_wait_spec("multitask_model")],
+    check_specs=[data_wait_spec(STAGE.key)],
     pool=GPU_POOL,
     description=(
         "Shared MLM-pretrained backbone plus one linear head per label (category, transaction_type) on "
@@ -50,7 +53,7 @@ def multitask_model(
     artifact_store: ArtifactStore,
     launcher: TrainingLauncher,
 ):
-    section = params.section("multitask_model", config.overrides)
+    section = params.section(STAGE.key, config.overrides)
 
     def build(folder, fingerprint: str) -> dict:
         from ml_assets.training.stages import VALID_CURVE_PNG
@@ -61,7 +64,7 @@ def multitask_model(
             store=artifact_store,
             gpu=params.section("gpu"),
             config=config,
-            stage="multitask_model",
+            stage=STAGE.key,
             entrypoint=training_job.__name__,
             settings=section,
             inputs={
@@ -77,8 +80,8 @@ def multitask_model(
     output = memoized_output(
         context,
         artifact_store,
-        asset="multitask_model",
-        code=CODE,
+        asset=STAGE.key,
+        code=STAGE.code(params.path, params.profile),
         params=section,
         inputs={
             "tokenized_corpus": tokenized_corpus,
@@ -88,4 +91,4 @@ def multitask_model(
         build=build,
     )
     yield output
-    yield data_wait_result("multitask_model", output.metadata)
+    yield data_wait_result(STAGE.key, output.metadata)

@@ -13,7 +13,6 @@ from ml_assets.artifacts import (
     day_materializations,
     memoized_entry,
     partitions_output,
-    stage_code_version,
     table_preview,
 )
 from ml_assets.check_reasons import logged_check
@@ -33,21 +32,11 @@ from ml_assets.core.raw_days import (
 )
 from ml_assets.daily import DAILY_PARTITIONS, SINGLE_RUN
 from ml_assets.run_config import section_config
+from ml_assets.stage import Stage
 from resources.artifact_store import ArtifactStore
 from resources.params import ParamsResource
 from resources.raw_sources import fetch_exports, is_remote, listing_fingerprint
 
-CODE = stage_code_version(__name__, "raw_transactions", ("polars",))
-ROWS_ACCOUNTED_FOR = dg.AssetCheckSpec(
-    "raw_rows_accounted_for",
-    asset="raw_transactions",
-    blocking=True,
-    description=(
-        "Nothing lost, per day: rows in = rows kept + rows quarantined + duplicates dropped, "
-        "recounted from the stored files (transactions.jsonl lines, quarantine.parquet rows) "
-        "against each day's ingest report. Evaluated in the same step, for the run's days."
-    ),
-)
 SUMMED = (
     "rows_in",
     "rows_kept",
@@ -97,10 +86,28 @@ def fingerprint_params(
 RawTransactionsConfig = section_config(RawTransactionsParams, "RawTransactionsConfig")
 
 
+STAGE = Stage(
+    key="raw_transactions",
+    module=__name__,
+    libraries=("polars",),
+    source_listing=source_listing,
+    fingerprint_params=fingerprint_params,
+)
+ROWS_ACCOUNTED_FOR = dg.AssetCheckSpec(
+    "raw_rows_accounted_for",
+    asset=STAGE.key,
+    blocking=True,
+    description=(
+        "Nothing lost, per day: rows in = rows kept + rows quarantined + duplicates dropped, "
+        "recounted from the stored files (transactions.jsonl lines, quarantine.parquet rows) "
+        "against each day's ingest report. Evaluated in the same step, for the run's days."
+    ),
+)
+
+
 @dg.asset(
     group_name="ingest",
     kinds={"polars", "json"},
-    code_version=CODE.version,
     partitions_def=DAILY_PARTITIONS,
     backfill_policy=SINGLE_RUN,
     check_specs=[ROWS_ACCOUNTED_FOR],
@@ -122,7 +129,7 @@ def raw_transactions(
     params: ParamsResource,
     artifact_store: ArtifactStore,
 ) -> Iterator[dg.Output | dg.AssetCheckResult]:
-    section = params.section("raw_transactions", config.overrides)
+    section = params.section(STAGE.key, config.overrides)
     settings = RawTransactionsParams.model_validate(section)
     days = list(context.partition_keys)
     listing = source_listing(section)
@@ -186,8 +193,8 @@ def raw_transactions(
         day: memoized_entry(
             context,
             artifact_store,
-            asset="raw_transactions",
-            code=CODE,
+            asset=STAGE.key,
+            code=STAGE.code(params.path, params.profile),
             params=fingerprint_params(section, day, listing, homes),
             inputs={},
             build=functools.partial(build, day),
@@ -210,7 +217,7 @@ def raw_transactions(
                 "are ingested when those days are materialized"
             )
     yield partitions_output(entries, SUMMED, extra)
-    yield from day_materializations(context, "raw_transactions", entries)
+    yield from day_materializations(context, STAGE.key, entries)
     yield logged_check(context, rows_accounted_for({day: ref for day, (ref, _) in entries.items()}))
 
 

@@ -12,7 +12,6 @@ from ml_assets.artifacts import (
     memoized_entry,
     partitions_output,
     split_table,
-    stage_code_version,
     table_preview,
 )
 from ml_assets.core.features import build_features, split_summary
@@ -22,10 +21,10 @@ from ml_assets.core.params import TransactionFeaturesParams
 from ml_assets.core.records import read_validated_jsonl
 from ml_assets.daily import DAILY_PARTITIONS, SINGLE_RUN
 from ml_assets.run_config import section_config
+from ml_assets.stage import Stage
 from resources.artifact_store import ArtifactStore
 from resources.params import ParamsResource
 
-CODE = stage_code_version(__name__, "transaction_features", ("polars", "pyarrow"))
 SUMMED = ("rows", "bytes_in", "parquet_bytes", "seconds")
 
 
@@ -33,10 +32,16 @@ SUMMED = ("rows", "bytes_in", "parquet_bytes", "seconds")
 TransactionFeaturesConfig = section_config(TransactionFeaturesParams, "TransactionFeaturesConfig")
 
 
+STAGE = Stage(
+    key="transaction_features",
+    module=__name__,
+    libraries=("polars", "pyarrow"),
+)
+
+
 @dg.asset(
     group_name="features",
     kinds={"polars", "parquet"},
-    code_version=CODE.version,
     partitions_def=DAILY_PARTITIONS,
     backfill_policy=SINGLE_RUN,
     automation_condition=automation_condition(),
@@ -55,7 +60,7 @@ def transaction_features(
     params: ParamsResource,
     artifact_store: ArtifactStore,
 ):
-    section = params.section("transaction_features", config.overrides)
+    section = params.section(STAGE.key, config.overrides)
     settings = TransactionFeaturesParams.model_validate(section)
 
     def build(day: str, folder: Path, fingerprint: str) -> dict:
@@ -102,16 +107,14 @@ def transaction_features(
         entries[day] = memoized_entry(
             context,
             artifact_store,
-            asset="transaction_features",
-            code=CODE,
+            asset=STAGE.key,
+            code=STAGE.code(params.path, params.profile),
             params=section,
             inputs={"raw_transactions": raw_transactions[day]},
             build=functools.partial(build, day),
             label=day,
         )
-        artifact_store.publish_hive_partition(
-            "transaction_features", day, entries[day][0], FEATURES_FILE
-        )
+        artifact_store.publish_hive_partition(STAGE.key, day, entries[day][0], FEATURES_FILE)
     totals = {
         key: sum(m[key] for _, m in entries.values())
         for key in ("bytes_in", "parquet_bytes", "seconds", "rows")
@@ -124,11 +127,9 @@ def transaction_features(
                 totals["parquet_bytes"] / max(totals["bytes_in"], 1), 4
             ),
             "rows_per_second": round(totals["rows"] / max(totals["seconds"], 1e-9)),
-            "dataset": dg.MetadataValue.path(
-                str(artifact_store.hive_dataset("transaction_features"))
-            ),
+            "dataset": dg.MetadataValue.path(str(artifact_store.hive_dataset(STAGE.key))),
         },
     )
     yield from day_materializations(
-        context, "transaction_features", entries, {"raw_transactions": raw_transactions}
+        context, STAGE.key, entries, {"raw_transactions": raw_transactions}
     )

@@ -8,6 +8,7 @@ params `export_gates`, which is no part of any fingerprint: a gate judges an exp
 import dagster as dg
 import polars as pl
 
+from ml_assets.assets.onnx_model import onnx_model
 from ml_assets.check_reasons import logged_check
 from ml_assets.core.io import ArtifactRef, read_json
 from ml_assets.core.layouts import (
@@ -16,7 +17,6 @@ from ml_assets.core.layouts import (
     read_features,
 )
 from ml_assets.core.params import ExportGatesParams, OnnxModelParams
-from ml_assets.onnx_model import onnx_model
 from resources.params import ParamsResource
 
 

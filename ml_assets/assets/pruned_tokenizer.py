@@ -8,7 +8,6 @@ import polars as pl
 from ml_assets.artifacts import (
     automation_condition,
     memoized_output,
-    stage_code_version,
 )
 from ml_assets.core.backbones import resolve_backbone
 from ml_assets.core.io import ArtifactRef
@@ -16,10 +15,10 @@ from ml_assets.core.layouts import entry_params, read_features, training_texts
 from ml_assets.core.params import PrunedTokenizerParams
 from ml_assets.daily import SINGLE_RUN
 from ml_assets.run_config import section_config
+from ml_assets.stage import Stage
 from resources.artifact_store import ArtifactStore
 from resources.params import ParamsResource
 
-CODE = stage_code_version(__name__, "pruned_tokenizer", ("tokenizers", "transformers"))
 CHECK_SAMPLE = 2000
 
 
@@ -32,10 +31,16 @@ def heldout_texts(features: pl.DataFrame, limit: int, seed: int = 0) -> list[str
 PrunedTokenizerConfig = section_config(PrunedTokenizerParams, "PrunedTokenizerConfig")
 
 
+STAGE = Stage(
+    key="pruned_tokenizer",
+    module=__name__,
+    libraries=("tokenizers", "transformers"),
+)
+
+
 @dg.asset(
     group_name="tokenizer",
     kinds={"huggingface"},
-    code_version=CODE.version,
     backfill_policy=SINGLE_RUN,  # lets one CLI run cover a range of days and the models
     automation_condition=automation_condition(),
     description=(
@@ -51,7 +56,7 @@ def pruned_tokenizer(
     params: ParamsResource,
     artifact_store: ArtifactStore,
 ) -> dg.Output[ArtifactRef]:
-    section = params.section("pruned_tokenizer", config.overrides)
+    section = params.section(STAGE.key, config.overrides)
     settings = PrunedTokenizerParams.model_validate(section)
 
     def build(folder: Path, fingerprint: str) -> dict:
@@ -91,8 +96,8 @@ def pruned_tokenizer(
     return memoized_output(
         context,
         artifact_store,
-        asset="pruned_tokenizer",
-        code=CODE,
+        asset=STAGE.key,
+        code=STAGE.code(params.path, params.profile),
         params=section,
         inputs={"training_features": training_features},
         build=build,

@@ -7,20 +7,15 @@ import dagster as dg
 from ml_assets.artifacts import (
     automation_condition,
     memoized_output,
-    stage_code_version,
 )
 from ml_assets.core.io import ArtifactRef
 from ml_assets.core.layouts import read_features
 from ml_assets.core.params import ReferenceModelsParams
 from ml_assets.daily import SINGLE_RUN
 from ml_assets.run_config import section_config
+from ml_assets.stage import Stage
 from resources.artifact_store import ArtifactStore
 from resources.params import ParamsResource
-
-CODE = stage_code_version(__name__, "reference_models", ("scikit-learn", "scipy", "polars"))
-
-# the params.yaml sections this asset reads (DVC tracks them for its stage)
-PARAMS_SECTIONS = ("reference_models", "multitask_model")
 
 
 def fingerprint_section(params, store=None, overrides: dict | None = None) -> dict:
@@ -42,10 +37,18 @@ def fingerprint_section(params, store=None, overrides: dict | None = None) -> di
 TfidfReferenceConfig = section_config(ReferenceModelsParams, "TfidfReferenceConfig")
 
 
+STAGE = Stage(
+    key="tfidf_reference",
+    module=__name__,
+    libraries=("scikit-learn", "scipy", "polars"),
+    sections=("reference_models", "multitask_model"),
+    fingerprint_section=fingerprint_section,
+)
+
+
 @dg.asset(
     group_name="references",
     kinds={"scikitlearn", "parquet"},
-    code_version=CODE.version,
     backfill_policy=SINGLE_RUN,
     automation_condition=automation_condition(),
     description=(
@@ -66,7 +69,7 @@ def tfidf_reference(
     settings = fingerprint_section(params, overrides=config.overrides)
 
     def build(folder: Path, fingerprint: str) -> dict:
-        from ml_assets.core.references import fit_per_head, tfidf_matrices, write_reference
+        from ml_assets.training.references import fit_per_head, tfidf_matrices, write_reference
 
         def fit(features):
             train, valid, test, width = tfidf_matrices(features, settings["tfidf_min_df"])
@@ -81,8 +84,8 @@ def tfidf_reference(
     return memoized_output(
         context,
         artifact_store,
-        asset="tfidf_reference",
-        code=CODE,
+        asset=STAGE.key,
+        code=STAGE.code(params.path, params.profile),
         params=settings,
         inputs={"training_features": training_features},
         build=build,

@@ -14,7 +14,6 @@ import dagster as dg
 from ml_assets.artifacts import (
     automation_condition,
     memoized_output,
-    stage_code_version,
 )
 from ml_assets.core.io import ArtifactRef, atomic_write_json, read_json
 from ml_assets.core.layouts import (
@@ -26,11 +25,11 @@ from ml_assets.core.layouts import (
 )
 from ml_assets.core.params import ExportGatesParams, MultitaskModelParams
 from ml_assets.daily import SINGLE_RUN
+from ml_assets.stage import Stage
 from resources.artifact_store import ArtifactStore
 from resources.model_registry import CHAMPION, ModelRegistry, now
 from resources.params import ParamsResource
 
-CODE = stage_code_version(__name__, "export_gates", ())
 RECORD_FILE = REGISTRY_RECORD_FILE
 PROMOTED_CHECK = "candidate_promoted"
 
@@ -75,10 +74,6 @@ def build_record(
     }
 
 
-# the params.yaml sections this asset reads (DVC tracks them for its stage)
-PARAMS_SECTIONS = ("export_gates", "promotion")
-
-
 def fingerprint_section(
     params, store: ArtifactStore, registry: ModelRegistry | None = None
 ) -> dict:
@@ -91,16 +86,24 @@ def fingerprint_section(
     }
 
 
+STAGE = Stage(
+    key="registered_model",
+    module=__name__,
+    libraries=(),
+    sections=("export_gates", "promotion"),
+    fingerprint_section=fingerprint_section,
+)
+
+
 @dg.asset(
     group_name="serving",
     kinds={"sqlite", "dynamodb"},
-    code_version=CODE.version,
     backfill_policy=SINGLE_RUN,  # lets one CLI run cover a range of days and the models
     automation_condition=automation_condition(),
     check_specs=[
         dg.AssetCheckSpec(
             PROMOTED_CHECK,
-            asset="registered_model",
+            asset=STAGE.key,
             blocking=True,
             description=(
                 "The candidate became the champion: it beats the best reference by "
@@ -186,8 +189,8 @@ def registered_model(
     output = memoized_output(
         context,
         artifact_store,
-        asset="registered_model",
-        code=CODE,
+        asset=STAGE.key,
+        code=STAGE.code(params.path, params.profile),
         params=fingerprint_section(resolved, artifact_store, model_registry),
         inputs={"onnx_model": onnx_model, "model_evaluation": model_evaluation},
         build=build,

@@ -7,22 +7,15 @@ import dagster as dg
 from ml_assets.artifacts import (
     automation_condition,
     memoized_output,
-    stage_code_version,
 )
 from ml_assets.core.io import ArtifactRef
 from ml_assets.core.layouts import read_features
 from ml_assets.core.params import ReferenceModelsParams
 from ml_assets.daily import SINGLE_RUN
 from ml_assets.run_config import section_config
+from ml_assets.stage import Stage
 from resources.artifact_store import ArtifactStore
 from resources.params import ParamsResource
-
-CODE = stage_code_version(
-    __name__, "reference_models", ("scikit-learn", "torch", "transformers", "tokenizers")
-)
-
-# the params.yaml sections this asset reads (DVC tracks them for its stage)
-PARAMS_SECTIONS = ("reference_models", "multitask_model", "pruned_tokenizer")
 
 
 def fingerprint_section(params, store=None, overrides: dict | None = None) -> dict:
@@ -45,10 +38,18 @@ def fingerprint_section(params, store=None, overrides: dict | None = None) -> di
 FrozenEncoderReferenceConfig = section_config(ReferenceModelsParams, "FrozenEncoderReferenceConfig")
 
 
+STAGE = Stage(
+    key="frozen_encoder_reference",
+    module=__name__,
+    libraries=("scikit-learn", "torch", "transformers", "tokenizers"),
+    sections=("reference_models", "multitask_model", "pruned_tokenizer"),
+    fingerprint_section=fingerprint_section,
+)
+
+
 @dg.asset(
     group_name="references",
     kinds={"pytorch", "scikitlearn"},
-    code_version=CODE.version,
     backfill_policy=SINGLE_RUN,
     automation_condition=automation_condition(),
     description=(
@@ -68,7 +69,7 @@ def frozen_encoder_reference(
     settings = fingerprint_section(params, overrides=config.overrides)
 
     def build(folder: Path, fingerprint: str) -> dict:
-        from ml_assets.core.references import fit_per_head, frozen_matrices, write_reference
+        from ml_assets.training.references import fit_per_head, frozen_matrices, write_reference
 
         def fit(features):
             train, valid, test, pooling = frozen_matrices(
@@ -85,8 +86,8 @@ def frozen_encoder_reference(
     return memoized_output(
         context,
         artifact_store,
-        asset="frozen_encoder_reference",
-        code=CODE,
+        asset=STAGE.key,
+        code=STAGE.code(params.path, params.profile),
         params=settings,
         inputs={"training_features": training_features},
         build=build,

@@ -2,12 +2,13 @@
 
 import dagster as dg
 
-from ml_assets.artifacts import automation_condition, memoized_output, stage_code_version
+from ml_assets.artifacts import automation_condition, memoized_output
 from ml_assets.core.io import ArtifactRef
 from ml_assets.core.params import BaselineModelParams
 from ml_assets.daily import SINGLE_RUN
 from ml_assets.gpu_training import GPU_POOL, TrainingConfig, run_training
 from ml_assets.run_config import section_config
+from ml_assets.stage import Stage
 from ml_assets.training import job as training_job  # what the launcher runs: in the code version
 from ml_assets.training_checks import data_wait_result, data_wait_spec
 from resources.artifact_store import ArtifactStore
@@ -19,24 +20,12 @@ BaselineModelConfig = section_config(
     BaselineModelParams, "BaselineModelConfig", base=TrainingConfig
 )
 
-CODE = stage_code_version(
-    __name__, "multitask_model", ("torch", "transformers", "tokenizers", "safetensors", "peft")
-)
-
-
-# the params.yaml sections this asset reads (DVC tracks them for its stage)
-PARAMS_SECTIONS = ("multitask_model", "baseline_model", "mlm_backbone")
-
 
 def fingerprint_section(params, store=None, overrides: dict | None = None) -> dict:
     """multitask_model's finetuning params with the plain recipe's keys (baseline_model section)
     in place of its own, and the backbone's architecture."""
     mlm = params.section("mlm_backbone")
-    plain = (
-        params.section("baseline_model", overrides)
-        if overrides
-        else params.section("baseline_model")
-    )
+    plain = params.section(STAGE.key, overrides) if overrides else params.section(STAGE.key)
     return {
         "multitask_model": {**params.section("multitask_model"), **plain},
         "num_layers": mlm["num_layers"],  # the same architecture as the pretrained backbone
@@ -44,13 +33,21 @@ def fingerprint_section(params, store=None, overrides: dict | None = None) -> di
     }
 
 
+STAGE = Stage(
+    key="baseline_model",
+    module=__name__,
+    libraries=("torch", "transformers", "tokenizers", "safetensors", "peft"),
+    sections=("multitask_model", "baseline_model", "mlm_backbone"),
+    fingerprint_section=fingerprint_section,
+)
+
+
 @dg.asset(
     group_name="finetuning",
     kinds={"pytorch", "safetensors"},
-    code_version=CODE.version,
     backfill_policy=SINGLE_RUN,  # lets one CLI run cover a range of days and the models
     automation_condition=automation_condition(),
-    check_specs=[data_wait_spec("baseline_model")],
+    check_specs=[data_wait_spec(STAGE.key)],
     pool=GPU_POOL,
     description=(
         "The control: a plain finetune as a notebook would write it (baseline_model section: "
@@ -80,7 +77,7 @@ def baseline_model(
             store=artifact_store,
             gpu=params.section("gpu"),
             config=config,
-            stage="baseline_model",
+            stage=STAGE.key,
             entrypoint=training_job.__name__,
             settings=settings,
             inputs=inputs,
@@ -92,11 +89,11 @@ def baseline_model(
     output = memoized_output(
         context,
         artifact_store,
-        asset="baseline_model",
-        code=CODE,
+        asset=STAGE.key,
+        code=STAGE.code(params.path, params.profile),
         params=settings,
         inputs=inputs,
         build=build,
     )
     yield output
-    yield data_wait_result("baseline_model", output.metadata)
+    yield data_wait_result(STAGE.key, output.metadata)
