@@ -4,7 +4,7 @@ upstream data requests its dependents — evaluated by Dagster's own evaluator o
 import dagster as dg
 import pytest
 
-from ml_assets.definitions import ASSETS, CHECKS, build_resources
+from ml_assets.definitions import ASSETS, CHECKS, build_resources, versioned_assets
 from tests.graph import copy_store, materialize_tiny_graph
 
 pytestmark = pytest.mark.slow
@@ -20,7 +20,8 @@ def definitions(root, code_versions: dict[str, str] | None = None) -> dg.Definit
         version = (code_versions or {}).get(spec.key.to_user_string())
         return spec.replace_attributes(code_version=version) if version else spec
 
-    assets = dg.map_asset_specs(bump, ASSETS)
+    # the assets as the code location serves them (with code versions), some bumped
+    assets = dg.map_asset_specs(bump, versioned_assets(profile="tiny"))
     return dg.Definitions(
         assets=assets, asset_checks=CHECKS, resources=build_resources(str(root), profile="tiny")
     )

@@ -161,7 +161,8 @@ def assert_accounted(metadata: dict, records: list[dict], checkpoint_every: int)
     for killed, resumed in zip(records, records[1:], strict=False):
         step = resumed["resumed_from"]
         assert step is not None and step % checkpoint_every == 0, (killed, resumed)
-        assert 0 < step <= killed["last_step"], (killed, resumed)
+        # from the newest checkpoint the killed attempt recorded (or one committed just after)
+        assert 0 < killed["last_checkpoint"] <= step <= killed["last_step"], (killed, resumed)
     assert metadata["attempts"] == len(records)
     assert metadata["killed_attempts"] == len(records) - 1
     assert metadata["resumed_from_step"] == records[-1]["resumed_from"]
@@ -199,17 +200,19 @@ def test_kill_9_anywhere_several_times_in_a_row_then_one_plain_launch_completes(
     # training: once this launch's attempt record (rewritten every half second and at each
     # checkpoint) reaches a seeded step: pretraining past its first checkpoint (tiny: step 3
     # of 6), finetuning twice, past its first and past its second checkpoint (every 10 steps)
-    training = [("mlm_backbone", 3), ("multitask_model", rng.randint(11, 15))]
-    training.append(("multitask_model", rng.randint(21, 25)))
-    for asset, step in training:
+    # (the checkpoint recorded too: under load a step's progress is written before its checkpoint)
+    training = [("mlm_backbone", 3, 3), ("multitask_model", rng.randint(11, 15), 10)]
+    training.append(("multitask_model", rng.randint(21, 25), 20))
+    for asset, step, checkpoint in training:
         earlier = len(attempt_records(store, asset))
 
-        def reached(a=asset, s=step, n=earlier) -> bool:
+        def reached(a=asset, s=step, c=checkpoint, n=earlier) -> bool:
             records = attempt_records(store, a)
             return (
                 len(records) > n
                 and records[-1]["outcome"] == RUNNING
                 and (records[-1].get("last_step") or 0) >= s
+                and (records[-1].get("last_checkpoint") or 0) >= c
             )
 
         launches.kill_when(reached, f"{asset} step {step}")

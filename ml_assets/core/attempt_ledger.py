@@ -61,6 +61,7 @@ def begin_attempt(root: Path) -> Path:
             "started_at": time.time(),
             "resumed_from": None,
             "last_step": None,
+            "last_checkpoint": None,
             "outcome": RUNNING,
         },
     )

@@ -137,6 +137,8 @@ class Reporter:
             record = {"last_step": fields["step"]}
             if event == EVENT_RESUMED:
                 record["resumed_from"] = fields["step"]
+            elif event == EVENT_CHECKPOINT:
+                record["last_checkpoint"] = fields["step"]
             elif event == EVENT_PREEMPTED:
                 record["outcome"] = PREEMPTED
             update_attempt(self.ledger, **record)
