@@ -14,11 +14,7 @@ from torch.nn import functional as F
 from ml_assets.core.corpus import TokenizedSplit
 from ml_assets.core.metrics import head_metrics
 from ml_assets.core.params import MultitaskModelParams
-from ml_assets.training.checkpoint import (
-    TrainingState,
-    resume_latest,
-    save_checkpoint,
-)
+from ml_assets.training.checkpoint import TrainingState
 from ml_assets.training.data import (
     IGNORE_INDEX,
     BucketedBatches,
@@ -26,16 +22,11 @@ from ml_assets.training.data import (
     collate,
     mask_pieces,
 )
+from ml_assets.training.loop import TrainingRun
 from ml_assets.training.model import MultiTaskModel
-from ml_assets.training.optim import (
-    autocast_for,
-    choose_precision,
-    configure_device,
-    linear_warmup_decay,
-    make_optimizer,
-)
+from ml_assets.training.optim import autocast_for
 from ml_assets.training.perf import ThroughputMeter
-from ml_assets.training.preemption import Preempted, TrainingHooks
+from ml_assets.training.preemption import TrainingHooks
 
 
 @dataclass
@@ -173,43 +164,43 @@ def finetune(
     ``config.token_mask_prob`` > 0 masks pieces of each training batch (``mask_id``; never
     ``special_ids`` or padding), drawn from a generator seeded by the step, so a resumed run
     masks exactly what the uninterrupted one did."""
-    hooks = hooks or TrainingHooks()
     if config.token_mask_prob > 0 and mask_id is None:
         raise ValueError("multitask_model.token_mask_prob > 0 needs the tokenizer's [MASK] id")
     special = torch.tensor(sorted(special_ids), dtype=torch.long)
     # setup
     torch.manual_seed(config.seed)
-    configure_device(device)
     if config.lora_r > 0:
         add_lora(model, config.lora_r, config.lora_alpha)
     if config.freeze_word_embeddings:
         # Only pieces of training text get gradients: the others (a merchant never seen in
         # training) would keep pretrained vectors the updated encoder no longer reads alike.
         model.encoder.get_input_embeddings().weight.requires_grad_(False)
-    model.to(device)
-    precision = choose_precision(device, config.precision)
-    optimizer = make_optimizer(
+    steps_per_epoch = -(-len(train.sequences) // config.batch_size)
+    total = min(config.max_steps, steps_per_epoch * config.max_epochs)
+    run = TrainingRun(
+        model,
         [
             *encoder_groups(model, config.learning_rate, config.layer_lr_decay),
             {"named_params": list(model.heads.named_parameters()), "lr": config.head_learning_rate},
         ],
-        config.weight_decay,
-        device,
+        weight_decay=config.weight_decay,
+        warmup_steps=config.warmup_steps,
+        total_steps=total,
+        precision=config.precision,
+        device=device,
+        checkpoint_root=checkpoint_root,
+        hooks=hooks,
+        log=log,
+        distributed=False,  # under torchrun, finetuning runs on rank 0 alone
     )
     trainable = sum(p.numel() for p in model.parameters() if p.requires_grad)
-    steps_per_epoch = -(-len(train.sequences) // config.batch_size)
-    total = min(config.max_steps, steps_per_epoch * config.max_epochs)
-    scheduler = linear_warmup_decay(optimizer, config.warmup_steps, total)
     batches = BucketedBatches([len(s) for s in train.sequences], config.batch_size, config.seed)
     best_state, best_score, best_step, bad_evals = None, -1.0, 0, 0
     history, running, step, stopped_early = [], [], 0, False
     position = LoaderPosition()
     # resume
-    resumed = resume_latest(
-        checkpoint_root, model, optimizer, scheduler, device, precision.scaler, warn=log
-    )
-    if resumed is not None:
-        latest, state = resumed
+    state = run.resume("finetuning")
+    if state is not None:
         step, position = state.step, LoaderPosition(**state.loader)
         extras = state.extras
         best_score, best_step, bad_evals = (
@@ -219,14 +210,12 @@ def finetune(
         )
         history, running = extras["history"], extras["running"]
         best_state = state.tensors or None
-        log(f"resumed finetuning from {latest.name} (step {step})")
-    hooks.on_resume(step)
     stream = batches.iterate(position)
-    meter, started, last_save = ThroughputMeter(), time.perf_counter(), time.monotonic()
+    meter, started = ThroughputMeter(), time.perf_counter()
 
-    def save(at_step: int) -> None:
-        state = TrainingState(
-            step=at_step,
+    def checkpoint_state() -> TrainingState:
+        return TrainingState(
+            step=step,
             loader=vars(position).copy(),
             extras={
                 "best_score": best_score,
@@ -237,10 +226,6 @@ def finetune(
             },
             tensors=best_state or {},
         )
-        path = save_checkpoint(
-            checkpoint_root, state, model, optimizer, scheduler, scaler=precision.scaler
-        )
-        hooks.on_checkpoint(path, at_step)
 
     # loop
     while step < total:
@@ -259,7 +244,7 @@ def finetune(
             name: torch.from_numpy(train.labels[name][indices]).long() for name in model.head_names
         }
         meter.batch_ready()
-        with precision.autocast():
+        with run.precision.autocast():
             logits = model(ids.to(device), mask.to(device))
             loss = sum(
                 F.cross_entropy(
@@ -270,11 +255,11 @@ def finetune(
                 )
                 for name, out in zip(model.head_names, logits, strict=True)
             )
-        precision.backward_and_step(loss, optimizer, model.parameters(), 1.0, step=True)
-        scheduler.step()
+        run.precision.backward_and_step(loss, run.optimizer, model.parameters(), 1.0, step=True)
+        run.scheduler.step()
         step += 1
         running.append(float(loss.detach()))
-        hooks.on_step(step, running[-1])
+        run.hooks.on_step(step, running[-1])
         meter.step_done(int(mask.sum()), mask.numel(), len(indices), device)
         evaluated = step % config.eval_every == 0 or step == total
         if evaluated:
@@ -300,16 +285,7 @@ def finetune(
                     log(f"early stop at step {step}: no improvement for {bad_evals} evaluations")
                     break
             meter.exclude()
-        stop = hooks.should_stop()
-        timed = hooks.checkpoint_seconds is not None and (
-            time.monotonic() - last_save >= hooks.checkpoint_seconds
-        )
-        if checkpoint_root is not None and (evaluated or stop or timed):
-            save(step)
-            last_save = time.monotonic()
-            meter.exclude()
-        if stop:
-            raise Preempted(step)
+        run.after_step(step, due=evaluated, state=checkpoint_state, meter=meter)
     # result: the best validation state, adapters merged
     if best_state is not None:
         model.load_state_dict(best_state)

@@ -19,11 +19,7 @@ from torch.nn import functional as F
 from transformers import BertForMaskedLM
 
 from ml_assets.core.params import MlmBackboneParams
-from ml_assets.training.checkpoint import (
-    TrainingState,
-    resume_latest,
-    save_checkpoint,
-)
+from ml_assets.training.checkpoint import TrainingState
 from ml_assets.training.data import (
     BucketedBatches,
     LoaderPosition,
@@ -31,15 +27,10 @@ from ml_assets.training.data import (
     collate,
     mask_tokens,
 )
-from ml_assets.training.optim import (
-    choose_precision,
-    configure_device,
-    largest_batch_that_fits,
-    linear_warmup_decay,
-    make_optimizer,
-)
+from ml_assets.training.loop import TrainingRun
+from ml_assets.training.optim import choose_precision, largest_batch_that_fits
 from ml_assets.training.perf import ThroughputMeter, transformer_flops_per_token
-from ml_assets.training.preemption import Preempted, TrainingHooks
+from ml_assets.training.preemption import TrainingHooks
 
 
 @dataclass(frozen=True)
@@ -158,26 +149,6 @@ class MlmObjective(torch.nn.Module):
         return mlm_loss(self.model, inputs, attention, labels)
 
 
-def _distributed() -> tuple[int, int]:
-    """(rank, world size); (0, 1) unless launched by torchrun with a process group."""
-    import torch.distributed as dist
-
-    if dist.is_available() and dist.is_initialized():
-        return dist.get_rank(), dist.get_world_size()
-    return 0, 1
-
-
-def _agree(flags: list[bool], world: int, device: torch.device) -> list[bool]:
-    """Any rank's flag is every rank's flag (a SIGTERM reaches ranks at different steps)."""
-    if world == 1:
-        return flags
-    import torch.distributed as dist
-
-    tensor = torch.tensor([int(f) for f in flags], device=device)
-    dist.all_reduce(tensor, op=dist.ReduceOp.MAX)
-    return [bool(v) for v in tensor.tolist()]
-
-
 def pretrain_mlm(
     model: BertForMaskedLM,
     sequences: Sequence[np.ndarray],
@@ -199,18 +170,20 @@ def pretrain_mlm(
     ``hooks.should_stop()`` the loop writes a checkpoint after the current step and raises
     ``Preempted``.
     """
-    hooks = hooks or TrainingHooks()
-    rank, world = _distributed()
-    # setup
-    configure_device(device)
-    model.to(device).train()
-    precision = choose_precision(device, settings.precision)
-    optimizer = make_optimizer(
+    trainer = TrainingRun(
+        model,
         [{"named_params": list(model.named_parameters()), "lr": settings.learning_rate}],
-        settings.weight_decay,
-        device,
+        weight_decay=settings.weight_decay,
+        warmup_steps=settings.warmup_steps,
+        total_steps=settings.steps,
+        precision=settings.precision,
+        device=device,
+        checkpoint_root=checkpoint_root,
+        hooks=hooks,
+        log=log,
     )
-    scheduler = linear_warmup_decay(optimizer, settings.warmup_steps, settings.steps)
+    rank, world, precision = trainer.rank, trainer.world, trainer.precision
+    model.train()
     objective: torch.nn.Module = MlmObjective(model)
     if world > 1:
         from torch.nn.parallel import DistributedDataParallel
@@ -223,18 +196,13 @@ def pretrain_mlm(
     special = torch.tensor(sorted(set(special_ids)))
     # resume
     step, position, curve = 0, LoaderPosition(), []
-    resumed = resume_latest(
-        checkpoint_root, model, optimizer, scheduler, device, precision.scaler, warn=log
-    )
-    if resumed is not None:
-        latest, state = resumed
+    state = trainer.resume("MLM pretraining")
+    if state is not None:
         step, position = state.step, LoaderPosition(**state.loader)
         curve = [tuple(point) for point in state.extras.get("loss_curve", [])]
-        log(f"resumed MLM pretraining from {latest.name} (step {step})")
     if world > 1:  # per-rank dropout streams, reproducible from (seed, step, rank)
         torch.manual_seed(settings.seed * 1_000_003 + step * 1009 + rank)
     resumed_from = step
-    hooks.on_resume(step)
 
     # loop
     def batch_stream():
@@ -271,8 +239,7 @@ def pretrain_mlm(
     prefetch = device.type == "cuda" if run.prefetch is None else run.prefetch
     stream = Prefetcher(batch_stream()) if prefetch else batch_stream()
     meter, started = ThroughputMeter(), time.perf_counter()
-    last_save = time.monotonic()
-    optimizer.zero_grad(set_to_none=True)
+    trainer.optimizer.zero_grad(set_to_none=True)
     losses = []
     try:
         with _profiler(run.profile_dir) as profiler:
@@ -290,7 +257,7 @@ def pretrain_mlm(
                         )
                     precision.backward_and_step(
                         loss / run.accumulation,
-                        optimizer,
+                        trainer.optimizer,
                         model.parameters(),
                         1.0,
                         step=last_micro,
@@ -299,43 +266,24 @@ def pretrain_mlm(
                 meter.step_done(int(attention.sum()), attention.numel(), rows, device)
                 if not last_micro:
                     continue
-                scheduler.step()
+                trainer.scheduler.step()
                 step = batch_step + 1
                 curve.append((step, float(np.mean(losses))))
                 losses = []
-                hooks.on_step(step, curve[-1][1])
+                trainer.hooks.on_step(step, curve[-1][1])
                 if profiler is not None and step <= 5:
                     profiler.step()
-                timed = hooks.checkpoint_seconds is not None and (
-                    time.monotonic() - last_save >= hooks.checkpoint_seconds
+                trainer.after_step(
+                    step,
+                    due=step % settings.checkpoint_every == 0 or step == settings.steps,
+                    state=lambda at=step, where=position: TrainingState(
+                        step=at, loader=vars(where).copy(), extras={"loss_curve": curve}
+                    ),
+                    meter=meter,
+                    on_saved=lambda _path, at=step: log(
+                        f"step {at}/{settings.steps} loss {curve[-1][1]:.4f} (checkpoint saved)"
+                    ),
                 )
-                stop, timed = _agree([hooks.should_stop(), timed], world, device)
-                due = step % settings.checkpoint_every == 0 or step == settings.steps or timed
-                if due or stop:
-                    if rank == 0:
-                        state = TrainingState(
-                            step=step, loader=vars(position).copy(), extras={"loss_curve": curve}
-                        )
-                        saved = save_checkpoint(
-                            checkpoint_root,
-                            state,
-                            model,
-                            optimizer,
-                            scheduler,
-                            scaler=precision.scaler,
-                        )
-                        hooks.on_checkpoint(saved, step)
-                        log(
-                            f"step {step}/{settings.steps} loss {curve[-1][1]:.4f} (checkpoint saved)"
-                        )
-                    if world > 1:
-                        import torch.distributed as dist
-
-                        dist.barrier()
-                    last_save = time.monotonic()
-                    meter.exclude()
-                if stop:
-                    raise Preempted(step)
     finally:
         if isinstance(stream, Prefetcher):
             stream.close()
