@@ -1,9 +1,18 @@
 #!/usr/bin/env bash
 # Create .venv (if missing) and install the project with its dev extras.
 # torch is pinned to the CPU build explicitly: a bare torch requirement pulls a multi-GB CUDA build.
+# Installs only what is missing: a stamp of pyproject.toml's hash skips pip when nothing changed
+# (a second call, as `scripts/test.sh` after `.ci/run`'s setup makes, costs well under a second).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 PYTHON="${1:-python3}"
+TORCH="torch==2.13.0"
+STAMP=.venv/.installed
+WANT="$(sha256sum pyproject.toml | cut -d' ' -f1) $TORCH"
+if [ -f "$STAMP" ] && [ "$(cat "$STAMP")" = "$WANT" ] && .venv/bin/python -c "import ml_assets" 2>/dev/null; then
+  exit 0
+fi
 [ -x .venv/bin/python ] || "$PYTHON" -m venv .venv
 .venv/bin/python -m pip install --quiet --upgrade pip
-.venv/bin/python -m pip install --quiet "torch==2.13.0" -e ".[dev]"
+.venv/bin/python -m pip install --quiet "$TORCH" -e ".[dev]"
+echo "$WANT" > "$STAMP"
