@@ -92,6 +92,26 @@ VARIANTS: dict[str, dict] = {
         "multitask_model": {"token_mask_prob": 0.2},
         "mlm": False,
     },
+    "default+ema-0.99": {
+        "label": "default recipe + weight averaging (EMA, decay 0.99)",
+        "multitask_model": {"weight_average_decay": 0.99},
+        "mlm": False,
+    },
+    "default+ema-0.995": {
+        "label": "default recipe + weight averaging (EMA, decay 0.995)",
+        "multitask_model": {"weight_average_decay": 0.995},
+        "mlm": False,
+    },
+    "default+lr-3e-5": {
+        "label": "default recipe, encoder lr 3e-5",
+        "multitask_model": {"learning_rate": 3e-5},
+        "mlm": False,
+    },
+    "default+lr-3e-5+3-epochs": {
+        "label": "default recipe, encoder lr 3e-5, 3 epochs",
+        "multitask_model": {"learning_rate": 3e-5, "max_epochs": 3},
+        "mlm": False,
+    },
     "default+mlm": {
         "label": "default recipe + MLM pretraining (360 steps)",
         "mlm_backbone": {"steps": 360},

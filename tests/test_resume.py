@@ -90,7 +90,13 @@ def test_kill_9_during_checkpoint_write_resumes_from_the_previous_one(
 
 
 def _finetune(
-    tokenizer_dir, backbone_source, backbone_dir, checkpoints, hooks=None, token_mask_prob=0.0
+    tokenizer_dir,
+    backbone_source,
+    backbone_dir,
+    checkpoints,
+    hooks=None,
+    token_mask_prob=0.0,
+    weight_average_decay=0.0,
 ):
     """A real (1-layer) MultiTaskModel finetuned 9 steps with evaluation every 3."""
     import numpy as np
@@ -130,6 +136,7 @@ def _finetune(
         label_smoothing=0.0,
         freeze_word_embeddings=False,
         token_mask_prob=token_mask_prob,
+        weight_average_decay=weight_average_decay,
     )
     result = finetune(
         model,
@@ -147,15 +154,16 @@ def _finetune(
     return model, result
 
 
-@pytest.mark.parametrize("token_mask_prob", [0.0, 0.3])
+@pytest.mark.parametrize(
+    "recipe", [{}, {"token_mask_prob": 0.3}, {"weight_average_decay": 0.9}], ids=str
+)
 def test_finetuning_resumes_exactly_with_its_early_stopping_state(
-    tiny_tokenizer_dir, backbone_source, tmp_path, token_mask_prob
+    tiny_tokenizer_dir, backbone_source, tmp_path, recipe
 ):
-    """Also with masking augmentation: the pieces a step masks depend on the step alone."""
+    """Also with masking augmentation (the pieces a step masks depend on the step alone) and
+    with weight averaging (the average is in the checkpoint)."""
     backbone = tmp_path / "backbone"
-    run = functools.partial(
-        _finetune, tiny_tokenizer_dir, backbone_source, backbone, token_mask_prob=token_mask_prob
-    )
+    run = functools.partial(_finetune, tiny_tokenizer_dir, backbone_source, backbone, **recipe)
     straight, straight_result = run(tmp_path / "a")
     with pytest.raises(Preempted) as stopped:
         run(tmp_path / "b", hooks=_stop_at(5))

@@ -174,6 +174,9 @@ class MultitaskModelParams(_Section):
     # augmentation: each training step replaces this share of a row's word pieces with [MASK],
     # so a label cannot rest on one memorized piece of a merchant's name
     token_mask_prob: float = Field(0.0, ge=0, lt=1)
+    # > 0: validate and keep an exponential moving average of the weights (this decay per
+    # step) instead of the weights of one step
+    weight_average_decay: float = Field(0.0, ge=0, lt=1)
     seed: int = 21
     precision: Precision = "auto"
     lora_r: int = Field(0, ge=0)
@@ -200,6 +203,7 @@ class BaselineModelParams(_Section):
     freeze_word_embeddings: bool = False
     early_stopping_rows: Literal["heldout_merchants", "all"] = "all"
     token_mask_prob: float = Field(0.0, ge=0, lt=1)
+    weight_average_decay: float = Field(0.0, ge=0, lt=1)
 
 
 class OnnxModelParams(_Section):
