@@ -9,10 +9,17 @@
 
 import dagster as dg
 
+from ml_assets.assets import (
+    model_evaluation,
+    onnx_model,
+    raw_transactions,
+    training_features,
+    transaction_features,
+)
 from resources.artifact_store import ArtifactStore
 from resources.params import ParamsResource
 
-INGEST_ASSETS = ("raw_transactions", "transaction_features")
+INGEST_ASSETS = (raw_transactions.STAGE.key, transaction_features.STAGE.key)
 
 daily_ingest_job = dg.define_asset_job(
     "daily_ingest",
@@ -22,7 +29,7 @@ daily_ingest_job = dg.define_asset_job(
 
 models_job = dg.define_asset_job(
     "models",
-    selection=dg.AssetSelection.assets("training_features").downstream(),
+    selection=dg.AssetSelection.assets(training_features.STAGE.key).downstream(),
     description=(
         "From the training window to the int8 ONNX model. Assets whose fingerprint is unchanged "
         "reuse their stored artifact, so this costs only what changed."
@@ -31,7 +38,7 @@ models_job = dg.define_asset_job(
 
 evaluation_job = dg.define_asset_job(
     "full_evaluation",
-    selection=dg.AssetSelection.assets("onnx_model", "model_evaluation"),
+    selection=dg.AssetSelection.assets(onnx_model.STAGE.key, model_evaluation.STAGE.key),
     description=(
         "The export gates (parity, latency, size) and the full evaluation of the shipped model "
         "on the test split (model_evaluation)."
