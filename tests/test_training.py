@@ -79,25 +79,28 @@ def test_finetuning_masks_only_text_pieces_at_the_configured_rate():
     assert abs(changed.float().sum() / (~keep).sum() - 0.2) < 0.01
 
 
-def test_the_weight_average_is_an_ema_with_a_ramp_and_swaps_in_and_out():
+def test_the_weight_average_is_a_bias_corrected_ema_and_swaps_in_and_out():
     from ml_assets.training.finetune import WeightAverage
 
     model = torch.nn.Linear(3, 1, bias=False)
-    with torch.no_grad():
-        model.weight.fill_(0.0)
     average = WeightAverage(model, decay=0.9)
-    expected = torch.zeros(1, 3)
-    for step in range(30):
+    ema, steps = torch.zeros(1, 3), 30
+    for step in range(steps):
         with torch.no_grad():
             model.weight.fill_(float(step + 1))
-        average.update(step)
-        decay = min(0.9, (1 + step) / (10 + step))
-        expected = decay * expected + (1 - decay) * model.weight.detach()
-    (tensor,) = average.tensors().values()
-    assert torch.allclose(tensor, expected)
+        average.update()
+        ema = 0.9 * ema + 0.1 * model.weight.detach()
+    expected = ema / (1 - 0.9**steps)
+    (stored,) = average.tensors().values()
+    assert torch.allclose(stored, ema)
     with average.swapped_in():
         assert torch.allclose(model.weight, expected)
+        assert 20.0 < float(model.weight[0, 0]) < 30.0  # recent steps weigh most
     assert torch.all(model.weight == 30.0)  # the training weights are back
+    restored = WeightAverage(model, decay=0.9)
+    restored.restore(average.tensors(), updates=steps)
+    pairs = zip(restored.averaged(), average.averaged(), strict=True)
+    assert all(torch.equal(a, b) for a, b in pairs)
 
 
 def test_pruned_model_hidden_states_match_original(backbone_source, tiny_tokenizer_dir):

@@ -126,34 +126,40 @@ def encoder_groups(model: MultiTaskModel, learning_rate: float, decay: float) ->
 
 class WeightAverage:
     """An exponential moving average of the trainable weights (Polyak averaging), read at
-    each validation: the average of the last few hundred steps generalizes better and varies
-    less between seeds than the weights of one step. The decay ramps up over the first steps
-    (``min(decay, (1 + t) / (10 + t))``), so the average does not remember the start."""
+    each validation instead of the weights of one step. Bias-corrected like Adam's moments:
+    the sum starts at zero and is divided by ``1 - decay**t``, so an early validation reads the
+    average of the steps so far, not the initial weights."""
 
     def __init__(self, model: torch.nn.Module, decay: float):
         self.decay = decay
         self.names = [n for n, p in model.named_parameters() if p.requires_grad]
         self.params = [p for p in model.parameters() if p.requires_grad]
-        self.average = [p.detach().clone() for p in self.params]
+        self.average = [torch.zeros_like(p) for p in self.params]
+        self.updates = 0
 
-    def update(self, step: int) -> None:
-        weight = 1.0 - min(self.decay, (1 + step) / (10 + step))
+    def update(self) -> None:
         with torch.no_grad():
-            torch._foreach_lerp_(self.average, [p.detach() for p in self.params], weight)
+            torch._foreach_lerp_(self.average, [p.detach() for p in self.params], 1 - self.decay)
+        self.updates += 1
+
+    def averaged(self) -> list[torch.Tensor]:
+        correction = 1.0 - self.decay**self.updates
+        return [t / correction for t in self.average]
 
     def tensors(self) -> dict[str, torch.Tensor]:
         return {f"average.{n}": t for n, t in zip(self.names, self.average, strict=True)}
 
-    def restore(self, tensors: dict[str, torch.Tensor]) -> None:
+    def restore(self, tensors: dict[str, torch.Tensor], updates: int) -> None:
         for i, name in enumerate(self.names):
             self.average[i].copy_(tensors[f"average.{name}"])
+        self.updates = updates
 
     @contextlib.contextmanager
     def swapped_in(self):
         """The model holds the average inside; the training weights come back after."""
         with torch.no_grad():
             kept = [p.detach().clone() for p in self.params]
-            torch._foreach_copy_(self.params, self.average)
+            torch._foreach_copy_(self.params, self.averaged())
         try:
             yield
         finally:
@@ -252,7 +258,7 @@ def finetune(
         history, running = extras["history"], extras["running"]
         tensors = state.tensors or {}
         if average is not None:
-            average.restore(tensors)
+            average.restore(tensors, updates=step)
         best_state = {k[len("best.") :]: v for k, v in tensors.items() if k.startswith("best.")}
         best_state = best_state or None
     stream = batches.iterate(position)
@@ -306,7 +312,7 @@ def finetune(
         run.precision.backward_and_step(loss, run.optimizer, model.parameters(), 1.0, step=True)
         run.scheduler.step()
         if average is not None:
-            average.update(step)
+            average.update()
         step += 1
         running.append(float(loss.detach()))
         run.hooks.on_step(step, running[-1])
