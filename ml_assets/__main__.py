@@ -16,6 +16,9 @@ import sys
 from pathlib import Path
 from typing import TYPE_CHECKING
 
+# code versions leave this module out: the CLI
+AFFECTS_OUTPUTS = False
+
 if TYPE_CHECKING:
     from resources.artifact_store import ArtifactStore
 

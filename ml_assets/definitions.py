@@ -8,6 +8,7 @@ configured daily partitions. ``build_definitions`` is the same with a chosen sto
 
 from __future__ import annotations
 
+import functools
 import os
 
 import dagster as dg
@@ -30,7 +31,7 @@ from ml_assets.assets.tfidf_reference import tfidf_reference
 from ml_assets.assets.tokenized_corpus import tokenized_corpus
 from ml_assets.assets.training_features import training_features
 from ml_assets.assets.transaction_features import transaction_features
-from ml_assets.core.params import load_params
+from ml_assets.core.params import PARAMS_ENV, PROFILE_ENV, load_params, resolve_params_path
 from ml_assets.daily import daily_partitions
 from ml_assets.plan import asset_graph, partitioned
 from ml_assets.stage import stage_of
@@ -49,6 +50,9 @@ from sensors.schedules import (
     nightly_stale_assets,
     weekly_full_evaluation,
 )
+
+# code versions leave this module out: wires the code location
+AFFECTS_OUTPUTS = False
 
 ASSETS = [
     raw_transactions,
@@ -102,10 +106,20 @@ def versioned_assets(
     """The assets as the code location serves them: each with its code version (what the UI
     compares to say an asset is stale, and automation's ``code_version_changed``), the daily
     ones with params.yaml's first day."""
-    days = daily_partitions(load_params(profile=profile).partitions.start_date)
+    profile = profile or os.environ.get(PROFILE_ENV) or None
+    text = resolve_params_path().read_text()  # part of the key: an edited file is reread
+    return list(_served(tuple(assets), profile, os.environ.get(PARAMS_ENV), text))
+
+
+@functools.lru_cache(maxsize=8)
+def _served(
+    assets: tuple[dg.AssetsDefinition, ...], profile: str | None, params_path: str | None, text: str
+) -> tuple[dg.AssetsDefinition, ...]:
+    """Cached: Dagster calls the definitions factory several times while loading a location."""
+    days = daily_partitions(load_params(params_path, profile=profile).partitions.start_date)
 
     def serve(assets_def: dg.AssetsDefinition) -> dg.AssetsDefinition:
-        version = stage_of(assets_def).code(profile=profile).version
+        version = stage_of(assets_def).code(params_path, profile).version
         daily = assets_def.partitions_def is not None
         return assets_def.map_asset_specs(
             lambda spec: spec.replace_attributes(
@@ -113,7 +127,7 @@ def versioned_assets(
             )
         )
 
-    return [serve(a) for a in assets]
+    return tuple(serve(a) for a in assets)
 
 
 def build_definitions(

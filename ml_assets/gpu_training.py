@@ -16,6 +16,9 @@ from ml_assets.run_config import SectionConfig
 from resources.artifact_store import ArtifactStore
 from resources.launchers import TrainingLauncher
 
+# code versions leave this module out: where a training job runs, not what it computes
+AFFECTS_OUTPUTS = False
+
 GPU_POOL = "gpu"  # `dagster instance concurrency set gpu N` caps concurrent GPU jobs across runs
 
 

@@ -20,6 +20,9 @@ from ml_assets.core.params import load_params
 from ml_assets.stage import Stage, stage_of
 from resources.artifact_store import ArtifactStore
 
+# code versions leave this module out: reports what is stale; computes nothing
+AFFECTS_OUTPUTS = False
+
 
 def asset_graph(assets: Iterable[Any]) -> dict[str, tuple[Stage, tuple[str, ...]]]:
     """asset name -> (its Stage record, its upstream assets), in topological order (ties in the

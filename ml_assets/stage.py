@@ -20,6 +20,9 @@ from typing import Any
 
 from ml_assets.core.versioning import CodeVersion
 
+# code versions leave this module out: names an asset's sections, libraries and hooks
+AFFECTS_OUTPUTS = False
+
 
 @dataclass(frozen=True)
 class Stage:
@@ -71,10 +74,19 @@ def _code_version(
     params_path: str | None,
     profile: str | None,
 ) -> CodeVersion:
-    from ml_assets.core.params import load_params
+    from ml_assets.core.params import resolve_params_path
     from ml_assets.core.versioning import code_version
 
-    return code_version(module, load_params(params_path, profile).section(section), libraries)
+    text = resolve_params_path(params_path).read_text()  # the key: an edited file is reread
+    return code_version(module, _params(params_path, profile, text).section(section), libraries)
+
+
+@functools.lru_cache(maxsize=8)
+def _params(params_path: str | None, profile: str | None, text: str) -> Any:
+    """params.yaml resolved once for all the stages (validating every profile takes ~0.1 s)."""
+    from ml_assets.core.params import load_params
+
+    return load_params(params_path, profile)
 
 
 def stage_of(assets_def: Any) -> Stage:

@@ -31,6 +31,9 @@ from ml_assets.core.job_protocol import (
     is_retryable,
 )
 
+# code versions leave this module out: where a training job runs, not what it computes
+AFFECTS_OUTPUTS = False
+
 TERMINAL_STATES = {"SUCCEEDED", "FAILED", "CANCELLED"}
 JOB_ENTRYPOINT = ["python", "-m", "ml_assets.training.job"]  # the image's ENTRYPOINT too
 

@@ -33,6 +33,9 @@ from ml_assets.core.io import MANIFEST, ArtifactRef
 from ml_assets.core.job_protocol import EVENT_PREEMPTED, JobRequest
 from ml_assets.core.params import GpuParams
 
+# code versions leave this module out: where a training job runs, not what it computes
+AFFECTS_OUTPUTS = False
+
 GPU_EVENT = "gpu_event"  # AssetObservation metadata key the Slack sensor watches
 
 

@@ -8,6 +8,9 @@ from pydantic import Field
 
 from ml_assets.core.params import PROFILE_ENV, PipelineParams, load_params
 
+# code versions leave this module out: passes params on; their resolved values are hashed separately
+AFFECTS_OUTPUTS = False
+
 
 class ParamsResource(dg.ConfigurableResource):
     """Loads and validates params.yaml; ``profile`` selects a partial override such as ``tiny``."""

@@ -23,6 +23,9 @@ from ml_assets.core.io import (
     verify_entry,
 )
 
+# code versions leave this module out: how a remote job's folders travel, not what it computes
+AFFECTS_OUTPUTS = False
+
 _STEP = re.compile(r"step-(\d{8})$")
 
 

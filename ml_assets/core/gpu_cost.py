@@ -17,6 +17,9 @@ from ml_assets.core.job_protocol import (
 )
 from ml_assets.core.params import GpuParams
 
+# code versions leave this module out: what a job cost, not what it computed
+AFFECTS_OUTPUTS = False
+
 
 @dataclass(frozen=True)
 class Placement:

@@ -15,6 +15,9 @@ from typing import Any, Literal
 import yaml
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator, model_validator
 
+# code versions leave this module out: the schema; an asset's resolved values are hashed separately
+AFFECTS_OUTPUTS = False
+
 PROFILE_ENV = "TXN_PARAMS_PROFILE"
 PARAMS_ENV = "TXN_PARAMS"
 DEFAULT_PARAMS_PATH = Path(__file__).resolve().parents[2] / "params.yaml"

@@ -5,13 +5,14 @@ An asset's code version hashes
     transitively (comments, formatting and docstrings do not count: the AST is hashed),
   * its params.yaml section (resolved),
   * the versions of the libraries that change its output.
-Modules that cannot change what an asset produces (the params schema, this module, the
-definitions and CLI wiring) are left out, so editing them does not invalidate every cache.
+Modules that cannot change what an asset produces declare it (``AFFECTS_OUTPUTS = False``)
+and are left out, so editing them does not invalidate every cache.
 """
 
 from __future__ import annotations
 
 import ast
+import functools
 import hashlib
 import importlib.metadata
 from dataclasses import dataclass
@@ -20,27 +21,15 @@ from typing import Any
 
 from ml_assets.core.io import sha256_json
 
+# code versions leave this module out: computes code versions; it is not part of any
+AFFECTS_OUTPUTS = False
+
 FIRST_PARTY = ("ml_assets", "resources", "sensors")
-NOT_OUTPUT_AFFECTING = frozenset(
-    {
-        "ml_assets.core.params",  # the schema; the resolved values are hashed separately
-        "resources.params",
-        "ml_assets.core.versioning",
-        "ml_assets.definitions",
-        "ml_assets.plan",
-        "ml_assets.stage",  # the record naming the asset's sections, libraries and hooks
-        "ml_assets.__main__",
-        "ml_assets.daily",  # which days exist and how a range runs; a day's key is in its params
-        # where and how a training job runs, not what it computes (same recipe, same bytes)
-        "ml_assets.gpu_training",
-        "ml_assets.core.gpu_cost",
-        "ml_assets.training.preemption",
-        "ml_assets.core.gcs_folders",
-        "resources.launchers",
-        "resources.gcp_batch",
-        "resources.notifications",
-    }
-)
+# A module that cannot change what an asset produces says so itself, at its top level:
+#     AFFECTS_OUTPUTS = False  # why
+# (the params schema, this module, the definitions and CLI wiring, where a training job runs).
+# Code versions leave it and what only it imports out, so editing it invalidates no cache.
+WIRING_MARKER = "AFFECTS_OUTPUTS"
 REPO_ROOT = Path(__file__).resolve().parents[2]
 
 
@@ -78,10 +67,46 @@ def _strip_docstrings(tree: ast.AST) -> ast.AST:
     return tree
 
 
+@dataclass(frozen=True)
+class _Source:
+    digest: str  # of the AST without docstrings
+    imports: tuple[tuple[str, int, tuple[str, ...]], ...]  # (module, level, names) per statement
+    wiring: bool  # declares ``AFFECTS_OUTPUTS = False``
+
+
+def _is_wiring_marker(node: ast.stmt) -> bool:
+    return (
+        isinstance(node, ast.Assign)
+        and any(isinstance(t, ast.Name) and t.id == WIRING_MARKER for t in node.targets)
+        and isinstance(node.value, ast.Constant)
+        and node.value.value is False
+    )
+
+
+@functools.lru_cache(maxsize=2048)
+def _analyse(text: str, filename: str) -> _Source:
+    """One parse per distinct source text: every asset's closure shares most of its files, and
+    the definitions compute all fourteen versions at load time."""
+    tree = ast.parse(text, filename=filename)
+    imports = []
+    for node in ast.walk(tree):
+        if isinstance(node, ast.Import):
+            imports.extend((alias.name, 0, ()) for alias in node.names)
+        elif isinstance(node, ast.ImportFrom):
+            imports.append((node.module or "", node.level, tuple(a.name for a in node.names)))
+    wiring = any(_is_wiring_marker(node) for node in tree.body)
+    stripped = _strip_docstrings(tree)
+    digest = hashlib.sha256(ast.dump(stripped, include_attributes=False).encode()).hexdigest()
+    return _Source(digest=digest[:16], imports=tuple(imports), wiring=wiring)
+
+
+def _source(path: Path) -> _Source:
+    return _analyse(path.read_text(), str(path))
+
+
 def normalized_source_hash(path: Path) -> str:
     """Hash of the code's AST: comments, blank lines, formatting and docstrings don't count."""
-    tree = _strip_docstrings(ast.parse(path.read_text(), filename=str(path)))
-    return hashlib.sha256(ast.dump(tree, include_attributes=False).encode()).hexdigest()[:16]
+    return _source(path).digest
 
 
 def _is_first_party(name: str) -> bool:
@@ -92,30 +117,33 @@ def _imports_of(path: Path, module: str, root: Path) -> set[str]:
     """First-party modules imported by a file (``from pkg import mod`` resolves to pkg.mod)."""
     package = module if path.name == "__init__.py" else module.rpartition(".")[0]
     found = set()
-    for node in ast.walk(ast.parse(path.read_text(), filename=str(path))):
-        if isinstance(node, ast.Import):
-            found.update(alias.name for alias in node.names)
-        elif isinstance(node, ast.ImportFrom):
-            base = node.module or ""
-            if node.level:
-                parts = package.split(".")
-                base = ".".join(parts[: len(parts) - node.level + 1] + ([base] if base else []))
-            found.add(base)
-            found.update(f"{base}.{alias.name}" for alias in node.names)
+    for base, level, names in _source(path).imports:
+        if level:
+            parts = package.split(".")
+            base = ".".join(parts[: len(parts) - level + 1] + ([base] if base else []))
+        found.add(base)
+        found.update(f"{base}.{name}" for name in names)
     return {
         name for name in found if _is_first_party(name) and _module_file(name, root) is not None
     }
 
 
+def is_wiring(module: str, root: Path = REPO_ROOT) -> bool:
+    """Whether a first-party module declares that it cannot change any asset's output."""
+    path = _module_file(module, root)
+    return path is not None and _source(path).wiring
+
+
 def module_closure(module: str, root: Path = REPO_ROOT) -> tuple[str, ...]:
-    """The module and every first-party module it imports, transitively (sorted)."""
+    """The module and every first-party module it imports, transitively (sorted), less the
+    modules that declare themselves wiring."""
     seen, stack = set(), [module]
     while stack:
         name = stack.pop()
-        if name in seen or name in NOT_OUTPUT_AFFECTING:
+        if name in seen:
             continue
         path = _module_file(name, root)
-        if path is None:
+        if path is None or _source(path).wiring:
             continue
         seen.add(name)
         stack.extend(_imports_of(path, name, root) - seen)

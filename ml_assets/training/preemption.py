@@ -14,6 +14,9 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
 
+# code versions leave this module out: how a job survives preemption; a resumed run is bit-identical
+AFFECTS_OUTPUTS = False
+
 
 class Preempted(Exception):  # noqa: N818  (an event, not an error)
     """Raised by a training loop once the emergency checkpoint for ``step`` is committed."""
