@@ -1,11 +1,18 @@
-"""The daily partitions shared by raw_transactions and transaction_features."""
+"""The daily partitions shared by raw_transactions and transaction_features, and the
+single-run decorator every asset is declared with."""
 
 import datetime as dt
 import warnings
+from collections.abc import Callable
+from typing import Any
 
 import dagster as dg
 
 from ml_assets.core.params import PartitionsParams
+
+# code versions leave this module out: which days exist, how a range runs (a day's key is in
+# its params)
+AFFECTS_OUTPUTS = False
 
 
 def daily_partitions(start_date: dt.date) -> dg.DailyPartitionsDefinition:
@@ -18,8 +25,20 @@ def daily_partitions(start_date: dt.date) -> dg.DailyPartitionsDefinition:
 # process (one read of the exports, one torch-free step per asset): single-run backfills.
 DAILY_PARTITIONS = daily_partitions(PartitionsParams().start_date)
 SINGLE_RUN = dg.BackfillPolicy.single_run()
-# `backfill_policy` is "beta" in Dagster 1.13; said once here instead of once per asset
-warnings.filterwarnings("ignore", message="Parameter `backfill_policy`", category=dg.BetaWarning)
+
+
+def single_run_asset(**asset_args: Any) -> Callable[..., dg.AssetsDefinition]:
+    """``dg.asset(**asset_args)`` whose backfills run as one run: a range of days in one process
+    (one read of the exports, one torch import per training step), as `--partition-range` does.
+
+    Dagster 1.13 marks ``backfill_policy`` beta and warns at every use; the warning is muted for
+    this call only (no process-wide filter)."""
+    with warnings.catch_warnings():
+        warnings.filterwarnings(
+            "ignore", message="Parameter `backfill_policy`", category=dg.BetaWarning
+        )
+        return dg.asset(backfill_policy=SINGLE_RUN, **asset_args)
+
 
 RANGE_START, RANGE_END = "dagster/asset_partition_range_start", "dagster/asset_partition_range_end"
 

@@ -163,3 +163,50 @@ def test_core_is_the_bottom_layer():
         above = sorted(m for m in graph[name] if not m.startswith("ml_assets.core"))
         assert above == [], f"{name} imports {above}"
         assert not external_imports(path) & {"dagster", "torch"}, name
+
+
+def unscoped_warning_filters(path: Path) -> list[int]:
+    """Lines where a file changes the warnings filters outside ``with
+    warnings.catch_warnings():`` (a process-wide change, made whenever the code runs)."""
+
+    def is_catch_warnings(item: ast.withitem) -> bool:
+        call = item.context_expr
+        return isinstance(call, ast.Call) and ast.unparse(call.func).endswith("catch_warnings")
+
+    found = []
+
+    def visit(node: ast.AST, scoped: bool) -> None:
+        if isinstance(node, ast.With | ast.AsyncWith):
+            scoped = scoped or any(is_catch_warnings(item) for item in node.items)
+        if isinstance(node, ast.Call) and not scoped:
+            name = ast.unparse(node.func)
+            if name.endswith(("filterwarnings", "simplefilter")):
+                found.append(node.lineno)
+        for child in ast.iter_child_nodes(node):
+            visit(child, scoped)
+
+    visit(ast.parse(path.read_text()), scoped=False)
+    return found
+
+
+def test_no_module_changes_the_warnings_filters_of_the_process():
+    """A filter muting one known warning is set inside ``warnings.catch_warnings()`` around the
+    call that raises it, never for everyone who imports the project."""
+    offenders = {
+        str(path.relative_to(REPO)): lines
+        for package in PACKAGES
+        for path in sorted((REPO / package).rglob("*.py"))
+        if (lines := unscoped_warning_filters(path))
+    }
+    assert offenders == {}
+
+
+def test_the_warning_filter_check_finds_a_process_wide_filter(tmp_path):
+    module = tmp_path / "module.py"
+    module.write_text(
+        "import warnings\n"
+        "with warnings.catch_warnings():\n"
+        "    warnings.simplefilter('ignore')\n"
+        "warnings.filterwarnings('ignore', message='x')\n"
+    )
+    assert unscoped_warning_filters(module) == [4]

@@ -23,7 +23,7 @@ from ml_assets.core.layouts import (
     REGISTRY_RECORD_FILE as RECORD_FILE,
 )
 from ml_assets.core.params import BatchPredictionsParams, RawTransactionsParams
-from ml_assets.daily import SINGLE_RUN
+from ml_assets.daily import single_run_asset
 from ml_assets.run_config import section_config
 from ml_assets.stage import Stage
 from resources.artifact_store import ArtifactStore
@@ -89,12 +89,11 @@ STAGE = Stage(
 )
 
 
-@dg.asset(
+@single_run_asset(
     group_name="serving",
     kinds={"onnx", "parquet"},
     # scores the newest raw day (unless batch_predictions.source is set): that day is the dep
     deps=[dg.AssetDep("raw_transactions", partition_mapping=dg.LastPartitionMapping())],
-    backfill_policy=SINGLE_RUN,  # lets one CLI run cover a range of days and the models
     automation_condition=automation_condition(),
     description=(
         "Transactions scored by the champion, the int8 ONNX model the registry promoted (after "

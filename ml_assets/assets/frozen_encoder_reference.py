@@ -11,7 +11,7 @@ from ml_assets.artifacts import (
 from ml_assets.core.io import ArtifactRef
 from ml_assets.core.layouts import read_features
 from ml_assets.core.params import ReferenceModelsParams
-from ml_assets.daily import SINGLE_RUN
+from ml_assets.daily import single_run_asset
 from ml_assets.run_config import section_config
 from ml_assets.stage import Stage
 from resources.artifact_store import ArtifactStore
@@ -47,10 +47,9 @@ STAGE = Stage(
 )
 
 
-@dg.asset(
+@single_run_asset(
     group_name="references",
     kinds={"pytorch", "scikitlearn"},
-    backfill_policy=SINGLE_RUN,
     automation_condition=automation_condition(),
     description=(
         "The configured pretrained backbone (every layer, its own tokenizer, not finetuned), "

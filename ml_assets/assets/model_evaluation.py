@@ -24,7 +24,7 @@ from ml_assets.core.layouts import (
     read_features,
 )
 from ml_assets.core.params import ModelEvaluationParams, OnnxModelParams
-from ml_assets.daily import SINGLE_RUN
+from ml_assets.daily import single_run_asset
 from ml_assets.run_config import section_config
 from ml_assets.stage import Stage
 from resources.artifact_store import ArtifactStore
@@ -186,10 +186,9 @@ STAGE = Stage(
 )
 
 
-@dg.asset(
+@single_run_asset(
     group_name="evaluation",
     kinds={"onnx", "parquet"},
-    backfill_policy=SINGLE_RUN,  # lets one CLI run cover a range of days and the models
     automation_condition=automation_condition(),
     description=(
         "One inference pass of the shipped int8 model over the full test split, stored as "

@@ -5,7 +5,7 @@ import dagster as dg
 from ml_assets.artifacts import automation_condition, memoized_output
 from ml_assets.core.io import ArtifactRef
 from ml_assets.core.params import MultitaskModelParams
-from ml_assets.daily import SINGLE_RUN
+from ml_assets.daily import single_run_asset
 from ml_assets.gpu_training import GPU_POOL, TrainingConfig, run_training
 from ml_assets.run_config import section_config
 from ml_assets.stage import Stage
@@ -28,10 +28,9 @@ STAGE = Stage(
 )
 
 
-@dg.asset(
+@single_run_asset(
     group_name="finetuning",
     kinds={"pytorch", "safetensors"},
-    backfill_policy=SINGLE_RUN,  # lets one CLI run cover a range of days and the models
     automation_condition=automation_condition(),
     check_specs=[data_wait_spec(STAGE.key)],
     pool=GPU_POOL,

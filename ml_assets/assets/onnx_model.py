@@ -22,7 +22,7 @@ from ml_assets.core.layouts import (
     read_features,
 )
 from ml_assets.core.params import OnnxModelParams
-from ml_assets.daily import SINGLE_RUN
+from ml_assets.daily import single_run_asset
 from ml_assets.run_config import section_config
 from ml_assets.stage import Stage
 from resources.artifact_store import ArtifactStore
@@ -39,10 +39,9 @@ STAGE = Stage(
 )
 
 
-@dg.asset(
+@single_run_asset(
     group_name="export",
     kinds={"onnx"},
-    backfill_policy=SINGLE_RUN,  # lets one CLI run cover a range of days and the models
     automation_condition=automation_condition(),
     description=(
         "The multitask model as ONNX (dynamic batch and sequence axes, one logits output per head), "

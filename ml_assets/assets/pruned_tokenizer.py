@@ -13,7 +13,7 @@ from ml_assets.core.backbones import resolve_backbone
 from ml_assets.core.io import ArtifactRef
 from ml_assets.core.layouts import entry_params, read_features, training_texts
 from ml_assets.core.params import PrunedTokenizerParams
-from ml_assets.daily import SINGLE_RUN
+from ml_assets.daily import single_run_asset
 from ml_assets.run_config import section_config
 from ml_assets.stage import Stage
 from resources.artifact_store import ArtifactStore
@@ -38,10 +38,9 @@ STAGE = Stage(
 )
 
 
-@dg.asset(
+@single_run_asset(
     group_name="tokenizer",
     kinds={"huggingface"},
-    backfill_policy=SINGLE_RUN,  # lets one CLI run cover a range of days and the models
     automation_condition=automation_condition(),
     description=(
         "A fast WordPiece tokenizer (AutoTokenizer-loadable) holding only the backbone tokens used on "

@@ -30,7 +30,7 @@ from ml_assets.core.raw_days import (
     synthetic_split,
     synthetic_start,
 )
-from ml_assets.daily import DAILY_PARTITIONS, SINGLE_RUN
+from ml_assets.daily import DAILY_PARTITIONS, single_run_asset
 from ml_assets.run_config import section_config
 from ml_assets.stage import Stage
 from resources.artifact_store import ArtifactStore
@@ -105,11 +105,10 @@ ROWS_ACCOUNTED_FOR = dg.AssetCheckSpec(
 )
 
 
-@dg.asset(
+@single_run_asset(
     group_name="ingest",
     kinds={"polars", "json"},
     partitions_def=DAILY_PARTITIONS,
-    backfill_policy=SINGLE_RUN,
     check_specs=[ROWS_ACCOUNTED_FOR],
     automation_condition=automation_condition(),
     description=(

@@ -24,7 +24,7 @@ from ml_assets.core.layouts import (
     VERIFICATION_FILE,
 )
 from ml_assets.core.params import ExportGatesParams, MultitaskModelParams
-from ml_assets.daily import SINGLE_RUN
+from ml_assets.daily import single_run_asset
 from ml_assets.stage import Stage
 from resources.artifact_store import ArtifactStore
 from resources.model_registry import CHAMPION, ModelRegistry, now
@@ -95,10 +95,9 @@ STAGE = Stage(
 )
 
 
-@dg.asset(
+@single_run_asset(
     group_name="serving",
     kinds={"sqlite", "dynamodb"},
-    backfill_policy=SINGLE_RUN,  # lets one CLI run cover a range of days and the models
     automation_condition=automation_condition(),
     check_specs=[
         dg.AssetCheckSpec(

@@ -12,7 +12,7 @@ from ml_assets.artifacts import (
 from ml_assets.core.io import ArtifactRef
 from ml_assets.core.layouts import read_features
 from ml_assets.core.params import TokenizedCorpusParams
-from ml_assets.daily import SINGLE_RUN
+from ml_assets.daily import single_run_asset
 from ml_assets.run_config import section_config
 from ml_assets.stage import Stage
 from resources.artifact_store import ArtifactStore
@@ -29,10 +29,9 @@ STAGE = Stage(
 )
 
 
-@dg.asset(
+@single_run_asset(
     group_name="tokenizer",
     kinds={"numpy"},
-    backfill_policy=SINGLE_RUN,  # lets one CLI run cover a range of days and the models
     automation_condition=automation_condition(),
     description=(
         "The preprocessing cache: every split tokenized once (fast batch encoding) into memory-mapped "

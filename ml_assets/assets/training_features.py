@@ -15,7 +15,7 @@ from ml_assets.core.io import ArtifactRef
 from ml_assets.core.layouts import FEATURES_FILE
 from ml_assets.core.params import TrainingFeaturesParams
 from ml_assets.core.partitions import scan_window, window_days
-from ml_assets.daily import SINGLE_RUN
+from ml_assets.daily import single_run_asset
 from ml_assets.run_config import section_config
 from ml_assets.stage import Stage
 from resources.artifact_store import ArtifactStore
@@ -42,11 +42,10 @@ STAGE = Stage(
 )
 
 
-@dg.asset(
+@single_run_asset(
     group_name="features",
     kinds={"polars", "parquet"},
     deps=["transaction_features"],
-    backfill_policy=SINGLE_RUN,
     automation_condition=automation_condition(),
     description=(
         "The days of transaction_features that training reads (`training_features.window_days` "

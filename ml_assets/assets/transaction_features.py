@@ -19,7 +19,7 @@ from ml_assets.core.io import ArtifactRef
 from ml_assets.core.layouts import FEATURES_FILE, RAW_FILE
 from ml_assets.core.params import TransactionFeaturesParams
 from ml_assets.core.records import read_validated_jsonl
-from ml_assets.daily import DAILY_PARTITIONS, SINGLE_RUN
+from ml_assets.daily import DAILY_PARTITIONS, single_run_asset
 from ml_assets.run_config import section_config
 from ml_assets.stage import Stage
 from resources.artifact_store import ArtifactStore
@@ -39,11 +39,10 @@ STAGE = Stage(
 )
 
 
-@dg.asset(
+@single_run_asset(
     group_name="features",
     kinds={"polars", "parquet"},
     partitions_def=DAILY_PARTITIONS,
-    backfill_policy=SINGLE_RUN,
     automation_condition=automation_condition(),
     description=(
         "One row per raw transaction, one partition per day, also published as hive-partitioned "
