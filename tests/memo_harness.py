@@ -1,6 +1,7 @@
-"""Materialize the whole graph (tiny profile) from whatever source tree is on sys.path and
-print {asset: memoized} as JSON. Run as a subprocess from a copied repo by test_code_versions,
-so edited source is really imported, as a user's next run would."""
+"""Materialize the graph (tiny profile; optionally only some assets, the others read from the
+store) from whatever source tree is on sys.path, and print {asset: memoized} as JSON, then the
+plan for the whole graph afterwards ({asset: status}). Run as a subprocess from a copied repo by
+test_code_versions, so edited source is really imported, as a user's next run would."""
 
 import json
 import sys
@@ -8,16 +9,19 @@ import sys
 import dagster as dg
 
 from ml_assets.definitions import ASSETS, CHECKS, build_resources
+from ml_assets.plan import build_plan
 from tests.graph import TINY_RANGE
 
 
-def main(artifacts: str) -> None:
+def main(artifacts: str, selection: list[str] | None = None) -> None:
+    resources = build_resources(artifacts, profile="tiny")
     with dg.instance_for_test() as instance:
         result = dg.materialize(
             [*ASSETS, *CHECKS],
-            resources=build_resources(artifacts, profile="tiny"),
+            resources=resources,
             instance=instance,
             tags=TINY_RANGE,
+            selection=selection,
         )
     assert result.success
     out = {}
@@ -25,7 +29,9 @@ def main(artifacts: str) -> None:
         mat = event.event_specific_data.materialization
         out.setdefault(mat.asset_key.to_user_string(), mat.metadata["memoized"].value)
     print("RESULT " + json.dumps(out, sort_keys=True))
+    plan = build_plan(resources["artifact_store"], ASSETS, profile="tiny")
+    print("PLAN " + json.dumps({p.asset: p.status for p in plan}, sort_keys=True))
 
 
 if __name__ == "__main__":
-    main(sys.argv[1])
+    main(sys.argv[1], sys.argv[2].split(",") if len(sys.argv) > 2 else None)

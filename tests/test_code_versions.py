@@ -94,10 +94,15 @@ def test_params_and_libraries_are_part_of_the_version():
     assert base.libraries["torch"].startswith("2.")
 
 
-def run_harness(tree: Path, artifacts: Path) -> dict[str, bool]:
+def run_harness(
+    tree: Path, artifacts: Path, selection: tuple[str, ...] = ()
+) -> tuple[dict[str, bool], dict[str, str]]:
+    """Materialize (the selection, or the whole graph) from the edited tree in a subprocess:
+    {asset: memoized} of that run, and the whole graph's plan after it {asset: status}."""
     env = {**os.environ, "PYTHONPATH": str(tree), "TXN_PARAMS": str(tree / "params.yaml")}
+    argv = [sys.executable, str(tree / "tests/memo_harness.py"), str(artifacts)]
     done = subprocess.run(
-        [sys.executable, str(tree / "tests/memo_harness.py"), str(artifacts)],
+        argv + ([",".join(selection)] if selection else []),
         cwd=tree,
         env=env,
         capture_output=True,
@@ -106,8 +111,22 @@ def run_harness(tree: Path, artifacts: Path) -> dict[str, bool]:
         check=False,
     )
     assert done.returncode == 0, done.stderr[-3000:]
-    line = next(line for line in done.stdout.splitlines() if line.startswith("RESULT "))
-    return json.loads(line.removeprefix("RESULT "))
+    found = {}
+    for line in done.stdout.splitlines():
+        label, _, payload = line.partition(" ")
+        if label in ("RESULT", "PLAN"):
+            found[label] = json.loads(payload)
+    return found["RESULT"], found["PLAN"]
+
+
+# the assets that read the features' text before any model is trained
+TEXT_READERS = (
+    "transaction_features",
+    "training_features",
+    "pruned_tokenizer",
+    "tokenized_corpus",
+    "tfidf_reference",
+)
 
 
 @pytest.mark.slow
@@ -120,7 +139,8 @@ def test_edited_source_recomputes_exactly_what_it_affects(tree, tmp_path, tiny_g
         "_CHUNK = 1 << 20",
         "_CHUNK = 1 << 20  # read files in 1 MiB chunks",
     )
-    assert all(run_harness(tree, artifacts).values())
+    first, plan = run_harness(tree, artifacts)
+    assert all(first.values()) and set(plan.values()) == {"fresh"}
     # a change in a helper only features use, to a column the models never read: features and
     # the assets that read the features file recompute; their bytes come out identical, so the
     # content-addressed data versions leave mlm_backbone and multitask_model memoized, and
@@ -130,7 +150,7 @@ def test_edited_source_recomputes_exactly_what_it_affects(tree, tmp_path, tiny_g
         '(pl.col("amount").abs() + 1).log(2)',
         '(pl.col("amount").abs() + 1).log(3)',
     )
-    third = run_harness(tree, artifacts)
+    third, plan = run_harness(tree, artifacts)
     assert {asset for asset, memoized in third.items() if not memoized} == {
         "transaction_features",
         "training_features",
@@ -141,13 +161,19 @@ def test_edited_source_recomputes_exactly_what_it_affects(tree, tmp_path, tiny_g
         "frozen_encoder_reference",
         "model_evaluation",  # reads the features too
     }
-    # a change in the same helper that alters the text: features and everything downstream
+    assert set(plan.values()) == {"fresh"}
+    # a change in the same helper that alters the text: the assets that read the text recompute
+    # (run here), and every asset downstream of them sees a new input data version: the plan
+    # after that run has each of them to compute (running them would retrain the models; that
+    # a run recomputes what the plan calls stale is test_memoization's)
     edit(
         tree / "ml_assets/core/features.py",
         'text=normalize_expr(pl.col("description"))',
         'text=normalize_expr(pl.col("description")).str.replace_all("#", " ")',
     )
-    fourth = run_harness(tree, artifacts)
-    assert {asset for asset, memoized in fourth.items() if not memoized} == set(GRAPH) - {
-        "raw_transactions"
+    fourth, plan = run_harness(tree, artifacts, TEXT_READERS)
+    assert {asset for asset, memoized in fourth.items() if not memoized} == set(TEXT_READERS)
+    assert {asset for asset, status in plan.items() if status != "fresh"} == set(GRAPH) - {
+        "raw_transactions",
+        *TEXT_READERS,
     }
