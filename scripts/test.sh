@@ -12,6 +12,7 @@ export TOKENIZERS_PARALLELISM=false HF_HUB_OFFLINE=1
 # disk, ~30 % of a memoized run of the graph. TMPDIR set by the caller is kept.
 if [ -z "${TMPDIR:-}" ] && [ -w /dev/shm ] && [ "$(df -Pk /dev/shm | awk 'NR==2 {print $4}')" -gt 6000000 ]; then
   TMPDIR="$(mktemp -d /dev/shm/txn-tests.XXXXXX)"
+  chmod 755 "$TMPDIR"  # traversable like /tmp: the test Postgres runs as its own account
   export TMPDIR
   trap 'rm -rf "$TMPDIR"' EXIT
 fi
