@@ -10,6 +10,7 @@ import dagster as dg
 from pydantic import Field
 
 from ml_assets.core.io import ArtifactRef, read_json
+from ml_assets.core.job_protocol import TOKENIZER_INPUT
 from ml_assets.core.layouts import PARAMS_FILE, TOKENIZER_ID_MAP
 from ml_assets.core.params import GpuParams
 from ml_assets.run_config import SectionConfig
@@ -55,7 +56,7 @@ def run_training(
     stage: str,
     entrypoint: str,
     settings: dict[str, Any],
-    inputs: dict[str, ArtifactRef],
+    inputs: dict[str, ArtifactRef],  # by role: job_protocol.STAGE_INPUTS[stage]
     folder: Path,
     fingerprint: str,
     pictures: dict[str, tuple[str, str]] | None = None,
@@ -79,7 +80,7 @@ def run_training(
         gpu=gpu_params,
         tier=config.tier,
         spot=config.spot,
-        model_params=estimate_model_params(inputs["pruned_tokenizer"]),
+        model_params=estimate_model_params(inputs[TOKENIZER_INPUT]),
     )
     from ml_assets.core.plots import markdown_image
 

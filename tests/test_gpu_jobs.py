@@ -178,15 +178,14 @@ def test_gpu_assets_share_the_gpu_pool_limited_to_one_job(tmp_path, monkeypatch)
 
     import dagster as dg
 
+    from ml_assets.core.job_protocol import STAGES
     from ml_assets.definitions import build_definitions
 
     repo = build_definitions().get_repository_def()
     pools = {k.to_user_string(): a.node_def.pool for k, a in repo.assets_defs_by_key.items()}
-    assert {asset for asset, pool in pools.items() if pool == "gpu"} == {
-        "mlm_backbone",
-        "multitask_model",
-        "baseline_model",
-    }
+    gpu_assets = {asset for asset, pool in pools.items() if pool == "gpu"}
+    assert gpu_assets == {"mlm_backbone", "multitask_model", "baseline_model"}
+    assert gpu_assets == set(STAGES)  # the training job runs exactly the pool's assets
     subprocess.run(["bash", "scripts/init_dagster_home.sh", str(tmp_path / "home")], check=True)
     monkeypatch.setenv("DAGSTER_HOME", str(tmp_path / "home"))
     with dg.DagsterInstance.get() as instance:
@@ -214,7 +213,11 @@ def test_the_job_request_round_trips_and_names_what_is_missing():
     request = JobRequest(
         stage="multitask_model",
         settings={"seed": 1},
-        inputs={"tokenized_corpus": "gs://b/p/inputs/tokenized_corpus/abc"},
+        inputs={
+            "corpus": "gs://b/p/inputs/tokenized_corpus/abc",
+            "tokenizer": "gs://b/p/inputs/pruned_tokenizer/def",
+            "backbone": "gs://b/p/inputs/mlm_backbone/123",
+        },
         output="/tmp/out",
         checkpoints="/tmp/ckpt",
         checkpoint_seconds=300,
@@ -226,3 +229,6 @@ def test_the_job_request_round_trips_and_names_what_is_missing():
         JobRequest.from_extras(extras)
     with pytest.raises(ValueError, match="unknown training stage 'mlm'"):
         JobRequest.from_extras({**request.to_extras(), "stage": "mlm"})
+    # finetuning reads a backbone; the MLM stage does not
+    with pytest.raises(ValueError, match=r"inputs \['backbone', 'corpus', 'tokenizer'\], expected"):
+        JobRequest.from_extras({**request.to_extras(), "stage": "mlm_backbone"})

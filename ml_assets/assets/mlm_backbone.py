@@ -4,6 +4,7 @@ import dagster as dg
 
 from ml_assets.artifacts import automation_condition, memoized_output
 from ml_assets.core.io import ArtifactRef
+from ml_assets.core.job_protocol import CORPUS_INPUT, TOKENIZER_INPUT
 from ml_assets.core.params import MlmBackboneParams
 from ml_assets.daily import single_run_asset
 from ml_assets.gpu_training import GPU_POOL, TrainingConfig, run_training
@@ -63,7 +64,7 @@ def mlm_backbone(
             stage=STAGE.key,
             entrypoint=training_job.__name__,
             settings=section,
-            inputs={"tokenized_corpus": tokenized_corpus, "pruned_tokenizer": pruned_tokenizer},
+            inputs={CORPUS_INPUT: tokenized_corpus, TOKENIZER_INPUT: pruned_tokenizer},
             folder=folder,
             fingerprint=fingerprint,
             pictures={"loss_curve": (MLM_CURVE_PNG, "MLM loss curve")},

@@ -4,6 +4,7 @@ import dagster as dg
 
 from ml_assets.artifacts import automation_condition, memoized_output
 from ml_assets.core.io import ArtifactRef
+from ml_assets.core.job_protocol import BACKBONE_INPUT, CORPUS_INPUT, TOKENIZER_INPUT
 from ml_assets.core.params import MultitaskModelParams
 from ml_assets.daily import single_run_asset
 from ml_assets.gpu_training import GPU_POOL, TrainingConfig, run_training
@@ -67,9 +68,9 @@ def multitask_model(
             entrypoint=training_job.__name__,
             settings=section,
             inputs={
-                "tokenized_corpus": tokenized_corpus,
-                "pruned_tokenizer": pruned_tokenizer,
-                "mlm_backbone": mlm_backbone,
+                CORPUS_INPUT: tokenized_corpus,
+                TOKENIZER_INPUT: pruned_tokenizer,
+                BACKBONE_INPUT: mlm_backbone,
             },
             folder=folder,
             fingerprint=fingerprint,

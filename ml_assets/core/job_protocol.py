@@ -11,11 +11,19 @@ from __future__ import annotations
 
 from dataclasses import MISSING, asdict, dataclass, fields
 
-STAGES = ("mlm_backbone", "multitask_model", "baseline_model")
+MLM_STAGE, FINETUNE_STAGE, BASELINE_STAGE = "mlm_backbone", "multitask_model", "baseline_model"
+STAGES = (MLM_STAGE, FINETUNE_STAGE, BASELINE_STAGE)  # = the assets of the `gpu` pool
+# The folders a job reads, by role ({role: a committed entry's folder or gs:// URI}), per stage
+CORPUS_INPUT, TOKENIZER_INPUT, BACKBONE_INPUT = "corpus", "tokenizer", "backbone"
+STAGE_INPUTS = {
+    MLM_STAGE: (CORPUS_INPUT, TOKENIZER_INPUT),
+    FINETUNE_STAGE: (CORPUS_INPUT, TOKENIZER_INPUT, BACKBONE_INPUT),
+    BASELINE_STAGE: (CORPUS_INPUT, TOKENIZER_INPUT),
+}
 # Finetuning has no data-parallel loop (a small labeled set, minutes of work): under torchrun
 # it trains on rank 0 alone, and the other ranks stage their inputs with it and exit, so no
 # two processes write the same checkpoints and output.
-SINGLE_PROCESS_STAGES = ("multitask_model", "baseline_model")
+SINGLE_PROCESS_STAGES = (FINETUNE_STAGE, BASELINE_STAGE)
 
 # How the Pipes context and messages travel: "gcs" on Cloud Batch (the VM reaches no Dagster
 # process); unset: Pipes' local defaults (a temp file, the subprocess's own pipes).
@@ -49,7 +57,7 @@ class JobRequest:
 
     stage: str  # one of STAGES
     settings: dict  # the stage's resolved params section (baseline_model: see its asset)
-    inputs: dict[str, str]  # input name -> a committed artifact entry
+    inputs: dict[str, str]  # role (STAGE_INPUTS) -> a committed artifact entry
     output: str  # where the artifact is committed
     checkpoints: str  # this fingerprint's checkpoints
     checkpoint_seconds: float | None = None  # also checkpoint after this much time
@@ -73,5 +81,10 @@ class JobRequest:
         if request.stage not in STAGES:
             raise ValueError(
                 f"unknown training stage {request.stage!r}; expected one of {', '.join(STAGES)}"
+            )
+        if sorted(request.inputs) != sorted(STAGE_INPUTS[request.stage]):
+            raise ValueError(
+                f"training stage {request.stage}: inputs {sorted(request.inputs)}, expected "
+                f"{sorted(STAGE_INPUTS[request.stage])} (job_protocol.STAGE_INPUTS)"
             )
         return request

@@ -36,14 +36,19 @@ from dagster_pipes import (
 
 from ml_assets.core.attempt_ledger import FAILED, FINISHED
 from ml_assets.core.job_protocol import (
+    BACKBONE_INPUT,
+    CORPUS_INPUT,
     EVENT_CHECKPOINT,
     EVENT_PREEMPTED,
     EVENT_PROGRESS,
     EVENT_RESUMED,
     EVENT_STARTED,
     EXIT_PREEMPTED,
+    FINETUNE_STAGE,
     GCS_TRANSPORT,
+    MLM_STAGE,
     SINGLE_PROCESS_STAGES,
+    TOKENIZER_INPUT,
     TRANSPORT_ENV,
     JobRequest,
 )
@@ -266,31 +271,31 @@ def _run_in(scratch, spec, reporter, rank, world, guard, client) -> dict:
     with contextlib.ExitStack() as stack:
         if output_remote and rank == 0:
             folder = stack.enter_context(staged_directory(scratch / "output"))
-        if stage == "mlm_backbone":
+        if stage == MLM_STAGE:
             metadata = train_mlm_backbone(
-                corpus_dir=inputs["tokenized_corpus"],
-                tokenizer_dir=inputs["pruned_tokenizer"],
+                corpus_dir=inputs[CORPUS_INPUT],
+                tokenizer_dir=inputs[TOKENIZER_INPUT],
                 settings=MlmBackboneParams.model_validate(spec.settings),
                 folder=folder,
                 checkpoint_root=checkpoints,
                 log=reporter.log,
                 hooks=hooks,
             )
-        elif stage == "multitask_model":
+        elif stage == FINETUNE_STAGE:
             metadata = train_multitask_model(
-                corpus_dir=inputs["tokenized_corpus"],
-                tokenizer_dir=inputs["pruned_tokenizer"],
-                backbone_dir=inputs["mlm_backbone"],
+                corpus_dir=inputs[CORPUS_INPUT],
+                tokenizer_dir=inputs[TOKENIZER_INPUT],
+                backbone_dir=inputs[BACKBONE_INPUT],
                 settings=MultitaskModelParams.model_validate(spec.settings),
                 folder=folder,
                 checkpoint_root=checkpoints,
                 log=reporter.log,
                 hooks=hooks,
             )
-        else:  # baseline_model: JobRequest.from_extras admits only the protocol's STAGES
+        else:  # BASELINE_STAGE: JobRequest.from_extras admits only the protocol's STAGES
             metadata = train_baseline_model(
-                corpus_dir=inputs["tokenized_corpus"],
-                tokenizer_dir=inputs["pruned_tokenizer"],
+                corpus_dir=inputs[CORPUS_INPUT],
+                tokenizer_dir=inputs[TOKENIZER_INPUT],
                 settings=MultitaskModelParams.model_validate(spec.settings["multitask_model"]),
                 num_layers=spec.settings["num_layers"],
                 init_seed=spec.settings["init_seed"],
