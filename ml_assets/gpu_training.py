@@ -1,8 +1,10 @@
-"""Glue shared by the GPU assets (mlm_backbone, multitask_model): per-run launch config, the
-Dagster concurrency pool, and the call into the launcher resource."""
+"""Glue shared by the GPU assets (mlm_backbone, multitask_model, baseline_model): per-run launch
+config, the Dagster concurrency pool, and one training materialization (memoized; on a miss
+the job runs through the launcher resource), followed by its data-wait check."""
 
 from __future__ import annotations
 
+from collections.abc import Callable, Iterator
 from pathlib import Path
 from typing import Any
 
@@ -14,8 +16,11 @@ from ml_assets.core.job_protocol import TOKENIZER_INPUT
 from ml_assets.core.layouts import PARAMS_FILE, TOKENIZER_ID_MAP
 from ml_assets.core.params import GpuParams
 from ml_assets.run_config import SectionConfig
+from ml_assets.stage import Stage
+from ml_assets.training_checks import data_wait_result
 from resources.artifact_store import ArtifactStore
 from resources.launchers import TrainingLauncher
+from resources.params import ParamsResource
 
 # code versions leave this module out: where a training job runs, not what it computes
 AFFECTS_OUTPUTS = False
@@ -91,3 +96,54 @@ def run_training(
         f"{metadata['gpu_hours']:.4f} GPU-h, est. ${metadata['estimated_cost_usd']:.4f}"
     )
     return metadata
+
+
+def training_outputs(
+    context: dg.AssetExecutionContext,
+    stage: Stage,
+    *,
+    params: ParamsResource,
+    settings: dict[str, Any],
+    inputs: dict[str, ArtifactRef],
+    job_inputs: dict[str, ArtifactRef],
+    config: TrainingConfig,
+    launcher: TrainingLauncher,
+    store: ArtifactStore,
+    entrypoint: str,
+    pictures: dict[str, tuple[str, str]] | None = None,
+    finish: Callable[[dict[str, Any], Path, str], dict[str, Any]] | None = None,
+) -> Iterator[dg.Output | dg.AssetCheckResult]:
+    """A training asset's materialization: its entry for (code, ``settings``, ``inputs``) if
+    the store has one, else the job trained through the launcher (``job_inputs``: the same
+    artifacts under the job's roles); then its data-wait check. ``finish(metadata, folder,
+    fingerprint)`` adds to a computed entry's metadata."""
+    from ml_assets.artifacts import memoized_output
+
+    def build(folder: Path, fingerprint: str) -> dict[str, Any]:
+        metadata = run_training(
+            context,
+            launcher=launcher,
+            store=store,
+            gpu=params.section("gpu"),
+            config=config,
+            stage=stage.key,
+            entrypoint=entrypoint,
+            settings=settings,
+            inputs=job_inputs,
+            folder=folder,
+            fingerprint=fingerprint,
+            pictures=pictures,
+        )
+        return finish(metadata, folder, fingerprint) if finish else metadata
+
+    output = memoized_output(
+        context,
+        store,
+        asset=stage.key,
+        code=stage.code(params.path, params.profile),
+        params=settings,
+        inputs=inputs,
+        build=build,
+    )
+    yield output
+    yield data_wait_result(stage.key, output.metadata)

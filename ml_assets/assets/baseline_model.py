@@ -2,16 +2,16 @@
 
 import dagster as dg
 
-from ml_assets.artifacts import automation_condition, memoized_output
+from ml_assets.artifacts import automation_condition
 from ml_assets.core.io import ArtifactRef
 from ml_assets.core.job_protocol import CORPUS_INPUT, TOKENIZER_INPUT
 from ml_assets.core.params import BaselineModelParams
 from ml_assets.daily import single_run_asset
-from ml_assets.gpu_training import GPU_POOL, TrainingConfig, run_training
+from ml_assets.gpu_training import GPU_POOL, TrainingConfig, training_outputs
 from ml_assets.run_config import section_config
 from ml_assets.stage import Stage
 from ml_assets.training import job as training_job  # what the launcher runs: in the code version
-from ml_assets.training_checks import data_wait_result, data_wait_spec
+from ml_assets.training_checks import data_wait_spec
 from resources.artifact_store import ArtifactStore
 from resources.launchers import TrainingLauncher
 from resources.params import ParamsResource
@@ -65,35 +65,18 @@ def baseline_model(
     artifact_store: ArtifactStore,
     launcher: TrainingLauncher,
 ):
-    settings = fingerprint_section(params, overrides=config.overrides)
-    inputs = {"tokenized_corpus": tokenized_corpus, "pruned_tokenizer": pruned_tokenizer}
+    from ml_assets.training.stages import VALID_CURVE_PNG
 
-    def build(folder, fingerprint: str) -> dict:
-        from ml_assets.training.stages import VALID_CURVE_PNG
-
-        return run_training(
-            context,
-            launcher=launcher,
-            store=artifact_store,
-            gpu=params.section("gpu"),
-            config=config,
-            stage=STAGE.key,
-            entrypoint=training_job.__name__,
-            settings=settings,
-            inputs={CORPUS_INPUT: tokenized_corpus, TOKENIZER_INPUT: pruned_tokenizer},
-            folder=folder,
-            fingerprint=fingerprint,
-            pictures={"valid_curve": (VALID_CURVE_PNG, "validation curve")},
-        )
-
-    output = memoized_output(
+    yield from training_outputs(
         context,
-        artifact_store,
-        asset=STAGE.key,
-        code=STAGE.code(params.path, params.profile),
-        params=settings,
-        inputs=inputs,
-        build=build,
+        STAGE,
+        params=params,
+        settings=fingerprint_section(params, overrides=config.overrides),
+        inputs={"tokenized_corpus": tokenized_corpus, "pruned_tokenizer": pruned_tokenizer},
+        job_inputs={CORPUS_INPUT: tokenized_corpus, TOKENIZER_INPUT: pruned_tokenizer},
+        config=config,
+        launcher=launcher,
+        store=artifact_store,
+        entrypoint=training_job.__name__,
+        pictures={"valid_curve": (VALID_CURVE_PNG, "validation curve")},
     )
-    yield output
-    yield data_wait_result(STAGE.key, output.metadata)
