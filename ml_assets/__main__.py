@@ -143,14 +143,15 @@ def days_command(params_path: str | None, profile: str | None, artifacts: str | 
 
 def comparison_command(store: ArtifactStore) -> int:
     """The side-by-side accuracy table of the evaluation model_evaluation last materialized."""
+    from ml_assets.assets.model_evaluation import STAGE as EVALUATION
     from ml_assets.core.comparison import comparison_table
     from ml_assets.core.io import read_json
     from ml_assets.core.layouts import EVALUATION_FILE
 
-    current = store.current_ref("model_evaluation")
+    current = store.current_ref(EVALUATION.key)
     if current is None:
         print(
-            f"no model_evaluation in {store.root_path}; materialize the graph first",
+            f"no {EVALUATION.key} in {store.root_path}; materialize the graph first",
             file=sys.stderr,
         )
         return 1
@@ -161,6 +162,7 @@ def comparison_command(store: ArtifactStore) -> int:
 
 
 def gc_command(store: ArtifactStore, keep: int, dry_run: bool) -> int:
+    from ml_assets.assets.onnx_model import STAGE as EXPORT
     from resources.model_registry import ModelRegistry
     from resources.store_gc import collect_garbage
 
@@ -168,7 +170,7 @@ def gc_command(store: ArtifactStore, keep: int, dry_run: bool) -> int:
         print("error: --keep must be 0 or more", file=sys.stderr)
         return 2
     champion = ModelRegistry().champion(store.root_path)
-    protected = {"onnx_model": {champion["onnx_model_key"]}} if champion else {}
+    protected = {EXPORT.key: {champion["onnx_model_key"]}} if champion else {}
     report = collect_garbage(store.root_path, keep, dry_run, protected)
     print("\n".join(report.lines(dry_run)))
     return 0

@@ -34,7 +34,13 @@ def asset_graph(assets: Iterable[Any]) -> dict[str, tuple[Stage, tuple[str, ...]
         upstream = tuple(
             sorted(key.to_user_string() for key in assets_def.keys_by_input_name.values())
         )
-        found[name] = (stage_of(assets_def), upstream)
+        stage = stage_of(assets_def)
+        if stage.candidate_input and stage.candidate_input not in upstream:
+            raise ValueError(
+                f"{name}: STAGE.candidate_input {stage.candidate_input!r} is not one of its "
+                f"inputs {list(upstream)}"
+            )
+        found[name] = (stage, upstream)
     graph: dict[str, tuple[Stage, tuple[str, ...]]] = {}
     while len(graph) < len(found):
         ready = next(
@@ -137,9 +143,9 @@ def build_plan(
             inputs = {
                 name: plans[name].digest for name in sorted(upstream) if name not in days_assets
             }
-        if stage.judged_against_champion:  # unless it is the champion (model_evaluation)
+        if stage.candidate_input:  # judged against the champion, unless it is the champion
             section = stage.fingerprint_section(
-                params, store, candidate_digest=inputs["onnx_model"]
+                params, store, candidate_digest=inputs[stage.candidate_input]
             )
         plans[asset] = _plan_entry(store, stage, section, inputs, store.current_ref(asset))
     return list(plans.values())

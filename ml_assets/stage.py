@@ -37,7 +37,8 @@ class Stage:
       upstream's days;
     * ``source_listing(section)`` and ``fingerprint_params(section, day, listing)`` -> the
       per-day params of an asset that reads source files;
-    * ``judged_against_champion``: ``fingerprint_section`` also takes ``candidate_digest``.
+    * ``candidate_input``: the input holding the model judged against the registered
+      champion; ``fingerprint_section`` also takes that input's digest (``candidate_digest``).
     """
 
     key: str
@@ -48,7 +49,7 @@ class Stage:
     window_inputs: Callable[[dict[str, str], dict[str, Any]], dict[str, str]] | None = None
     source_listing: Callable[[dict[str, Any]], dict[str, str]] | None = None
     fingerprint_params: Callable[..., dict[str, Any]] | None = None
-    judged_against_champion: bool = False
+    candidate_input: str | None = None
 
     def __post_init__(self) -> None:
         if not self.sections:

@@ -431,6 +431,18 @@ def test_definitions_load():
     assert repo.has_sensor_def("new_raw_exports")
 
 
+def test_a_stage_judged_against_the_champion_names_one_of_its_inputs(monkeypatch):
+    import dataclasses
+
+    from ml_assets.assets import model_evaluation as module
+    from ml_assets.plan import asset_graph
+
+    assert asset_graph(ASSETS)["model_evaluation"][0].candidate_input == "onnx_model"
+    monkeypatch.setattr(module, "STAGE", dataclasses.replace(module.STAGE, candidate_input="x"))
+    with pytest.raises(ValueError, match="candidate_input 'x' is not one of its inputs"):
+        asset_graph(ASSETS)
+
+
 def _files_params(tmp_path, data_path):
     params = tmp_path / "params.yaml"
     params.write_text(

@@ -182,7 +182,7 @@ STAGE = Stage(
     module=__name__,
     libraries=("onnxruntime", "tokenizers", "transformers", "polars"),
     fingerprint_section=fingerprint_section,
-    judged_against_champion=True,
+    candidate_input="onnx_model",
 )
 
 
