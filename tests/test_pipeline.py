@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import logging
 from pathlib import Path
 
 import dagster as dg
@@ -409,10 +410,19 @@ def test_a_failed_gate_blocks_everything_downstream(materialized, tmp_path):
             instance=instance,
             raise_on_error=False,
         )
+        errors = [
+            e.user_message
+            for e in instance.all_logs(result.run_id)
+            if e.level >= logging.ERROR and e.user_message
+        ]
     assert not result.success
     checks = {c.check_name: c for c in result.get_asset_check_evaluations()}
     assert not checks["latency_within_budget"].passed
     assert checks["latency_within_budget"].metadata["budget_ms"].value == 0.001
+    # the run's log names the check, its numbers and what to do
+    (line,) = [m for m in errors if "FAILED" in m]
+    assert line.startswith("check latency_within_budget FAILED: p50_ms=")
+    assert "budget_ms=0.001" in line and "what_to_do=" in line and "num_layers" in line
     assert checks["int8_matches_pytorch"].passed
     materialized_now = {
         e.event_specific_data.materialization.asset_key.to_user_string()

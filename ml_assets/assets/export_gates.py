@@ -94,20 +94,23 @@ def latency_within_budget(
         for _ in range(gates.latency_rounds)
     ]
     best = min(rounds, key=lambda r: r["p99_ms"])
-    return logged_check(
-        context,
-        dg.AssetCheckResult(
-            passed=best["p99_ms"] <= gates.latency_budget_ms,
-            metadata={
-                "p50_ms": round(best["p50_ms"], 3),
-                "p99_ms": round(best["p99_ms"], 3),
-                "budget_ms": gates.latency_budget_ms,
-                "p99_ms_each_round": ", ".join(f"{r['p99_ms']:.2f}" for r in rounds),
-                "requests_per_round": best["requests"],
-                "threads": threads,
-            },
-        ),
-    )
+    passed = best["p99_ms"] <= gates.latency_budget_ms
+    metadata = {
+        "p50_ms": round(best["p50_ms"], 3),
+        "p99_ms": round(best["p99_ms"], 3),
+        "budget_ms": gates.latency_budget_ms,
+        "p99_ms_each_round": ", ".join(f"{r['p99_ms']:.2f}" for r in rounds),
+        "requests_per_round": best["requests"],
+        "threads": threads,
+    }
+    if not passed:
+        metadata["what_to_do"] = (
+            "measured on this machine: where it is not the serving machine (or is busy), run "
+            "the check again there; else lower mlm_backbone.num_layers (4 or 3: faster, a few "
+            "points lower on held-out merchants) or set export_gates.latency_budget_ms to the "
+            "budget the service really has"
+        )
+    return logged_check(context, dg.AssetCheckResult(passed=passed, metadata=metadata))
 
 
 @dg.asset_check(
