@@ -25,8 +25,8 @@ from ml_assets.core.io import sha256_json
 AFFECTS_OUTPUTS = False
 
 FIRST_PARTY = ("ml_assets", "resources", "sensors")
-# A module that cannot change what an asset produces says so itself, at its top level:
-#     AFFECTS_OUTPUTS = False  # why
+# A module that cannot change what an asset produces says so itself, at its top level, with
+# a comment on why:  AFFECTS_OUTPUTS = False
 # (the params schema, this module, the definitions and CLI wiring, where a training job runs).
 # Code versions leave it and what only it imports out, so editing it invalidates no cache.
 WIRING_MARKER = "AFFECTS_OUTPUTS"
@@ -126,12 +126,6 @@ def _imports_of(path: Path, module: str, root: Path) -> set[str]:
     return {
         name for name in found if _is_first_party(name) and _module_file(name, root) is not None
     }
-
-
-def is_wiring(module: str, root: Path = REPO_ROOT) -> bool:
-    """Whether a first-party module declares that it cannot change any asset's output."""
-    path = _module_file(module, root)
-    return path is not None and _source(path).wiring
 
 
 def module_closure(module: str, root: Path = REPO_ROOT) -> tuple[str, ...]:
