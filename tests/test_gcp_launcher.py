@@ -15,11 +15,11 @@ from tests.launch_harness import (
     LONG_MLM,
     REPO,
     batch_launcher,
-    build_upstream,
     copy_store,
     gcs_bucket,
     materialization,
     materialize_training,
+    upstream_of,
     weights_digest,
 )
 from tests.slack_receiver import SlackReceiver
@@ -28,10 +28,8 @@ pytestmark = pytest.mark.slow
 
 
 @pytest.fixture(scope="module")
-def upstream(tmp_path_factory):
-    root = tmp_path_factory.mktemp("upstream")
-    build_upstream(root)
-    return root
+def upstream(tiny_graph, tmp_path_factory):
+    return upstream_of(tiny_graph.root, tmp_path_factory.mktemp("upstream") / "store")
 
 
 @pytest.fixture(scope="module")
