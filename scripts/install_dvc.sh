@@ -34,6 +34,6 @@ PY
 }
 if ! pins_met; then
     .dvc-venv/bin/python -m pip install --quiet --upgrade pip
-    .dvc-venv/bin/python -m pip install --quiet "${DVC_PINS[@]}"
+    .dvc-venv/bin/python -m pip install --quiet ${TXN_PIP_NO_COMPILE:+--no-compile} "${DVC_PINS[@]}"
 fi
 .dvc-venv/bin/dvc --version
