@@ -49,7 +49,9 @@ def side_by_side(processes: int, threads: int | None) -> float:
 
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    cores = len(os.sched_getaffinity(0))
+    cores = (
+        len(os.sched_getaffinity(0)) if hasattr(os, "sched_getaffinity") else os.cpu_count() or 1
+    )
     parser.add_argument("--processes", type=int, default=cores)
     args = parser.parse_args()
     share = max(1, cores // args.processes)

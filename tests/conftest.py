@@ -12,12 +12,13 @@ pytest_plugins = ["tests.cloud_servers"]  # moto_endpoint, gcs_emulator fixtures
 os.environ.setdefault("TOKENIZERS_PARALLELISM", "false")
 os.environ.setdefault("HF_HUB_OFFLINE", "1")
 # torch and OpenBLAS start one thread per core in every process. With one pytest-xdist worker
-# per core that is cores x cores threads, and their spinning pools wait on each other: two
-# tiny graphs built side by side took 139 s each, against 98 s at one thread per worker. Set
-# before anything imports torch; subprocesses (launches, training jobs) inherit it.
+# per core that is cores x cores threads, and their spinning pools wait on each other
+# (benchmarks/worker_threads.py: 1.41x slower). Set before anything imports torch;
+# subprocesses (launches, training jobs) inherit it.
 _WORKERS = int(os.environ.get("PYTEST_XDIST_WORKER_COUNT", "1"))
 if _WORKERS > 1:
-    os.environ.setdefault("OMP_NUM_THREADS", str(max(1, len(os.sched_getaffinity(0)) // _WORKERS)))
+    _CORES = len(os.sched_getaffinity(0)) if hasattr(os, "sched_getaffinity") else os.cpu_count()
+    os.environ.setdefault("OMP_NUM_THREADS", str(max(1, (_CORES or 1) // _WORKERS)))
 
 SAMPLE_DESCRIPTIONS = [
     "AMZN MKTP US*2K4LL0 SEATTLE WA",

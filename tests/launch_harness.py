@@ -1,9 +1,8 @@
-"""Shared pieces of the launcher tests: upstream artifacts from the session's tiny graph, a GCS bucket on the
-emulator, and a helper that materializes one training asset with a given launcher."""
+"""Shared pieces of the launcher tests: upstream artifacts from the session's tiny graph, a GCS
+bucket on the emulator, and a helper that materializes one training asset with a given launcher."""
 
 from __future__ import annotations
 
-import shutil
 import uuid
 from pathlib import Path
 
@@ -12,6 +11,7 @@ import dagster as dg
 from ml_assets.core.io import sha256_file
 from ml_assets.definitions import ASSETS, build_resources
 from resources.launchers import TrainingLauncher
+from tests.graph import copy_store
 
 UPSTREAM = (
     "raw_transactions",
@@ -29,13 +29,8 @@ def upstream_of(graph_root: Path, root: Path) -> Path:
     """A store holding only the training steps' upstream, copied from the session's tiny graph
     (the same profile and days: the very entries a fresh build would compute)."""
     for asset in UPSTREAM:
-        shutil.copytree(graph_root / asset, root / asset, symlinks=True)
+        copy_store(graph_root / asset, root / asset)
     return root
-
-
-def copy_store(upstream: Path, target: Path) -> Path:
-    shutil.copytree(upstream, target)
-    return target
 
 
 def gcs_bucket(project: str = "test-project") -> str:

@@ -11,11 +11,11 @@ import dagster as dg
 import pytest
 
 from tests.fake_gcp_batch import FakeBatch, Preemption
+from tests.graph import copy_store
 from tests.launch_harness import (
     LONG_MLM,
     REPO,
     batch_launcher,
-    copy_store,
     gcs_bucket,
     materialization,
     materialize_training,
