@@ -33,7 +33,8 @@ from ml_assets.core.corpus import write_corpus  # noqa: E402
 from ml_assets.core.io import atomic_write_json  # noqa: E402
 from ml_assets.core.layouts import PARAMS_FILE, training_texts  # noqa: E402
 from ml_assets.core.params import load_params  # noqa: E402
-from ml_assets.core.vocab import load_tokenizer, prune_vocabulary  # noqa: E402
+from ml_assets.core.tokenizer_folder import FolderTokenizer  # noqa: E402
+from ml_assets.core.vocab import prune_vocabulary  # noqa: E402
 
 # name -> overrides of the default params (sections pruned_tokenizer, mlm_backbone,
 # multitask_model); "mlm": False finetunes from the un-adapted backbone (baseline_model's path).
@@ -144,7 +145,7 @@ def corpus_for(features: pl.DataFrame, tokenizer_params: dict, work: Path, max_l
         )
         atomic_write_json(tokenizer_dir / PARAMS_FILE, tokenizer_params)
         corpus_dir.mkdir()
-        write_corpus(corpus_dir, load_tokenizer(tokenizer_dir), features, max_length)
+        write_corpus(corpus_dir, FolderTokenizer.load(tokenizer_dir), features, max_length)
     return tokenizer_dir, corpus_dir
 
 

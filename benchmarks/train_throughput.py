@@ -31,7 +31,8 @@ from ml_assets.core.features import build_features  # noqa: E402
 from ml_assets.core.ingest import RAW_SCHEMA  # noqa: E402
 from ml_assets.core.params import MlmBackboneParams  # noqa: E402
 from ml_assets.core.synthetic import generate_transactions  # noqa: E402
-from ml_assets.core.vocab import load_tokenizer, prune_vocabulary  # noqa: E402
+from ml_assets.core.tokenizer_folder import FolderTokenizer  # noqa: E402
+from ml_assets.core.vocab import prune_vocabulary  # noqa: E402
 from ml_assets.training.mlm import MlmRun, pretrain_mlm  # noqa: E402
 from ml_assets.training.model import load_pruned_mlm  # noqa: E402
 from ml_assets.training.perf import peak_flops_for  # noqa: E402
@@ -100,7 +101,7 @@ def lean(frame, device: torch.device, steps: int, batch_size: int, work: Path) -
     texts = frame["text"].to_list()
     (work / "tok").mkdir()
     report = prune_vocabulary(BACKBONE, sorted(set(texts)), work / "tok")
-    tokenizer = load_tokenizer(work / "tok")
+    tokenizer = FolderTokenizer.load(work / "tok")
     (work / "corpus").mkdir()
     write_corpus(work / "corpus", tokenizer, frame, max_length=64)
     train = TokenizedSplit(work / "corpus", "train", max_length=48)

@@ -11,6 +11,7 @@ from ml_assets.core.features import build_features
 from ml_assets.core.ingest import RAW_SCHEMA
 from ml_assets.core.io import read_json
 from ml_assets.core.synthetic import generate_transactions
+from ml_assets.core.tokenizer_folder import FolderTokenizer
 from ml_assets.core.vocab import load_tokenizer
 from ml_assets.training.data import BucketedBatches, collate, encode_texts
 from ml_assets.training.mlm import mlm_loss
@@ -35,12 +36,12 @@ def features():
 @pytest.fixture(scope="module")
 def corpus(tmp_path_factory, tiny_tokenizer_dir, features):
     folder = tmp_path_factory.mktemp("corpus")
-    write_corpus(folder, load_tokenizer(tiny_tokenizer_dir), features, max_length=64)
+    write_corpus(folder, FolderTokenizer.load(tiny_tokenizer_dir), features, max_length=64)
     return folder
 
 
 def test_corpus_holds_exactly_the_training_token_ids(corpus, features, tiny_tokenizer_dir):
-    tokenizer = load_tokenizer(tiny_tokenizer_dir)
+    tokenizer = FolderTokenizer.load(tiny_tokenizer_dir)
     for split in ("train", "valid", "test"):
         view = TokenizedSplit(corpus, split)
         texts = features.filter(pl.col("split") == split)["text"].to_list()
@@ -143,7 +144,7 @@ def test_prefetcher_preserves_order_and_surfaces_errors():
 
 def test_empty_split_is_written_and_read(tmp_path, tiny_tokenizer_dir, features):
     only_train = features.filter(pl.col("split") == "train")
-    write_corpus(tmp_path, load_tokenizer(tiny_tokenizer_dir), only_train, max_length=64)
+    write_corpus(tmp_path, FolderTokenizer.load(tiny_tokenizer_dir), only_train, max_length=64)
     assert len(TokenizedSplit(tmp_path, "test")) == 0
     assert len(TokenizedSplit(tmp_path, "train")) == only_train.height
 

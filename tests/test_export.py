@@ -11,6 +11,7 @@ from ml_assets.core.ingest import RAW_SCHEMA
 from ml_assets.core.io import read_json
 from ml_assets.core.scoring import OnnxScorer, encode_for_model, measure_latency
 from ml_assets.core.synthetic import generate_transactions
+from ml_assets.core.tokenizer_folder import FolderTokenizer
 from ml_assets.core.vocab import load_tokenizer
 from ml_assets.training.data import encode_texts
 from ml_assets.training.export import export_onnx, quantize_int8
@@ -128,7 +129,7 @@ def test_serving_token_ids_equal_training_token_ids(tiny_tokenizer_dir):
         seen_valid_pct=5,
         salt="s",
     )
-    tokenizer = load_tokenizer(tiny_tokenizer_dir)
+    tokenizer = FolderTokenizer.load(tiny_tokenizer_dir)
     served = encode_for_model(tokenizer, raw["description"].to_list(), 48)
     trained = encode_texts(tokenizer, features["text"].to_list(), 48)
     assert len(served) == len(trained) == 500

@@ -276,7 +276,7 @@ def test_serving_tokenizes_exactly_like_training(materialized):
     from ml_assets.core.corpus import TokenizedSplit
     from ml_assets.core.io import read_json
     from ml_assets.core.scoring import encode_for_model
-    from ml_assets.core.vocab import load_tokenizer
+    from ml_assets.core.tokenizer_folder import FolderTokenizer
     from resources.artifact_store import ArtifactStore
 
     _, _, root = materialized
@@ -290,7 +290,9 @@ def test_serving_tokenizes_exactly_like_training(materialized):
     descriptions = dict(zip(features["transaction_id"], features["description"], strict=True))
     sample = list(range(0, len(split), max(1, len(split) // 300)))
     texts = [descriptions[rows["transaction_id"][i]] for i in sample]
-    served = encode_for_model(load_tokenizer(onnx.dir / "tokenizer"), texts, serving["max_length"])
+    served = encode_for_model(
+        FolderTokenizer.load(onnx.dir / "tokenizer"), texts, serving["max_length"]
+    )
     assert len(sample) >= 100
     for i, ids in zip(sample, served, strict=True):
         trained = np.asarray(split[i], dtype=np.int64)

@@ -103,13 +103,13 @@ def _finetune(
 
     from ml_assets.core.io import read_json
     from ml_assets.core.params import MultitaskModelParams
-    from ml_assets.core.vocab import load_tokenizer
+    from ml_assets.core.tokenizer_folder import FolderTokenizer
     from ml_assets.training.data import encode_texts
     from ml_assets.training.finetune import LabeledSet, finetune
     from ml_assets.training.model import MultiTaskModel, load_pruned_mlm
     from tests.conftest import SAMPLE_DESCRIPTIONS
 
-    tokenizer = load_tokenizer(tokenizer_dir)
+    tokenizer = FolderTokenizer.load(tokenizer_dir)
     if not backbone_dir.exists():
         new_to_old = read_json(tokenizer_dir / "id_map.json")["new_to_old"]
         mlm, _ = load_pruned_mlm(backbone_source, new_to_old, num_layers=1, seed=0)

@@ -4,6 +4,7 @@ import torch
 
 from ml_assets.core.io import read_json
 from ml_assets.core.params import MlmBackboneParams
+from ml_assets.core.tokenizer_folder import FolderTokenizer
 from ml_assets.core.vocab import load_tokenizer
 from ml_assets.training.checkpoint import find_latest_checkpoint, list_checkpoints
 from ml_assets.training.data import (
@@ -149,7 +150,7 @@ def _train(
     prefetch=False,
     hooks=None,
 ):
-    tokenizer = load_tokenizer(tokenizer_dir)
+    tokenizer = FolderTokenizer.load(tokenizer_dir)
     from ml_assets.core.io import read_json
 
     new_to_old = read_json(tokenizer_dir / "id_map.json")["new_to_old"]
@@ -251,7 +252,7 @@ def test_lora_finetuning_trains_few_weights_and_merges(
     from ml_assets.training.finetune import LabeledSet, finetune
     from ml_assets.training.model import MultiTaskModel
 
-    tokenizer = load_tokenizer(tiny_tokenizer_dir)
+    tokenizer = FolderTokenizer.load(tiny_tokenizer_dir)
     new_to_old = read_json(tiny_tokenizer_dir / "id_map.json")["new_to_old"]
     mlm, _ = load_pruned_mlm(backbone_source, new_to_old, num_layers=2, seed=0)
     mlm.save_pretrained(tmp_path / "backbone")
@@ -302,7 +303,7 @@ def test_lora_finetuning_trains_few_weights_and_merges(
 
 
 def test_profiler_flag_writes_a_tensorboard_trace(tiny_tokenizer_dir, backbone_source, tmp_path):
-    tokenizer = load_tokenizer(tiny_tokenizer_dir)
+    tokenizer = FolderTokenizer.load(tiny_tokenizer_dir)
     new_to_old = read_json(tiny_tokenizer_dir / "id_map.json")["new_to_old"]
     sequences = encode_texts(tokenizer, [t.lower() for t in SAMPLE_DESCRIPTIONS] * 6, 32)
     model, _ = load_pruned_mlm(backbone_source, new_to_old, num_layers=1, seed=0)

@@ -12,6 +12,7 @@ from tokenizers import Tokenizer, models, pre_tokenizers
 from transformers import AutoTokenizer
 
 from ml_assets.core.text import normalize_texts
+from ml_assets.core.tokenizer_folder import FolderTokenizer
 from ml_assets.core.vocab import (
     OUTPUT_FILES,
     PruneReport,
@@ -94,6 +95,11 @@ def pruned_short(tmp_path_factory) -> tuple[Path, PruneReport]:
     return out, prune_vocabulary(SOURCE, PRUNE_TEXTS, out, keep_short_pieces=True)
 
 
+def as_read(tokenizer) -> FolderTokenizer:
+    """A transformers tokenizer behind the interface ``compare_tokenization`` takes."""
+    return FolderTokenizer.of_transformers(tokenizer)
+
+
 def _unk_counts(tokenizer, texts: list[str]) -> list[int]:
     ids = tokenizer(texts, add_special_tokens=False)["input_ids"]
     return [row.count(tokenizer.unk_token_id) for row in ids]
@@ -101,7 +107,7 @@ def _unk_counts(tokenizer, texts: list[str]) -> list[int]:
 
 def test_pruning_texts_tokenize_identically(original, pruned):
     out, _ = pruned
-    comparison = compare_tokenization(original, load_tokenizer(out), PRUNE_TEXTS)
+    comparison = compare_tokenization(as_read(original), FolderTokenizer.load(out), PRUNE_TEXTS)
     assert comparison.n == len(PRUNE_TEXTS)
     assert comparison.identical_rate == 1.0
     assert comparison.unk_rate_pruned == comparison.unk_rate_original
@@ -163,10 +169,13 @@ def test_keep_short_pieces_trades_size_for_identity(original, pruned, pruned_sho
     )
     assert set(report.new_to_old) < set(report_short.new_to_old)
     for texts in (HELD_OUT, UNUSUAL):
-        default = compare_tokenization(original, load_tokenizer(out), texts)
-        short = compare_tokenization(original, load_tokenizer(out_short), texts)
+        default = compare_tokenization(as_read(original), FolderTokenizer.load(out), texts)
+        short = compare_tokenization(as_read(original), FolderTokenizer.load(out_short), texts)
         assert short.identical_rate >= default.identical_rate
-    assert compare_tokenization(original, load_tokenizer(out), HELD_OUT).identical_rate < 1.0
+    assert (
+        compare_tokenization(as_read(original), FolderTokenizer.load(out), HELD_OUT).identical_rate
+        < 1.0
+    )
 
 
 def test_vocab_is_small_dense_and_pad_first(original, pruned):
@@ -255,9 +264,19 @@ def test_keep_latin_pieces_tokenizes_unseen_merchants_like_the_original(original
     unseen = normalize_texts(
         ["KROGER #0421 CINCINNATI OH", "WALGREENS 00000 EVANSTON IL", "PAYPAL *ETSY.COM 00000"]
     )
-    assert compare_tokenization(original, pruned, unseen).identical_rate == 1.0
+    assert (
+        compare_tokenization(
+            as_read(original), FolderTokenizer.load(tmp_path / "latin"), unseen
+        ).identical_rate
+        == 1.0
+    )
     held_out = normalize_texts(HELD_OUT)  # as the pipeline feeds them: digits mapped to 0
-    assert compare_tokenization(original, pruned, held_out).identical_rate == 1.0
+    assert (
+        compare_tokenization(
+            as_read(original), FolderTokenizer.load(tmp_path / "latin"), held_out
+        ).identical_rate
+        == 1.0
+    )
     kept = set(pruned.get_vocab())
     used = {t for text in unseen for t in original.tokenize(text)}
     assert used <= kept and not used <= set(

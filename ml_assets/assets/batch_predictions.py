@@ -84,7 +84,7 @@ BatchPredictionsConfig = section_config(BatchPredictionsParams, "BatchPrediction
 STAGE = Stage(
     key="batch_predictions",
     module=__name__,
-    libraries=("onnxruntime", "tokenizers", "transformers", "polars"),
+    libraries=("onnxruntime", "tokenizers", "polars"),
     fingerprint_section=fingerprint_section,
 )
 

@@ -147,12 +147,12 @@ def pytorch_probabilities(model_dir: Path, texts: list[str]) -> dict[str, np.nda
 
     from ml_assets.core.evaluation import softmax
     from ml_assets.core.scoring import encode_for_model
-    from ml_assets.core.vocab import load_tokenizer
+    from ml_assets.core.tokenizer_folder import FolderTokenizer
     from ml_assets.training.finetune import predict_logits
     from ml_assets.training.model import MultiTaskModel
 
     net = MultiTaskModel.load(model_dir)
-    tokenizer = load_tokenizer(model_dir / TOKENIZER_DIR)
+    tokenizer = FolderTokenizer.load(model_dir / TOKENIZER_DIR)
     max_length = net.encoder.config.max_position_embeddings
     sequences = encode_for_model(tokenizer, texts, min(max_length, 512))
     logits = predict_logits(net, sequences, 256, tokenizer.pad_token_id, torch.device("cpu"))

@@ -60,6 +60,7 @@ def pruned_tokenizer(
 
     def build(folder: Path, fingerprint: str) -> dict:
         # transformers loads here, not when the definitions load (UI, CLI, plan stay fast)
+        from ml_assets.core.tokenizer_folder import FolderTokenizer
         from ml_assets.core.vocab import compare_tokenization, load_tokenizer, prune_vocabulary
 
         features = read_features(training_features)
@@ -71,7 +72,8 @@ def pruned_tokenizer(
             keep_short_pieces=settings.keep_short_pieces,
             keep_latin_pieces=settings.keep_latin_pieces,
         )
-        original, pruned = load_tokenizer(source), load_tokenizer(folder)
+        original = FolderTokenizer.of_transformers(load_tokenizer(source))
+        pruned = FolderTokenizer.load(folder)  # as every later step reads it
         heldout = compare_tokenization(
             original, pruned, heldout_texts(features, settings.identity_sample)
         )
@@ -111,12 +113,14 @@ def pruned_tokenizer(
 def pruned_tokenizer_identical_on_training_text(
     pruned_tokenizer: ArtifactRef, training_features: ArtifactRef
 ) -> dg.AssetCheckResult:
+    from ml_assets.core.tokenizer_folder import FolderTokenizer
     from ml_assets.core.vocab import compare_tokenization, load_tokenizer
 
     texts = pl.Series(training_texts(read_features(training_features)))
     sample = texts.sample(min(CHECK_SAMPLE, texts.len()), seed=1).to_list()
-    original = load_tokenizer(resolve_backbone(entry_params(pruned_tokenizer)["backbone"]))
-    result = compare_tokenization(original, load_tokenizer(pruned_tokenizer.dir), sample)
+    source = resolve_backbone(entry_params(pruned_tokenizer)["backbone"])
+    original = FolderTokenizer.of_transformers(load_tokenizer(source))
+    result = compare_tokenization(original, FolderTokenizer.load(pruned_tokenizer.dir), sample)
     return dg.AssetCheckResult(
         passed=result.identical_rate == 1.0,
         metadata={"sample": result.n, "identical_rate": result.identical_rate},

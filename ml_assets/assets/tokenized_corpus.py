@@ -25,7 +25,7 @@ TokenizedCorpusConfig = section_config(TokenizedCorpusParams, "TokenizedCorpusCo
 STAGE = Stage(
     key="tokenized_corpus",
     module=__name__,
-    libraries=("tokenizers", "transformers", "numpy"),
+    libraries=("tokenizers", "numpy"),
 )
 
 
@@ -52,12 +52,12 @@ def tokenized_corpus(
 
     def build(folder: Path, fingerprint: str) -> dict:
         from ml_assets.core.corpus import write_corpus
-        from ml_assets.core.vocab import load_tokenizer  # transformers: load only when building
+        from ml_assets.core.tokenizer_folder import FolderTokenizer
 
         started = time.perf_counter()
         meta = write_corpus(
             folder,
-            load_tokenizer(pruned_tokenizer.dir),
+            FolderTokenizer.load(pruned_tokenizer.dir),
             read_features(training_features),
             settings.max_length,
         )

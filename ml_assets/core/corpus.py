@@ -22,12 +22,15 @@ import polars as pl
 
 from ml_assets.core.labels import IGNORE_INDEX
 from ml_assets.core.layouts import LABEL_COLUMNS, SPLITS
+from ml_assets.core.tokenizer_folder import FolderTokenizer
 
 CORPUS_FILE = "corpus.json"
 CORPUS_FORMAT = 1
 
 
-def write_corpus(folder: Path, tokenizer, features: pl.DataFrame, max_length: int) -> dict:
+def write_corpus(
+    folder: Path, tokenizer: FolderTokenizer, features: pl.DataFrame, max_length: int
+) -> dict:
     """Tokenize every split in one fast batch call each and write the arrays; return corpus.json."""
     vocab_size = len(tokenizer)
     dtype = np.uint16 if vocab_size <= np.iinfo(np.uint16).max + 1 else np.uint32
@@ -37,17 +40,7 @@ def write_corpus(folder: Path, tokenizer, features: pl.DataFrame, max_length: in
     for split in SPLITS:
         part = features.filter(pl.col("split") == split)
         texts = part["text"].to_list()
-        encoded = (  # the fast tokenizer rejects an empty batch; an empty split is legitimate
-            tokenizer(
-                texts,
-                add_special_tokens=True,
-                truncation=True,
-                max_length=max_length,
-                padding=False,
-            )["input_ids"]
-            if texts
-            else []
-        )
+        encoded = tokenizer.encode(texts, max_length)
         lengths = np.fromiter((len(e) for e in encoded), dtype=np.int64, count=len(encoded))
         offsets = np.zeros(len(encoded) + 1, dtype=np.int64)
         np.cumsum(lengths, out=offsets[1:])

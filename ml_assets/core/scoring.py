@@ -12,18 +12,14 @@ import onnxruntime as ort
 
 from ml_assets.core.batching import pad_sequences
 from ml_assets.core.text import normalize_texts
-from ml_assets.core.vocab import load_tokenizer
+from ml_assets.core.tokenizer_folder import FolderTokenizer
 
 
-def encode_for_model(tokenizer, texts: Sequence[str], max_length: int) -> list[np.ndarray]:
+def encode_for_model(
+    tokenizer: FolderTokenizer, texts: Sequence[str], max_length: int
+) -> list[np.ndarray]:
     """Raw descriptions -> token ids, exactly as training saw them (normalize, then tokenize)."""
-    encoded = tokenizer(
-        normalize_texts(texts),
-        add_special_tokens=True,
-        truncation=True,
-        max_length=max_length,
-        padding=False,
-    )["input_ids"]
+    encoded = tokenizer.encode(normalize_texts(texts), max_length)
     return [np.asarray(ids, dtype=np.int64) for ids in encoded]
 
 
@@ -49,7 +45,7 @@ class OnnxScorer:
             str(model_path), options, providers=["CPUExecutionProvider"]
         )
         self.tokenizer_dir = tokenizer_dir
-        self.tokenizer = load_tokenizer(tokenizer_dir)
+        self.tokenizer = FolderTokenizer.load(tokenizer_dir)
         self.heads = heads
         self.max_length = max_length
         self.pad_id = self.tokenizer.pad_token_id

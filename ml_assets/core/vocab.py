@@ -40,6 +40,7 @@ from transformers.utils import cached_file
 
 from ml_assets.core.layouts import TOKENIZER_FILES as OUTPUT_FILES
 from ml_assets.core.layouts import TOKENIZER_ID_MAP as ID_MAP_FILE
+from ml_assets.core.tokenizer_folder import FolderTokenizer
 
 # Keys of tokenizer_config.json that are bound to the source (ids, file paths, hub name) or that
 # would re-enable implicit padding/truncation; they are rewritten or dropped in the pruned copy.
@@ -170,16 +171,17 @@ def prune_vocabulary(
 
 
 def compare_tokenization(
-    original: PreTrainedTokenizerBase,
-    pruned: PreTrainedTokenizerBase,
-    texts: Sequence[str],
+    original: FolderTokenizer, pruned: FolderTokenizer, texts: Sequence[str]
 ) -> TokenizationComparison:
-    """Compare token strings (no special tokens) of two tokenizers text by text."""
+    """Compare token strings (no special tokens) of two tokenizers text by text.
+
+    Pass the original as ``FolderTokenizer.of_transformers(load_tokenizer(source))`` (as
+    transformers reads it) and the pruned one as the pipeline reads it, ``FolderTokenizer.load``."""
     texts = list(texts)
     if not texts:
         raise ValueError("compare_tokenization: `texts` is empty")
-    tokens_original = _tokens(original, texts)
-    tokens_pruned = _tokens(pruned, texts)
+    tokens_original = original.tokens(texts)
+    tokens_pruned = pruned.tokens(texts)
     identical = sum(a == b for a, b in zip(tokens_original, tokens_pruned, strict=True))
     return TokenizationComparison(
         n=len(texts),
@@ -203,10 +205,6 @@ def _encode(tokenizer: PreTrainedTokenizerBase, texts: list[str]) -> list[list[i
         return_token_type_ids=False,
     )
     return batch["input_ids"]
-
-
-def _tokens(tokenizer: PreTrainedTokenizerBase, texts: list[str]) -> list[list[str]]:
-    return [tokenizer.convert_ids_to_tokens(ids) for ids in _encode(tokenizer, texts)]
 
 
 def _unk_rate(token_lists: list[list[str]], unk_token: str) -> float:

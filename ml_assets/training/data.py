@@ -14,14 +14,14 @@ import torch
 
 from ml_assets.core.batching import pad_sequences
 from ml_assets.core.labels import IGNORE_INDEX  # noqa: F401  (re-exported)
+from ml_assets.core.tokenizer_folder import FolderTokenizer
 
 
-def encode_texts(tokenizer, texts: Sequence[str], max_length: int) -> list[np.ndarray]:
+def encode_texts(
+    tokenizer: FolderTokenizer, texts: Sequence[str], max_length: int
+) -> list[np.ndarray]:
     """Token ids (with [CLS]/[SEP], truncated, unpadded) for every text, in one batch call."""
-    encoded = tokenizer(
-        list(texts), add_special_tokens=True, truncation=True, max_length=max_length, padding=False
-    )["input_ids"]
-    return [np.asarray(ids, dtype=np.int32) for ids in encoded]
+    return [np.asarray(ids, dtype=np.int32) for ids in tokenizer.encode(texts, max_length)]
 
 
 @dataclass
