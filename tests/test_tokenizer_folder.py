@@ -11,7 +11,7 @@ from pathlib import Path
 import pytest
 
 from ml_assets.core.tokenizer_folder import FolderTokenizer
-from ml_assets.core.vocab import load_tokenizer
+from ml_assets.core.vocab import load_tokenizer, pipeline_digest, read_original
 from tests.conftest import SAMPLE_DESCRIPTIONS
 
 REPO = Path(__file__).resolve().parents[1]
@@ -76,6 +76,38 @@ def test_serving_and_tokenizing_need_no_transformers():
     """The ONNX scorer, the corpus writer and the training input path import without it."""
     modules = "ml_assets.core.scoring, ml_assets.core.corpus, ml_assets.training.data"
     code = f"import sys, {modules}; print('transformers' in sys.modules)"
+    result = subprocess.run(
+        [sys.executable, "-c", code], cwd=REPO, capture_output=True, text=True, check=True
+    )
+    assert result.stdout.strip() == "False", result.stderr
+
+
+def test_the_original_is_read_directly_only_when_it_is_the_pipeline_transformers_built(
+    tiny_tokenizer_dir, backbone_source, tmp_path
+):
+    """The tokenizer check reads the backbone's tokenizer.json without transformers when its
+    digest matches the one recorded at pruning, and through transformers otherwise."""
+    recorded = json.loads((tiny_tokenizer_dir / "id_map.json").read_text())[
+        "source_pipeline_sha256"
+    ]
+    assert recorded == pipeline_digest(load_tokenizer(backbone_source).backend_tokenizer)
+    texts = messy_texts(300)
+    expected = FolderTokenizer.of_transformers(load_tokenizer(backbone_source)).tokens(texts)
+    for digest in (recorded, "0" * 64, None):
+        assert read_original(backbone_source, digest).tokens(texts) == expected
+    # the same files with the lowercasing step gone: another pipeline, so not read directly
+    changed = tmp_path / "changed"
+    changed.mkdir()
+    for name in ("tokenizer.json", "special_tokens_map.json", "tokenizer_config.json", "vocab.txt"):
+        (changed / name).write_bytes((Path(backbone_source) / name).read_bytes())
+    spec = json.loads((changed / "tokenizer.json").read_text())
+    spec["normalizer"]["lowercase"] = False
+    (changed / "tokenizer.json").write_text(json.dumps(spec))
+    assert pipeline_digest(FolderTokenizer.load(changed).backend) != recorded
+    code = (
+        "import sys; from ml_assets.core.vocab import read_original;"
+        f"read_original({backbone_source!r}, {recorded!r}); print('transformers' in sys.modules)"
+    )
     result = subprocess.run(
         [sys.executable, "-c", code], cwd=REPO, capture_output=True, text=True, check=True
     )

@@ -18,6 +18,7 @@ from ml_assets.core.vocab import (
     PruneReport,
     compare_tokenization,
     load_tokenizer,
+    pipeline_digest,
     prune_vocabulary,
 )
 
@@ -207,6 +208,7 @@ def test_output_files_and_id_map(pruned):
         "new_to_old": report.new_to_old,
         "original_vocab_size": ORIGINAL_VOCAB_SIZE,
         "source": SOURCE,
+        "source_pipeline_sha256": pipeline_digest(load_tokenizer(SOURCE).backend_tokenizer),
     }
     config = json.loads((out / "tokenizer_config.json").read_text(encoding="utf-8"))
     assert config["do_lower_case"] is True

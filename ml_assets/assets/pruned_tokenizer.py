@@ -10,8 +10,8 @@ from ml_assets.artifacts import (
     memoized_output,
 )
 from ml_assets.core.backbones import resolve_backbone
-from ml_assets.core.io import ArtifactRef
-from ml_assets.core.layouts import entry_params, read_features, training_texts
+from ml_assets.core.io import ArtifactRef, read_json
+from ml_assets.core.layouts import TOKENIZER_ID_MAP, entry_params, read_features, training_texts
 from ml_assets.core.params import PrunedTokenizerParams
 from ml_assets.daily import single_run_asset
 from ml_assets.run_config import section_config
@@ -114,12 +114,13 @@ def pruned_tokenizer_identical_on_training_text(
     pruned_tokenizer: ArtifactRef, training_features: ArtifactRef
 ) -> dg.AssetCheckResult:
     from ml_assets.core.tokenizer_folder import FolderTokenizer
-    from ml_assets.core.vocab import compare_tokenization, load_tokenizer
+    from ml_assets.core.vocab import compare_tokenization, read_original
 
     texts = pl.Series(training_texts(read_features(training_features)))
     sample = texts.sample(min(CHECK_SAMPLE, texts.len()), seed=1).to_list()
     source = resolve_backbone(entry_params(pruned_tokenizer)["backbone"])
-    original = FolderTokenizer.of_transformers(load_tokenizer(source))
+    digest = read_json(pruned_tokenizer.dir / TOKENIZER_ID_MAP).get("source_pipeline_sha256")
+    original = read_original(source, digest)
     result = compare_tokenization(original, FolderTokenizer.load(pruned_tokenizer.dir), sample)
     return dg.AssetCheckResult(
         passed=result.identical_rate == 1.0,

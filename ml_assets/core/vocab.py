@@ -27,20 +27,22 @@ which keeps the first rows).
 
 from __future__ import annotations
 
+import hashlib
 import json
 import re
 from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from tokenizers import Tokenizer
-from transformers import AutoTokenizer, PreTrainedTokenizerBase
-from transformers.utils import cached_file
 
 from ml_assets.core.layouts import TOKENIZER_FILES as OUTPUT_FILES
 from ml_assets.core.layouts import TOKENIZER_ID_MAP as ID_MAP_FILE
-from ml_assets.core.tokenizer_folder import FolderTokenizer
+from ml_assets.core.tokenizer_folder import SPECIAL_TOKENS_MAP, TOKENIZER_JSON, FolderTokenizer
+
+if TYPE_CHECKING:  # transformers is imported where a tokenizer is built from a source, not here
+    from transformers import PreTrainedTokenizerBase
 
 # Keys of tokenizer_config.json that are bound to the source (ids, file paths, hub name) or that
 # would re-enable implicit padding/truncation; they are rewritten or dropped in the pruned copy.
@@ -94,6 +96,8 @@ def load_tokenizer(path: str | Path) -> PreTrainedTokenizerBase:
     sentence-transformers checkpoints ship a ``tokenizer.json`` that pads and truncates every
     encoding to 128; disabling both on the backend means no encoding is ever padded implicitly.
     """
+    from transformers import AutoTokenizer
+
     tokenizer = AutoTokenizer.from_pretrained(str(path))
     if not tokenizer.is_fast:
         raise ValueError(
@@ -102,6 +106,28 @@ def load_tokenizer(path: str | Path) -> PreTrainedTokenizerBase:
     tokenizer.backend_tokenizer.no_padding()
     tokenizer.backend_tokenizer.no_truncation()
     return tokenizer
+
+
+def pipeline_digest(backend: Tokenizer) -> str:
+    """sha256 of a backend's whole serialized pipeline (normalizer to post-processor, vocab)."""
+    return hashlib.sha256(backend.to_str().encode("utf-8")).hexdigest()
+
+
+def read_original(source: str | Path, recorded_digest: str | None) -> FolderTokenizer:
+    """The original tokenizer as transformers builds it, for comparisons with the pruned one.
+
+    When ``source`` is a folder whose tokenizer.json, read by ``tokenizers`` alone, serializes
+    to the very pipeline transformers built when pruning (``recorded_digest``, kept in
+    id_map.json), that file is read directly: the check on every materialization then imports
+    no transformers (~4 s). Anything else (a hub id, a folder without tokenizer.json, a
+    config that makes transformers change the pipeline) goes through ``load_tokenizer``."""
+    folder = Path(source)
+    files = (folder / TOKENIZER_JSON, folder / SPECIAL_TOKENS_MAP)
+    if recorded_digest and all(path.is_file() for path in files):
+        direct = FolderTokenizer.load(folder)
+        if pipeline_digest(direct.backend) == recorded_digest:
+            return direct
+    return FolderTokenizer.of_transformers(load_tokenizer(source))
 
 
 def prune_vocabulary(
@@ -129,6 +155,7 @@ def prune_vocabulary(
     _check_out_dir(out_dir)
     tokenizer = load_tokenizer(tokenizer_source)
     spec = json.loads(tokenizer.backend_tokenizer.to_str())
+    source_digest = pipeline_digest(tokenizer.backend_tokenizer)  # before any encode call
     model_type = spec["model"].get("type")
     if model_type != "WordPiece":
         raise ValueError(
@@ -158,7 +185,15 @@ def prune_vocabulary(
     new_to_old = sorted(kept)
     old_to_new = {old: new for new, old in enumerate(new_to_old)}
     new_spec = _remap_spec(spec, old_to_new)
-    _write_outputs(out_dir, tokenizer_source, tokenizer, new_spec, new_to_old, original_vocab_size)
+    _write_outputs(
+        out_dir,
+        tokenizer_source,
+        tokenizer,
+        new_spec,
+        new_to_old,
+        original_vocab_size,
+        source_digest,
+    )
     return PruneReport(
         original_vocab_size=original_vocab_size,
         pruned_vocab_size=len(new_to_old),
@@ -306,6 +341,8 @@ def _id_to_token(spec: dict[str, Any]) -> list[str]:
 
 def _original_json(source: str | Path, filename: str) -> dict[str, Any] | None:
     """Read one JSON file of the source tokenizer (a local folder or a hub id); None if absent."""
+    from transformers.utils import cached_file
+
     path = cached_file(str(source), filename, _raise_exceptions_for_missing_entries=False)
     if path is None:
         return None
@@ -336,6 +373,7 @@ def _write_outputs(
     spec: dict[str, Any],
     new_to_old: list[int],
     original_vocab_size: int,
+    source_digest: str,
 ) -> None:
     # Plain writes are fine here: out_dir is a staging folder the caller commits atomically.
     tokenizer_json = json.dumps(spec, ensure_ascii=False, indent=2) + "\n"
@@ -351,6 +389,7 @@ def _write_outputs(
         "new_to_old": new_to_old,
         "original_vocab_size": original_vocab_size,
         "source": str(source),
+        "source_pipeline_sha256": source_digest,
     }
     _write_json(out_dir / "tokenizer_config.json", _tokenizer_config(source, tokenizer, old_to_new))
     _write_json(out_dir / "special_tokens_map.json", special_map)
