@@ -136,8 +136,8 @@ def ui(tmp_path_factory, tiny_graph):
         yield {"url": url, "params": params, "shots": shots}
     finally:
         os.killpg(server.pid, signal.SIGTERM)
-        try:
-            server.wait(timeout=30)
+        try:  # it has taken over 30 s to stop after SIGTERM; nothing reads what it writes then
+            server.wait(timeout=5)
         except subprocess.TimeoutExpired:
             os.killpg(server.pid, signal.SIGKILL)
         log.close()
