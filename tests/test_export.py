@@ -1,3 +1,4 @@
+import time
 from collections import Counter
 
 import numpy as np
@@ -9,7 +10,12 @@ import torch
 from ml_assets.core.features import build_features
 from ml_assets.core.ingest import RAW_SCHEMA
 from ml_assets.core.io import read_json
-from ml_assets.core.scoring import OnnxScorer, encode_for_model, measure_latency
+from ml_assets.core.scoring import (
+    OnnxScorer,
+    encode_for_model,
+    fastest_rounds,
+    measure_latency,
+)
 from ml_assets.core.synthetic import generate_transactions
 from ml_assets.core.tokenizer_folder import FolderTokenizer
 from ml_assets.core.vocab import load_tokenizer
@@ -138,3 +144,27 @@ def test_serving_token_ids_equal_training_token_ids(tiny_tokenizer_dir):
     assert (
         pl.Series(features["text"]).str.contains("[A-Z]").sum() == 0
     )  # normalized text is lowercase
+
+
+def test_latency_rounds_go_on_only_while_the_fastest_misses_the_budget():
+    def scripted(p99s: list[float], pause: float = 0.0):
+        values = iter(p99s)
+
+        def measure() -> dict[str, float]:
+            time.sleep(pause)
+            return {"p99_ms": next(values)}
+
+        return measure
+
+    # enough rounds under the budget: exactly the minimum
+    assert len(fastest_rounds(scripted([9.0, 12.0, 11.0]), 10.0, 3, window_s=60)) == 3
+    # all of them miss: more, until the first round within the budget
+    measured = fastest_rounds(scripted([12.0, 11.0, 13.0, 10.5, 9.5, 1.0]), 10.0, 3, 60)
+    assert [r["p99_ms"] for r in measured] == [12.0, 11.0, 13.0, 10.5, 9.5]
+    # no window: the minimum only, even when it misses
+    assert len(fastest_rounds(scripted([12.0] * 5), 10.0, 3, window_s=0)) == 3
+    # a miss that lasts: rounds stop once the window has passed
+    started = time.monotonic()
+    measured = fastest_rounds(scripted([12.0] * 100, pause=0.05), 10.0, 2, window_s=0.3)
+    assert 0.3 <= time.monotonic() - started < 1.0
+    assert 5 <= len(measured) <= 8
