@@ -19,7 +19,8 @@ Output layout of ``prune_vocabulary`` (a contract, pinned by ``tests/test_vocab.
       vocab.txt                # one token per line, line number == new id
       tokenizer_config.json    # the original's, minus id- and path-bound keys
       special_tokens_map.json  # the original's (or rebuilt from the loaded tokenizer)
-      id_map.json              # {"new_to_old": [...], "original_vocab_size": N, "source": "..."}
+      id_map.json              # {"new_to_old": [...], "original_vocab_size": N, "source": "...",
+                               #  "source_pipeline_sha256": the original pipeline's digest}
 
 Embeddings follow the same map: ``W_new = W_old[new_to_old]`` (not ``resize_token_embeddings``,
 which keeps the first rows).
