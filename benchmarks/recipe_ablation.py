@@ -113,6 +113,16 @@ VARIANTS: dict[str, dict] = {
         "multitask_model": {"learning_rate": 3e-5, "max_epochs": 3},
         "mlm": False,
     },
+    "default+probe-1e-4": {
+        "label": "default recipe + heads initialized by a linear probe (LP-FT, L2 1e-4)",
+        "multitask_model": {"head_init": "linear_probe", "probe_l2": 1e-4},
+        "mlm": False,
+    },
+    "default+probe-1e-2": {
+        "label": "default recipe + heads initialized by a linear probe (LP-FT, L2 1e-2)",
+        "multitask_model": {"head_init": "linear_probe", "probe_l2": 1e-2},
+        "mlm": False,
+    },
     "default+mlm": {
         "label": "default recipe + MLM pretraining (360 steps)",
         "mlm_backbone": {"steps": 360},

@@ -97,6 +97,7 @@ def _finetune(
     hooks=None,
     token_mask_prob=0.0,
     weight_average_decay=0.0,
+    head_init="random",
 ):
     """A real (1-layer) MultiTaskModel finetuned 9 steps with evaluation every 3."""
     import numpy as np
@@ -137,6 +138,7 @@ def _finetune(
         freeze_word_embeddings=False,
         token_mask_prob=token_mask_prob,
         weight_average_decay=weight_average_decay,
+        head_init=head_init,
     )
     result = finetune(
         model,
@@ -155,13 +157,21 @@ def _finetune(
 
 
 @pytest.mark.parametrize(
-    "recipe", [{}, {"token_mask_prob": 0.3}, {"weight_average_decay": 0.9}], ids=str
+    "recipe",
+    [
+        {},
+        {"token_mask_prob": 0.3},
+        {"weight_average_decay": 0.9},
+        {"head_init": "linear_probe"},
+    ],
+    ids=str,
 )
 def test_finetuning_resumes_exactly_with_its_early_stopping_state(
     tiny_tokenizer_dir, backbone_source, tmp_path, recipe
 ):
-    """Also with masking augmentation (the pieces a step masks depend on the step alone) and
-    with weight averaging (the average is in the checkpoint)."""
+    """Also with masking augmentation (the pieces a step masks depend on the step alone), with
+    weight averaging (the average is in the checkpoint) and with heads initialized by a linear
+    probe (a resumed run takes its heads from the checkpoint instead of probing again)."""
     backbone = tmp_path / "backbone"
     run = functools.partial(_finetune, tiny_tokenizer_dir, backbone_source, backbone, **recipe)
     straight, straight_result = run(tmp_path / "a")

@@ -377,3 +377,55 @@ def test_layer_wise_learning_rate_decay(backbone_source, tiny_tokenizer_dir, tmp
     )
     (single,) = encoder_groups(model, 1e-4, 1.0)
     assert single["lr"] == 1e-4
+
+
+def test_the_probe_fits_a_logistic_regression_and_skips_unlabeled_rows():
+    from ml_assets.training.data import IGNORE_INDEX
+    from ml_assets.training.probe import fit_softmax_regression
+
+    generator = torch.Generator().manual_seed(0)
+    centers = torch.randn(3, 8, generator=generator) * 4
+    labels = np.arange(300) % 3
+    features = centers[labels] + torch.randn(300, 8, generator=generator)
+    unlabeled = labels.copy()
+    unlabeled[::2] = IGNORE_INDEX
+    # the rows left out carry labels no class center predicts: fitting them would cost accuracy
+    features[::2] = torch.randn(150, 8, generator=generator) * 4
+    weight, bias, accuracy = fit_softmax_regression(features, unlabeled, 3, l2=1e-3)
+    assert weight.shape == (3, 8) and bias.shape == (3,)
+    kept = features[1::2]
+    assert accuracy == 1.0
+    assert np.array_equal((kept @ weight.T + bias).argmax(1).numpy(), labels[1::2])
+    again = fit_softmax_regression(features, unlabeled, 3, l2=1e-3)
+    assert torch.equal(again[0], weight)  # deterministic: no random draws
+    strong = fit_softmax_regression(features, unlabeled, 3, l2=1.0)[0]
+    assert strong.norm() < weight.norm() / 2  # l2 shrinks the weights
+
+
+def test_probed_heads_read_the_frozen_features(backbone_source, tiny_tokenizer_dir, tmp_path):
+    from ml_assets.training.finetune import predict_logits
+    from ml_assets.training.model import MultiTaskModel
+    from ml_assets.training.probe import initialize_heads_by_probe
+
+    new_to_old = read_json(tiny_tokenizer_dir / "id_map.json")["new_to_old"]
+    mlm, _ = load_pruned_mlm(backbone_source, new_to_old, num_layers=1)
+    mlm.save_pretrained(tmp_path / "backbone")
+    heads = {"category": ["a", "b", "c"], "transaction_type": ["x", "y"]}
+    model = MultiTaskModel.from_backbone(tmp_path / "backbone", heads, 0.1, pooling="mean")
+    tokenizer = FolderTokenizer.load(tiny_tokenizer_dir)
+    sequences = encode_texts(tokenizer, [t.lower() for t in SAMPLE_DESCRIPTIONS], 32)
+    labels = {
+        "category": np.arange(len(sequences)) % 3,
+        "transaction_type": np.arange(len(sequences)) % 2,
+    }
+    encoder_before = {k: v.clone() for k, v in model.encoder.state_dict().items()}
+    report = initialize_heads_by_probe(
+        model, sequences, labels, l2=1e-4, batch_size=4, pad_id=tokenizer.pad_token_id,
+        device=torch.device("cpu"),
+    )  # fmt: skip
+    assert report["category"] == 1.0 and report["transaction_type"] == 1.0  # distinct texts
+    after = model.encoder.state_dict()
+    assert all(torch.equal(v, after[k]) for k, v in encoder_before.items())  # encoder untouched
+    logits = predict_logits(model, sequences, 4, tokenizer.pad_token_id, torch.device("cpu"))
+    for head, values in labels.items():
+        assert np.array_equal(logits[head].argmax(1), values)

@@ -180,6 +180,11 @@ class MultitaskModelParams(_Section):
     # > 0: validate and keep an exponential moving average of the weights (this decay per
     # step) instead of the weights of one step
     weight_average_decay: float = Field(0.0, ge=0, lt=1)
+    # how the heads start: random (nn.Linear's init), or linear_probe: each head first fit as a
+    # logistic regression on the frozen encoder's pooled training rows (LP-FT), so the first
+    # steps do not reshape the encoder to suit a random head
+    head_init: Literal["random", "linear_probe"] = "random"
+    probe_l2: float = Field(1e-3, ge=0)  # linear_probe: L2 strength of that regression
     seed: int = 21
     precision: Precision = "auto"
     lora_r: int = Field(0, ge=0)
@@ -207,6 +212,7 @@ class BaselineModelParams(_Section):
     early_stopping_rows: Literal["heldout_merchants", "all"] = "all"
     token_mask_prob: float = Field(0.0, ge=0, lt=1)
     weight_average_decay: float = Field(0.0, ge=0, lt=1)
+    head_init: Literal["random", "linear_probe"] = "random"
 
 
 class OnnxModelParams(_Section):

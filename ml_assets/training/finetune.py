@@ -28,6 +28,7 @@ from ml_assets.training.model import MultiTaskModel
 from ml_assets.training.optim import autocast_for
 from ml_assets.training.perf import ThroughputMeter
 from ml_assets.training.preemption import TrainingHooks
+from ml_assets.training.probe import initialize_heads_by_probe
 
 
 @dataclass
@@ -261,6 +262,20 @@ def finetune(
             average.restore(tensors, updates=step)
         best_state = {k[len("best.") :]: v for k, v in tensors.items() if k.startswith("best.")}
         best_state = best_state or None
+    elif config.head_init == "linear_probe":
+        probe = initialize_heads_by_probe(
+            model,
+            train.sequences,
+            train.labels,
+            l2=config.probe_l2,
+            batch_size=config.batch_size * 2,
+            pad_id=pad_id,
+            device=device,
+        )
+        fit = ", ".join(f"{h} {probe[h]:.3f}" for h in model.head_names)
+        log(
+            f"heads initialized by a linear probe in {probe['seconds']:.1f} s (train accuracy {fit})"
+        )
     stream = batches.iterate(position)
     meter, started = ThroughputMeter(), time.perf_counter()
 
