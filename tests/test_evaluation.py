@@ -12,6 +12,7 @@ from ml_assets.core.evaluation import (
     confusion_matrix,
     evaluate_slices,
     head_report,
+    merchant_breakdown,
     regressions,
     reliability,
     slice_masks,
@@ -74,3 +75,23 @@ def test_parity_gate_names_the_head_and_threshold():
     assert len(failures) == 2 and all(f.startswith("category:") for f in failures)
     assert "min_argmax_agreement" in failures[0] and "max_accuracy_drop_pt" in failures[1]
     assert parity_failures({"h": {"agreement": 0.99, "accuracy_delta_pt": -0.5}}, gates) == []
+
+
+def test_merchant_breakdown_weighs_each_merchant_once_and_lists_the_misses():
+    names = ["coffee", "fuel", "shopping"]
+    merchants = np.array(["big"] * 8 + ["small"] * 2 + ["fine"] * 2)
+    y_true = np.array([2] * 8 + [1, 1] + [0, 0])
+    y_pred = np.array([2] * 6 + [0, 0] + [2, 2] + [0, 0])
+    mean, missed = merchant_breakdown(merchants, y_true, y_pred, names)
+    assert (y_true == y_pred).mean() == pytest.approx(8 / 12)  # rows: the big merchant weighs 8
+    assert mean == pytest.approx((6 / 8 + 0 / 2 + 2 / 2) / 3)  # merchants: each weighs once
+    assert [m["merchant"] for m in missed] == [
+        "big",
+        "small",
+    ]  # most wrong rows first; "fine" is right
+    assert missed[1] == {
+        "merchant": "small", "rows": 2, "wrong": 2, "accuracy": 0.0, "label": "fuel",
+        "predicted": "shopping",
+    }  # fmt: skip
+    with pytest.raises(ValueError, match="at least one row"):
+        merchant_breakdown(np.array([]), np.array([], int), np.array([], int), names)

@@ -107,6 +107,8 @@ EXPECTED_METADATA = {
         "category_all_accuracy",
         "category_all_pr_auc",
         "category_heldout_merchants_macro_f1",
+        "category_heldout_merchants_mean_accuracy",
+        "heldout_merchants_missed",
         "category_short_accuracy",
         "transaction_type_long_accuracy",
         "regressions",

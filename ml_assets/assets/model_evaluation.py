@@ -159,6 +159,19 @@ def pytorch_probabilities(model_dir: Path, texts: list[str]) -> dict[str, np.nda
     return {head: softmax(values) for head, values in logits.items()}
 
 
+def merchants_table(wrong: list[dict], limit: int) -> str:
+    lines = [
+        "| merchant | label | rows | wrong | accuracy | predicted most |",
+        "|---|---|---|---|---|---|",
+    ]
+    for m in wrong[:limit]:
+        lines.append(
+            f"| {m['merchant']} | {m['label']} | {m['rows']} | {m['wrong']} | "
+            f"{m['accuracy']:.2f} | {m['predicted']} |"
+        )
+    return "\n".join(lines)
+
+
 def slices_table(report: dict) -> str:
     lines = [
         "| head | slice | n | accuracy | macro-F1 | PR-AUC | ECE |",
@@ -195,7 +208,9 @@ STAGE = Stage(
         "predictions.parquet (probabilities per head) and reused by every metric: accuracy, "
         "macro-F1, PR-AUC, calibration (ECE) and per-class precision/recall/F1 per head, on all "
         "rows, held-out vs seen merchants and short vs long descriptions; a confusion matrix and "
-        "a reliability diagram; regressions against the champion are flagged. Side "
+        "a reliability diagram; the held-out slice merchant by merchant (the mean over "
+        "merchants, and the merchants with the most wrong rows); regressions against the "
+        "champion are flagged. Side "
         "by side on the same rows and slices: the int8 candidate, its fp32 twin, baseline_model "
         "(the plain finetune), tfidf_reference, frozen_encoder_reference and the current champion "
         "(a table and a picture); and the recipe's uplift: multitask_model next to the plain "
@@ -230,6 +245,7 @@ def model_evaluation(
         from ml_assets.core.evaluation import (
             confusion_matrix,
             evaluate_slices,
+            merchant_breakdown,
             regressions,
             reliability,
             slice_masks,
@@ -251,7 +267,7 @@ def model_evaluation(
         probs = {h: softmax(x) for h, x in scorer.logits(sequences, settings.batch_size).items()}
         inference_seconds = time.perf_counter() - inference_started
         predictions = test.select(
-            "transaction_id", "description", "heldout_merchant", "description_chars"
+            "transaction_id", "description", "merchant_key", "heldout_merchant", "description_chars"
         )
         for head, names in heads.items():
             predictions = predictions.with_columns(
@@ -306,6 +322,19 @@ def model_evaluation(
             )
         )  # fmt: skip
         primary = "category" if "category" in heads else next(iter(heads))
+        # the held-out slice merchant by merchant: a few frequent merchants can decide its
+        # row accuracy, so the mean over merchants and the merchants it misses are shown too
+        on_heldout = masks["heldout_merchants"] & (labels[primary] != IGNORE_INDEX)
+        merchant_mean, missed = (
+            merchant_breakdown(
+                test["merchant_key"].to_numpy()[on_heldout],
+                labels[primary][on_heldout],
+                probs[primary][on_heldout].argmax(axis=1),
+                heads[primary],
+            )
+            if on_heldout.any()
+            else (None, [])
+        )
         pictures["side_by_side"] = dg.MetadataValue.md(
             markdown_image(
                 comparison_png(
@@ -333,6 +362,7 @@ def model_evaluation(
                 "reliability": curves,
                 "compared_with": against,
                 "regressions": dropped,
+                "heldout_merchants": {"mean_accuracy": merchant_mean, "missed": missed},
                 "comparison": comparison,
                 "champion": champion,
             },
@@ -356,6 +386,14 @@ def model_evaluation(
             "inference_seconds": round(inference_seconds, 3),
             "rows_per_second": round(test.height / max(inference_seconds, 1e-9)),
             "slices": dg.MetadataValue.md(slices_table(report)),
+            **(
+                {
+                    f"{primary}_heldout_merchants_mean_accuracy": round(merchant_mean, 4),
+                    "heldout_merchants_missed": dg.MetadataValue.md(merchants_table(missed, 15)),
+                }
+                if merchant_mean is not None
+                else {}
+            ),
             "compared_with_champion": bool(before),
             "regressions": len(dropped),
             "regressed_metrics": ", ".join(f"{k} -{v} pt" for k, v in dropped.items()) or "none",

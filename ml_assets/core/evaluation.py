@@ -134,3 +134,34 @@ def evaluate_slices(
             if keep.any():
                 report[head][name] = head_report(y[keep], probs[head][keep], names[head])
     return report
+
+
+def merchant_breakdown(
+    merchants: np.ndarray, y_true: np.ndarray, y_pred: np.ndarray, names: list[str]
+) -> tuple[float, list[dict]]:
+    """Accuracy merchant by merchant over the rows given (say, a head's labeled held-out rows).
+
+    A slice's row accuracy weighs a merchant by its rows, so a few frequent merchants can
+    decide it; the mean over merchants weighs each merchant once. Returns that mean and one
+    entry per merchant with a wrong row (rows, wrong rows, accuracy, its most frequent true
+    label and prediction), the most wrong rows first."""
+    if len(y_true) == 0:
+        raise ValueError("merchant_breakdown needs at least one row")
+    keys, inverse = np.unique(merchants.astype(str), return_inverse=True)
+    rows = np.bincount(inverse, minlength=len(keys))
+    right = np.bincount(inverse, weights=(y_true == y_pred), minlength=len(keys))
+    wrong = []
+    for i in np.flatnonzero(right < rows):
+        member = inverse == i
+        wrong.append(
+            {
+                "merchant": str(keys[i]),
+                "rows": int(rows[i]),
+                "wrong": int(rows[i] - right[i]),
+                "accuracy": float(right[i] / rows[i]),
+                "label": names[int(np.bincount(y_true[member]).argmax())],
+                "predicted": names[int(np.bincount(y_pred[member]).argmax())],
+            }
+        )
+    wrong.sort(key=lambda m: (-m["wrong"], m["merchant"]))
+    return float(np.mean(right / rows)), wrong
