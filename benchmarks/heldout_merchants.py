@@ -3,9 +3,9 @@
 The held-out slice of the test split is every labeled row of the merchants never seen in
 training, so a merchant with many rows weighs as much as many merchants with few. For each
 model given, this prints the category accuracy over rows (the slice's headline number), the
-mean over merchants of each merchant's accuracy, the row accuracy without the one merchant
-whose rows move it most between the models, and a table of the merchants any model gets wrong
-(rows, label, accuracy and most frequent prediction per model).
+mean over merchants of each merchant's accuracy, with several models the row accuracy without
+the one merchant whose rows move it most between them, and a table of the merchants any model
+gets wrong (rows, label, accuracy and most frequent prediction per model).
 
     python benchmarks/heldout_merchants.py --store artifacts [--models DIR ...]
 
@@ -17,7 +17,6 @@ PyTorch fp32, about 10 s per model on 2 CPU cores.
 from __future__ import annotations
 
 import argparse
-import json
 import sys
 from pathlib import Path
 
@@ -28,14 +27,12 @@ import torch
 REPO = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(REPO))
 
+from store_entries import current_entry  # noqa: E402  (benchmarks/, the script's folder)
+
 from ml_assets.core.corpus import TokenizedSplit  # noqa: E402
 from ml_assets.training.finetune import labeled_view, predict_logits  # noqa: E402
 from ml_assets.training.model import MultiTaskModel  # noqa: E402
 from ml_assets.training.stages import heldout_subset  # noqa: E402
-
-
-def current_entry(store: Path, asset: str) -> Path:
-    return store / json.loads((store / asset / "CURRENT.json").read_text())["entry"]
 
 
 def main() -> None:
@@ -80,17 +77,20 @@ def main() -> None:
     )
     accuracies = merchants.select([f"{n} acc" for n in names]).to_numpy()
     swing = merchants["rows"].to_numpy() * (accuracies.max(1) - accuracies.min(1))
-    swinger = merchants["merchant_key"][int(swing.argmax())]
+    # the merchant whose rows move the slice most between the models (none with one model)
+    swinger = merchants["merchant_key"][int(swing.argmax())] if swing.max() > 0 else None
     total = merchants["rows"].sum()
     print(f"{len(merchants)} held-out merchants, {total} rows; the 5 largest hold "
           f"{merchants['rows'].head(5).sum() / total:.1%} of them")  # fmt: skip
     for i, n in enumerate(names):
-        rest = frame.filter(pl.col("merchant_key") != swinger)
-        print(
+        line = (
             f"{n} ({folders[i]}): rows {frame.select(correct[i].mean()).item():.1%}, "
-            f"mean over merchants {merchants[f'{n} acc'].mean():.1%}, "
-            f"rows without {swinger!r} {rest.select(correct[i].mean()).item():.1%}"
+            f"mean over merchants {merchants[f'{n} acc'].mean():.1%}"
         )
+        if swinger is not None:
+            rest = frame.filter(pl.col("merchant_key") != swinger)
+            line += f", rows without {swinger!r} {rest.select(correct[i].mean()).item():.1%}"
+        print(line)
     wrong = merchants.filter(pl.any_horizontal([pl.col(f"{n} acc") < 1 for n in names]))
     print("| merchant | label | rows | " + " | ".join(f"{n} acc. | {n} says" for n in names) + " |")
     print("|---" * (3 + 2 * len(names)) + "|")

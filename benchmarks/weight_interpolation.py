@@ -18,7 +18,6 @@ mlm_backbone and tokenized_corpus entries). About 30 s on 2 CPU cores.
 from __future__ import annotations
 
 import argparse
-import json
 import sys
 from pathlib import Path
 
@@ -28,14 +27,12 @@ from safetensors.torch import load_file
 REPO = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(REPO))
 
+from store_entries import current_entry  # noqa: E402  (benchmarks/, the script's folder)
+
 from ml_assets.core.corpus import TokenizedSplit  # noqa: E402
 from ml_assets.training.finetune import evaluate, labeled_view  # noqa: E402
 from ml_assets.training.model import MultiTaskModel  # noqa: E402
 from ml_assets.training.stages import heldout_subset  # noqa: E402
-
-
-def current_entry(store: Path, asset: str) -> Path:
-    return store / json.loads((store / asset / "CURRENT.json").read_text())["entry"]
 
 
 def main() -> None:
