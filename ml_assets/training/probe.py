@@ -4,6 +4,8 @@ A freshly initialized head sends large, nearly random gradients into the encoder
 steps; they reshape the features the pretrained encoder gives merchants it has never seen.
 Fitting each head first on the frozen encoder's pooled features, as a logistic regression,
 starts finetuning from a head that already reads those features, so the encoder moves less.
+On this project's data that is the wrong trade (``benchmarks/RESULTS.md``): the category of a
+merchant never seen in training needs the encoder to move, so ``head_init`` defaults to random.
 """
 
 from __future__ import annotations
