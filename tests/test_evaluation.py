@@ -81,14 +81,12 @@ def test_merchant_breakdown_weighs_each_merchant_once_and_lists_the_misses():
     names = ["coffee", "fuel", "shopping"]
     merchants = np.array(["big"] * 8 + ["small"] * 2 + ["fine"] * 2)
     y_true = np.array([2] * 8 + [1, 1] + [0, 0])
-    y_pred = np.array([2] * 6 + [0, 0] + [2, 2] + [0, 0])
+    y_pred = np.array([2] * 5 + [0, 0, 0] + [2, 2] + [0, 0])
     mean, missed = merchant_breakdown(merchants, y_true, y_pred, names)
-    assert (y_true == y_pred).mean() == pytest.approx(8 / 12)  # rows: the big merchant weighs 8
-    assert mean == pytest.approx((6 / 8 + 0 / 2 + 2 / 2) / 3)  # merchants: each weighs once
-    assert [m["merchant"] for m in missed] == [
-        "big",
-        "small",
-    ]  # most wrong rows first; "fine" is right
+    assert (y_true == y_pred).mean() == pytest.approx(7 / 12)  # rows: the big merchant weighs 8
+    assert mean == pytest.approx((5 / 8 + 0 / 2 + 2 / 2) / 3)  # merchants: each weighs once
+    # the most wrong rows first (big: 3, small: 2); "fine" has none and is not listed
+    assert [m["merchant"] for m in missed] == ["big", "small"]
     assert missed[1] == {
         "merchant": "small", "rows": 2, "wrong": 2, "accuracy": 0.0, "label": "fuel",
         "predicted": "shopping",

@@ -6,7 +6,7 @@ saved in a checkpoint reproduces the exact next batch on resume.
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Iterator, Sequence
 from dataclasses import dataclass
 
 import numpy as np
@@ -68,6 +68,22 @@ def collate(sequences: Sequence[np.ndarray], pad_id: int) -> tuple[torch.Tensor,
     """Pad to the longest sequence in the batch; return input_ids and attention_mask."""
     ids, mask = pad_sequences(sequences, pad_id)
     return torch.from_numpy(ids), torch.from_numpy(mask)
+
+
+def length_sorted_batches(
+    sequences: Sequence[np.ndarray], batch_size: int, pad_id: int
+) -> tuple[Iterator[tuple[torch.Tensor, torch.Tensor]], np.ndarray]:
+    """Inference batches (input_ids, attention_mask) of the sequences sorted by length, so a
+    batch holds little padding, and the permutation that puts per-row results back in input
+    order: ``np.concatenate(per_batch_results)[inverse]``."""
+    order = np.argsort([len(s) for s in sequences], kind="stable")
+    inverse = np.empty_like(order)
+    inverse[order] = np.arange(len(order))
+    batches = (
+        collate([sequences[i] for i in order[start : start + batch_size]], pad_id)
+        for start in range(0, len(order), batch_size)
+    )
+    return batches, inverse
 
 
 def mask_tokens(

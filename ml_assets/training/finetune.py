@@ -21,6 +21,7 @@ from ml_assets.training.data import (
     BucketedBatches,
     LoaderPosition,
     collate,
+    length_sorted_batches,
     mask_pieces,
 )
 from ml_assets.training.loop import TrainingRun
@@ -62,16 +63,13 @@ def predict_logits(
 ) -> dict[str, np.ndarray]:
     """Logits per head in input order; batches are length-sorted to avoid padding waste."""
     model.eval()
-    order = np.argsort([len(s) for s in sequences], kind="stable")
+    batches, inverse = length_sorted_batches(sequences, batch_size, pad_id)
     outputs = {name: [] for name in model.head_names}
-    for start in range(0, len(order), batch_size):
-        ids, mask = collate([sequences[i] for i in order[start : start + batch_size]], pad_id)
+    for ids, mask in batches:
         with autocast_for(device):
             logits = model(ids.to(device), mask.to(device))
         for name, value in zip(model.head_names, logits, strict=True):
             outputs[name].append(value.float().cpu().numpy())
-    inverse = np.empty_like(order)
-    inverse[order] = np.arange(len(order))
     return {name: np.concatenate(parts)[inverse] for name, parts in outputs.items()}
 
 

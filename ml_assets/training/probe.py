@@ -17,7 +17,7 @@ import numpy as np
 import torch
 from torch.nn import functional as F
 
-from ml_assets.training.data import IGNORE_INDEX, collate
+from ml_assets.training.data import IGNORE_INDEX, length_sorted_batches
 from ml_assets.training.model import MultiTaskModel, pool
 
 
@@ -32,16 +32,14 @@ def pooled_features(
     """The pooled encoder output (eval mode: no dropout) per sequence, in input order."""
     was_training = model.training
     model.eval()
-    order = np.argsort([len(s) for s in sequences], kind="stable")
+    batches, inverse = length_sorted_batches(sequences, batch_size, pad_id)
     parts = []
-    for start in range(0, len(order), batch_size):
-        ids, mask = collate([sequences[i] for i in order[start : start + batch_size]], pad_id)
+    for ids, mask in batches:
         ids, mask = ids.to(device), mask.to(device)
         hidden = model.encoder(input_ids=ids, attention_mask=mask).last_hidden_state
         parts.append(pool(hidden, mask, model.pooling).float().cpu())
     model.train(was_training)
-    features = torch.cat(parts)
-    return features[torch.from_numpy(np.argsort(order, kind="stable"))]
+    return torch.cat(parts)[torch.from_numpy(inverse)]
 
 
 def fit_softmax_regression(
