@@ -13,9 +13,9 @@ if [ -f "$STAMP" ] && [ "$(cat "$STAMP")" = "$WANT" ] && .venv/bin/python -c "im
   exit 0
 fi
 [ -x .venv/bin/python ] || "$PYTHON" -m venv .venv
-.venv/bin/python -m pip install --quiet --upgrade pip
-# TXN_PIP_NO_COMPILE=1 (CI): skip pip's byte-compiling of every installed file (~90 s on 2 cores,
-# most of it modules never imported); Python then compiles what is imported, once, on first use
-# (where PYTHONDONTWRITEBYTECODE is unset)
-.venv/bin/python -m pip install --quiet ${TXN_PIP_NO_COMPILE:+--no-compile} "$TORCH" -e ".[dev]"
+# TXN_PIP_NO_COMPILE=1 (CI): skip byte-compiling every installed file (~90 s on 2 cores, most of
+# it modules never imported); Python then compiles what is imported, once, on first use (where
+# PYTHONDONTWRITEBYTECODE is unset)
+source scripts/venv_install.sh
+venv_install .venv "$TORCH" -e ".[dev]"
 echo "$WANT" > "$STAMP"

@@ -33,7 +33,7 @@ for pin in sys.argv[1:]:  # "name==X.Y.*"
 PY
 }
 if ! pins_met; then
-    .dvc-venv/bin/python -m pip install --quiet --upgrade pip
-    .dvc-venv/bin/python -m pip install --quiet ${TXN_PIP_NO_COMPILE:+--no-compile} "${DVC_PINS[@]}"
+    source scripts/venv_install.sh
+    venv_install .dvc-venv "${DVC_PINS[@]}"
 fi
 .dvc-venv/bin/dvc --version

@@ -38,15 +38,16 @@ SAMPLE_DESCRIPTIONS = [
 # not listed). Run with `--dist loadfile --no-loadscope-reorder` (scripts/test.sh), workers
 # take files in this order, so none of these starts last and the run ends when they do.
 LONGEST_FIRST = (
-    "test_kill_anywhere.py",  # ~230: seven launches of the graph; reads the tiny graph at the end
-    "test_pipeline.py",  # ~100: computes the session's tiny graph
-    "test_gcp_launcher.py",  # ~240: training jobs on the fake Batch API, preempted
-    "test_dvc.py",  # ~220: seventeen `dg launch` stage commands
-    "test_memoization.py",  # ~200
-    "test_production.py",  # ~130: Postgres, daemon, code servers
-    "test_code_versions.py",  # ~105
-    "test_local_recovery.py",
-    "test_resume.py",
+    "test_kill_anywhere.py",  # ~120: seven launches of the graph; reads the tiny graph at the end
+    "test_pipeline.py",  # ~60: computes the session's tiny graph
+    "test_gcp_launcher.py",  # ~160: training jobs on the fake Batch API, preempted
+    "test_dvc.py",  # ~120: seventeen `dg launch` stage commands
+    "test_memoization.py",  # ~80
+    "test_production.py",  # ~130: Postgres, daemon, code servers; waits on a cron minute
+    "test_code_versions.py",  # ~50
+    "test_local_recovery.py",  # ~30
+    "test_ui_browser.py",  # ~30: mostly waiting on the webserver and the browser
+    "test_resume.py",  # ~18
     "test_automation.py",
 )
 
