@@ -15,7 +15,9 @@ from tests.graph import TINY_RANGE
 
 def main(artifacts: str, selection: list[str] | None = None) -> None:
     resources = build_resources(artifacts, profile="tiny")
-    with dg.instance_for_test() as instance:
+    # memoization lives in the store: an in-memory instance records the run at a third of
+    # SQLite's cost (tests/test_memoization.py)
+    with dg.DagsterInstance.ephemeral() as instance:
         result = dg.materialize(
             [*ASSETS, *CHECKS],
             resources=resources,

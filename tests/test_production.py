@@ -191,8 +191,12 @@ def deployment(postgres, moto_endpoint, tmp_path_factory) -> Iterator[Deployment
         return procs[name]
 
     try:
+        # the daemon last, once both code locations answer: its scheduler then sees
+        # `every_minute` on its first iteration and ticks at the next minute; started beside the
+        # code servers, it finds no schedule until its iteration a minute later
         for name in processes:
-            start(name)
+            if name != "daemon":
+                start(name)
         deployment = Deployment(
             f"http://127.0.0.1:{ports['web']}",
             control,
@@ -209,6 +213,7 @@ def deployment(postgres, moto_endpoint, tmp_path_factory) -> Iterator[Deployment
             return _answers(ports["web"], "/server_info") and _loaded(deployment)
 
         wait_for(up, 120, "webserver and both code locations")
+        start("daemon")
         with pytest.MonkeyPatch.context() as mp:
             for key, value in env.items():
                 mp.setenv(key, value)  # this process reads the same instance (Postgres)
@@ -442,9 +447,9 @@ def test_a_postgres_restart_is_ridden_out(deployment, postgres):  # noqa: F811
 def test_a_schedule_tick_runs(deployment):
     import dagster as dg
 
-    # `every_minute` (tests/production_defs.py) is RUNNING by default: the scheduler takes it up
-    # at the first minute after the daemon started and ticks from the next, so by now (over a
-    # minute and a half in) it has ticked or is about to
+    # `every_minute` (tests/production_defs.py) is RUNNING by default: the daemon's scheduler
+    # takes it up on its first iteration (the daemon starts once the code locations are loaded)
+    # and ticks at the next minute, so by now (over a minute in) it has ticked or is about to
     ticked = dg.RunsFilter(tags={"dagster/schedule_name": "every_minute"})
     with _instance() as instance:
         runs = wait_for(lambda: instance.get_runs(ticked), 120, "a run from the schedule")
