@@ -15,8 +15,8 @@ from tests.graph import TINY_RANGE
 
 def main(artifacts: str, selection: list[str] | None = None) -> None:
     resources = build_resources(artifacts, profile="tiny")
-    # memoization lives in the store: an in-memory instance records the run at a third of
-    # SQLite's cost (tests/test_memoization.py)
+    # memoization lives in the store: an in-memory instance records a memo-hit run in half the
+    # time SQLite takes (benchmarks/run_records.py)
     with dg.DagsterInstance.ephemeral() as instance:
         result = dg.materialize(
             [*ASSETS, *CHECKS],

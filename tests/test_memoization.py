@@ -1,9 +1,10 @@
 """Never pay twice: real materializations on one persistent store (tiny profile).
 
 Memoization lives in the artifact store, not in Dagster's records, so the runs share one
-in-memory Dagster instance: the same runs on SQLite cost ~3x as much in event-log writes
-(a connection and a commit per event, ~1,700 events a run), and SQLite instances are what
-the tiny graph, the kill test and the launcher tests run on."""
+in-memory Dagster instance: on SQLite a memo-hit run of the graph takes 2x as long, most of it
+event-log writes (a connection and a commit per event, ~800 events a run;
+benchmarks/run_records.py). SQLite instances are what the tiny graph, the kill test and the
+launcher tests run on."""
 
 import json
 import shutil
