@@ -43,7 +43,7 @@ LONGEST_FIRST = (
     "test_gcp_launcher.py",  # ~160: training jobs on the fake Batch API, preempted
     "test_dvc.py",  # ~120: seventeen `dg launch` stage commands
     "test_memoization.py",  # ~80
-    "test_production.py",  # ~130: Postgres, daemon, code servers; waits on a cron minute
+    "test_production.py",  # ~100: Postgres, daemon, code servers; mostly waiting on them
     "test_code_versions.py",  # ~50
     "test_local_recovery.py",  # ~30
     "test_ui_browser.py",  # ~30: mostly waiting on the webserver and the browser
