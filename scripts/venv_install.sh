@@ -2,7 +2,7 @@
 #
 # Installs into VENV with uv (a pip-compatible installer: the same resolution from the same
 # indexes, with parallel downloads and unpacking; a fresh project venv from cold caches in
-# 21 s instead of pip's 37 s on 2 cores: benchmarks/venv_install.py), falling back to pip
+# 28 s instead of pip's 37 s on 2 cores: benchmarks/venv_install.py), falling back to pip
 # where uv cannot be had or fails. pip's find-links setting (PIP_FIND_LINKS or `pip config`:
 # where wheels on local disk live, such as a CPU build of torch) is passed on to uv, which
 # does not read pip's configuration.
