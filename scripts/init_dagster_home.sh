@@ -3,12 +3,13 @@
 # dialog off; safe against dead runs (below). A dagster.yaml this script wrote in an earlier
 # version is brought up to date; one edited by hand is left alone.
 set -euo pipefail
-home="$1"
-mkdir -p "$home"
-# sha256 of the dagster.yaml earlier versions of this script wrote
-previous=a5836503c9054415f5ee1b9cc8631e026b6a5133bd65b1ff89cc523338f7adbe
+mkdir -p "$1"
+home="$(cd "$1" && pwd)"  # absolute: the event log's folder is named in the file
+# sha256 of the dagster.yaml each earlier version of this script wrote (this home's path masked)
+previous="a5836503c9054415f5ee1b9cc8631e026b6a5133bd65b1ff89cc523338f7adbe"
 if [ -f "$home/dagster.yaml" ]; then
-  if [ "$(sha256sum "$home/dagster.yaml" | cut -d' ' -f1)" != "$previous" ]; then
+  written="$(sed "s#$home#DAGSTER_HOME#g" "$home/dagster.yaml" | sha256sum | cut -d' ' -f1)"
+  if ! grep -qw "$written" <<<"$previous"; then
     grep -q '^instance_class:' "$home/dagster.yaml" || echo "note: $home/dagster.yaml has" \
       "no instance_class: a run killed with kill -9 keeps its gpu slot (see README)" >&2
     exit 0
@@ -36,4 +37,11 @@ run_monitoring:
   enabled: true
   poll_interval_seconds: 10
   free_slots_after_run_end_seconds: 5
+# Dagster's SQLite event log, keeping its connections between events (resources/sqlite_event_log.py):
+# a memo-hit run of the whole graph writes ~800 events, each opening and closing the database
+event_log_storage:
+  module: resources.sqlite_event_log
+  class: PooledSqliteEventLogStorage
+  config:
 YAML
+echo "    base_dir: $home/history/runs" >> "$home/dagster.yaml"

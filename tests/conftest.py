@@ -81,15 +81,14 @@ def tiny_graph(tmp_path_factory):
     Under pytest-xdist every worker shares one: the first to need it computes it under a file
     lock in the session's common temp folder, the others wait for the lock and then read the
     same store and instance (the lock is held only while computing)."""
-    import dagster as dg
     from filelock import FileLock
 
-    from tests.graph import RecordedRun, TinyGraph, compute_tiny_graph
+    from tests.graph import RecordedRun, TinyGraph, compute_tiny_graph, local_instance
 
     base = tmp_path_factory.getbasetemp()
     # pytest-xdist gives each worker base/../popen-gwN: the parent is common to all of them
     shared = base.parent if os.environ.get("PYTEST_XDIST_WORKER") else base
     with FileLock(str(shared / "tiny_graph.lock")):
         run_id, home, root = compute_tiny_graph(shared / "tiny_graph")
-    with dg.DagsterInstance.local_temp(tempdir=str(home)) as instance:
+    with local_instance(home) as instance:
         yield TinyGraph(RecordedRun(instance, run_id), instance, root)

@@ -81,11 +81,19 @@ def compute_tiny_graph(folder: Path) -> tuple[str, Path, Path]:
     if not record.exists():
         shutil.rmtree(folder, ignore_errors=True)  # a worker that died part-way
         home.mkdir(parents=True)
-        with dg.DagsterInstance.local_temp(tempdir=str(home)) as instance:
+        with local_instance(home) as instance:
             result = materialize_tiny_graph(root, instance)
             assert result.success
         record.write_text(result.run_id)
     return record.read_text(), home, root
+
+
+def local_instance(home: Path) -> dg.DagsterInstance:
+    """A persistent instance in ``home`` with the local instance's event log (the one
+    scripts/init_dagster_home.sh configures)."""
+    from resources.sqlite_event_log import instance_overrides
+
+    return dg.DagsterInstance.local_temp(tempdir=str(home), overrides=instance_overrides(home))
 
 
 def materialize_tiny_graph(root: Path, instance: dg.DagsterInstance, resources=None):
