@@ -84,6 +84,47 @@ def test_helper_change_moves_only_assets_that_import_it(tree):
     }
 
 
+@pytest.fixture
+def source_cache(tmp_path, monkeypatch) -> Path:
+    """A folder of its own for the analyses kept between processes; the module's caches are
+    emptied before and after, so each call of ``versions`` reads the folder."""
+    from ml_assets.core import versioning
+
+    monkeypatch.setenv(versioning.SOURCE_CACHE_ENV, str(tmp_path / "cache"))
+    versioning._cache_folder.cache_clear()
+    versioning._analyse.cache_clear()
+    yield tmp_path / "cache"
+    versioning._cache_folder.cache_clear()
+    versioning._analyse.cache_clear()
+
+
+def test_analyses_kept_between_processes_give_the_same_versions(tree, source_cache, monkeypatch):
+    from ml_assets.core import versioning
+
+    def in_a_new_process() -> dict[str, str]:
+        versioning._analyse.cache_clear()  # what a new process starts with
+        return versions(tree)
+
+    first = in_a_new_process()
+    kept = sorted(source_cache.rglob("*.json"))
+    closures = {m for stage, _ in GRAPH.values() for m in module_closure(stage.module, tree)}
+    assert len(kept) >= len(closures)  # one per file read, keyed by its text
+    with monkeypatch.context() as patched:
+        patched.setattr(versioning, "_parse", lambda *a: pytest.fail("parsed a kept file"))
+        assert in_a_new_process() == first
+    for path in kept:
+        path.write_text('{"digest": ')  # unreadable: analysed again, and kept anew
+    assert in_a_new_process() == first
+    assert all(json.loads(path.read_text())["digest"] for path in kept)
+    # an edited file is a new text, and a new entry: the version moves as without the folder
+    edit(tree / "ml_assets/core/features.py", "% 10000", "% 10007")
+    edited = in_a_new_process()
+    assert edited["transaction_features"] != first["transaction_features"]
+    monkeypatch.setenv(versioning.SOURCE_CACHE_ENV, "off")
+    versioning._cache_folder.cache_clear()
+    assert in_a_new_process() == edited
+
+
 def test_params_and_libraries_are_part_of_the_version():
     module = GRAPH["multitask_model"][0].module
     base = code_version(module, {"learning_rate": 1e-4}, ("torch",))

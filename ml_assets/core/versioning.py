@@ -15,6 +15,10 @@ import ast
 import functools
 import hashlib
 import importlib.metadata
+import json
+import os
+import sys
+import uuid
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -83,10 +87,64 @@ def _is_wiring_marker(node: ast.stmt) -> bool:
     )
 
 
+# Where analyses are kept between processes (every `dg launch`, code server and training run
+# loads the definitions, which parse ~80 files: ~0.5 s). Keyed by the source text's sha256, in
+# a folder named after the Python version and this module's own source, so a change to either
+# starts afresh. TXN_SOURCE_CACHE=off keeps nothing.
+SOURCE_CACHE_ENV = "TXN_SOURCE_CACHE"
+
+
+@functools.cache
+def _cache_folder() -> Path | None:
+    configured = os.environ.get(SOURCE_CACHE_ENV, "")
+    if configured == "off":
+        return None
+    base = Path(configured or os.environ.get("XDG_CACHE_HOME") or Path.home() / ".cache")
+    analyser = hashlib.sha256(Path(__file__).read_bytes()).hexdigest()[:12]
+    python = f"py{sys.version_info.major}{sys.version_info.minor}"
+    return base / "txn-ml" / "source-analysis" / f"{python}-{analyser}"
+
+
+def _cached(text: str) -> tuple[Path | None, _Source | None]:
+    folder = _cache_folder()
+    if folder is None:
+        return None, None
+    path = folder / f"{hashlib.sha256(text.encode()).hexdigest()}.json"
+    try:
+        kept = json.loads(path.read_text())
+        imports = tuple((m, level, tuple(names)) for m, level, names in kept["imports"])
+        return path, _Source(digest=kept["digest"], imports=imports, wiring=kept["wiring"])
+    except (OSError, ValueError, KeyError, TypeError):  # not kept yet, or unreadable: analyse
+        return path, None
+
+
+def _keep(path: Path, source: _Source) -> None:
+    """Readers see the whole file or none (a crash leaves at most a temp file behind)."""
+    tmp = path.with_name(f".{path.name}.tmp-{uuid.uuid4().hex}")
+    try:
+        path.parent.mkdir(parents=True, exist_ok=True)
+        tmp.write_text(json.dumps({**source.__dict__, "imports": source.imports}))
+        os.replace(tmp, path)
+    except OSError:
+        pass  # a read-only or full disk: the next process analyses the file again
+    finally:
+        tmp.unlink(missing_ok=True)
+
+
 @functools.lru_cache(maxsize=2048)
 def _analyse(text: str, filename: str) -> _Source:
     """One parse per distinct source text: every asset's closure shares most of its files, and
-    the definitions compute all fourteen versions at load time."""
+    the definitions compute all fourteen versions at load time. Kept on disk for the next
+    process (``_cache_folder``)."""
+    path, source = _cached(text)
+    if source is None:
+        source = _parse(text, filename)
+        if path is not None:
+            _keep(path, source)
+    return source
+
+
+def _parse(text: str, filename: str) -> _Source:
     tree = ast.parse(text, filename=filename)
     imports = []
     for node in ast.walk(tree):
