@@ -9,6 +9,7 @@ import random
 
 import dagster as dg
 import pytest
+from dagster._core.pipes import utils as pipes_utils
 
 from tests.fake_gcp_batch import FakeBatch, Preemption
 from tests.graph import copy_store
@@ -25,6 +26,10 @@ from tests.launch_harness import (
 from tests.slack_receiver import SlackReceiver
 
 pytestmark = pytest.mark.slow
+# A Pipes session that ends without the process's "closed" message (a job Batch gave up on or
+# cancelled) makes Dagster's message reader wait this long for late log lines: 10 s. The fake's
+# tasks have written their last lines by then; the tests that end such sessions wait 1 s.
+PIPES_WAIT_SECONDS = 1
 
 
 @pytest.fixture(scope="module")
@@ -168,9 +173,12 @@ def test_slack_hears_preemptions_and_failures_without_the_secret(preempted_twice
                 assert "s3cr3tT0k3n" not in repr(entry)
 
 
-def test_batch_gives_up_then_launcher_resubmits_on_demand(upstream, gcs_emulator, tmp_path):
+def test_batch_gives_up_then_launcher_resubmits_on_demand(
+    upstream, gcs_emulator, tmp_path, monkeypatch
+):
     """Batch's retry budget exhausted by preemptions -> the launcher resubmits; after
     `on_demand_after_preemptions` it asks for STANDARD VMs (and records the fallback)."""
+    monkeypatch.setattr(pipes_utils, "WAIT_FOR_LOGS_AFTER_EXECUTION_INTERVAL", PIPES_WAIT_SECONDS)
     root = copy_store(upstream, tmp_path / "store")
     params = tmp_path / "params.yaml"
     params.write_text(
@@ -235,8 +243,10 @@ def test_run_termination_cancels_the_batch_job(upstream, gcs_emulator, tmp_path)
         proc = subprocess.Popen(
             [
                 sys.executable,
-                "-m",
-                "dagster",
+                "-c",  # `python -m dagster`, with the short wait after the cancelled session
+                "import dagster._core.pipes.utils as u; "
+                f"u.WAIT_FOR_LOGS_AFTER_EXECUTION_INTERVAL = {PIPES_WAIT_SECONDS}; "
+                "from dagster._cli import main; main()",
                 "asset",
                 "materialize",
                 "-m",
