@@ -87,10 +87,10 @@ def _is_wiring_marker(node: ast.stmt) -> bool:
     )
 
 
-# Where analyses are kept between processes (every `dg launch`, code server and training run
+# Where analyses are kept between processes (every `dg launch`, code server and DVC stage
 # loads the definitions, which parse ~80 files: ~0.5 s). Keyed by the source text's sha256, in
 # a folder named after the Python version and this module's own source, so a change to either
-# starts afresh. TXN_SOURCE_CACHE=off keeps nothing.
+# starts afresh. TXN_SOURCE_CACHE names another folder; "off" keeps nothing.
 SOURCE_CACHE_ENV = "TXN_SOURCE_CACHE"
 
 
@@ -99,7 +99,10 @@ def _cache_folder() -> Path | None:
     configured = os.environ.get(SOURCE_CACHE_ENV, "")
     if configured == "off":
         return None
-    base = Path(configured or os.environ.get("XDG_CACHE_HOME") or Path.home() / ".cache")
+    try:
+        base = Path(configured or os.environ.get("XDG_CACHE_HOME") or Path.home() / ".cache")
+    except RuntimeError:  # no home directory (a bare container): analyse in every process
+        return None
     analyser = hashlib.sha256(Path(__file__).read_bytes()).hexdigest()[:12]
     python = f"py{sys.version_info.major}{sys.version_info.minor}"
     return base / "txn-ml" / "source-analysis" / f"{python}-{analyser}"
