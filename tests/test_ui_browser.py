@@ -1,8 +1,9 @@
-"""The UI in a real browser: `dg dev` on 127.0.0.1 with a temporary DAGSTER_HOME, the tiny
-graph materialized through the CLI into that instance, then headless Chromium (Playwright)
-walks the lineage graph, an asset page with a picture, the gates on the checks tab and the
-automation list. Screenshots go to $UI_SCREENSHOTS (default: the test's tmp folder).
-Finally GraphQL `staleStatus` after a params change names the expected assets and cause.
+"""The UI in a real browser: `dg dev` on 127.0.0.1 with a temporary DAGSTER_HOME (the local
+instance `scripts/init_dagster_home.sh` writes), the tiny graph materialized through the CLI
+into that instance, then headless Chromium (Playwright) walks the lineage graph, an asset page
+with a picture, the gates on the checks tab and the automation list. Screenshots go to
+$UI_SCREENSHOTS (default: the test's tmp folder). Finally GraphQL `staleStatus` after a params
+change names the expected assets and cause.
 
 Skipped where Chromium is absent; `.ci/run` installs Debian's chromium, so CI runs it."""
 
@@ -74,12 +75,8 @@ def ui(tmp_path_factory, tiny_graph):
     work = tmp_path_factory.mktemp("ui")
     # the session's computed store: the CLI run below fills this instance (memo hits)
     copy_store(tiny_graph.root, work / "artifacts")
-    home = work / "dagster_home"
-    home.mkdir()
-    (home / "dagster.yaml").write_text(
-        "nux:\n  enabled: false\ntelemetry:\n  enabled: false\n"
-        "concurrency:\n  pools:\n    default_limit: 1\n"
-    )
+    home = work / "dagster_home"  # the local instance, as quickstart and `dg dev` have it
+    subprocess.run(["bash", str(REPO / "scripts/init_dagster_home.sh"), str(home)], check=True)
     params = work / "params.yaml"
     shutil.copy(REPO / "params.yaml", params)
     env = {
@@ -130,7 +127,7 @@ def ui(tmp_path_factory, tiny_graph):
             except OSError:
                 if time.monotonic() > deadline or server.poll() is not None:
                     raise RuntimeError((work / "dagster-dev.log").read_text()[-3000:]) from None
-                time.sleep(2)
+                time.sleep(0.5)
         shots = Path(os.environ.get("UI_SCREENSHOTS", work / "screenshots"))
         shots.mkdir(parents=True, exist_ok=True)
         yield {"url": url, "params": params, "shots": shots}
