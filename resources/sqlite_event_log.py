@@ -11,10 +11,20 @@ the most recently used files (a webserver reading many runs does not keep them a
 The files, tables and transactions are Dagster's own, so an instance can switch to it and back.
 Access stays serialized by the storage's lock, as in Dagster's, and a forked child opens its own
 connections instead of sharing its parent's.
+
+Two things Dagster's storage got from closing the database after every event are kept:
+- A process watching a run's log (the webserver streaming it live) is woken when the run's
+  database file changes. The databases are in WAL mode: a kept connection commits into the
+  ``-wal`` file, and the database file itself changes only at a checkpoint. So each stored
+  event touches the run's database file.
+- Wiping the instance deletes the run databases: its connections to them are let go first and
+  after. (Another process that keeps connections, such as a running ``dg dev``, keeps reading
+  the deleted files until it restarts: wipe with the webserver stopped.)
 """
 
 from __future__ import annotations
 
+import contextlib
 import os
 from collections import OrderedDict
 from collections.abc import Iterator
@@ -74,9 +84,11 @@ class PooledSqliteEventLogStorage(SqliteEventLogStorage):
 
     def _dispose_engines(self) -> None:
         with self._db_lock:
+            own = self._engines_pid == os.getpid()  # a forked child leaves its parent's open
             for engine in self._engines.values():
-                engine.dispose()
+                engine.dispose(close=own)
             self._engines.clear()
+            self._engines_pid = os.getpid()
 
     @contextmanager
     def _connect(self, shard: str) -> Iterator[Connection]:
@@ -88,9 +100,15 @@ class PooledSqliteEventLogStorage(SqliteEventLogStorage):
             with engine.connect() as conn, conn.begin():
                 yield conn
 
+    def store_event(self, event) -> None:
+        super().store_event(event)
+        with contextlib.suppress(FileNotFoundError):  # wiped meanwhile
+            os.utime(self.path_for_shard(event.run_id))  # wakes watchers (module docstring)
+
     def wipe(self) -> None:
         self._dispose_engines()  # it deletes the run databases: no connection may outlive them
         super().wipe()
+        self._dispose_engines()  # nor one another thread opened while they were being deleted
 
     def upgrade(self) -> None:
         self._dispose_engines()

@@ -11,6 +11,7 @@ from pathlib import Path
 import dagster as dg
 import pytest
 from dagster._core.storage.event_log.sqlite.sqlite_event_log import SqliteEventLogStorage
+from dagster._core.utils import make_new_run_id
 
 import resources.sqlite_event_log as event_log
 from resources.sqlite_event_log import PooledSqliteEventLogStorage
@@ -26,6 +27,12 @@ def numbers() -> list[int]:
 @dg.asset
 def total(numbers: list[int]) -> int:
     return sum(numbers)
+
+
+def entry(run_id: str, message: str) -> dg.EventLogEntry:
+    return dg.EventLogEntry(
+        error_info=None, level="INFO", user_message=message, run_id=run_id, timestamp=time.time()
+    )
 
 
 @pytest.fixture
@@ -82,21 +89,17 @@ def test_a_wiped_run_database_is_written_afresh_not_through_its_old_connection(h
         storage = instance.event_log_storage
         storage.wipe()  # deletes the run's database file, whose connection was kept
         assert not instance.all_logs(run_id)
-        storage.store_event(
-            dg.EventLogEntry(
-                error_info=None,
-                level="INFO",
-                user_message="after the wipe",
-                run_id=run_id,
-                timestamp=time.time(),
-            )
-        )
+        storage.store_event(entry(run_id, "after the wipe"))
     # in the file on disk, not in the deleted one
     assert [e.user_message for e in run_records(home, run_id)] == ["after the wipe"]
 
 
-def _count_runs_in_child(storage: PooledSqliteEventLogStorage, run_id: str, out) -> None:
-    out.put(len(storage.get_logs_for_run(run_id)))
+def _in_child(storage: PooledSqliteEventLogStorage, run_id: str, out) -> None:
+    """The child's count of the run's events, and of the engines it built to read them."""
+    built = []
+    real_create_engine = event_log.create_engine
+    event_log.create_engine = lambda *a, **k: built.append(a[0]) or real_create_engine(*a, **k)
+    out.put((len(storage.get_logs_for_run(run_id)), len(built)))
 
 
 def test_a_forked_child_opens_its_own_connections(home):
@@ -106,10 +109,34 @@ def test_a_forked_child_opens_its_own_connections(home):
         expected = len(storage.get_logs_for_run(result.run_id))
         fork = multiprocessing.get_context("fork")
         out = fork.Queue()
-        child = fork.Process(target=_count_runs_in_child, args=(storage, result.run_id, out))
+        child = fork.Process(target=_in_child, args=(storage, result.run_id, out))
         child.start()
         child.join(timeout=60)
-        assert child.exitcode == 0 and out.get(timeout=5) == expected
+        assert child.exitcode == 0
+        events, engines_built = out.get(timeout=5)
+        assert events == expected and engines_built >= 1  # not the parent's connection
         # the parent's kept connections still work after the child closed its own
         again = dg.materialize([numbers], instance=instance)
         assert instance.all_logs(again.run_id)
+
+
+def test_a_process_watching_a_run_sees_each_event_as_it_is_stored(home):
+    """What the webserver does to stream a run's log live: it is woken by the run's database
+    file changing, which a kept connection in WAL mode would not do by itself."""
+    run_id = make_new_run_id()
+    seen: list[str] = []
+    with (
+        dg.DagsterInstance.from_config(str(home)) as writer,
+        dg.DagsterInstance.from_config(str(home)) as webserver,
+    ):
+        writer.event_log_storage.store_event(entry(run_id, "the run's database is created"))
+        callback = lambda event, _cursor: seen.append(event.user_message)  # noqa: E731
+        webserver.event_log_storage.watch(run_id, None, callback)
+        for number in range(3):
+            writer.event_log_storage.store_event(entry(run_id, f"event {number}"))
+        expected = ["event 0", "event 1", "event 2"]
+        deadline = time.monotonic() + 20
+        while seen[-3:] != expected and time.monotonic() < deadline:
+            time.sleep(0.1)
+        webserver.event_log_storage.end_watch(run_id, callback)
+    assert seen[-3:] == expected, seen
