@@ -4,12 +4,16 @@
 # version is brought up to date; one edited by hand is left alone.
 set -euo pipefail
 mkdir -p "$1"
-home="$(cd "$1" && pwd)"  # absolute: the event log's folder is named in the file
-# sha256 of the dagster.yaml each earlier version of this script wrote (this home's path masked)
-previous="a5836503c9054415f5ee1b9cc8631e026b6a5133bd65b1ff89cc523338f7adbe"
+home="$(cd -- "$1" >/dev/null && pwd)"  # absolute: the event log's folder is named in the file
+# sha256 of the dagster.yaml each earlier version of this script wrote, with this home's path
+# masked (tests/fixtures/dagster_yaml/ holds them)
+previous="3fae54066104e59d7b5f5d39db83e4c046072c5abecc88e66ad8d54325461c93
+a5836503c9054415f5ee1b9cc8631e026b6a5133bd65b1ff89cc523338f7adbe
+5f9b2b822b46e35cc30e83878441d2cc0536675ef110ec3378f496394985eb88"
 if [ -f "$home/dagster.yaml" ]; then
-  written="$(sed "s#$home#DAGSTER_HOME#g" "$home/dagster.yaml" | sha256sum | cut -d' ' -f1)"
-  if ! grep -qw "$written" <<<"$previous"; then
+  content="$(cat "$home/dagster.yaml")"
+  written="$(printf '%s\n' "${content//"$home"/DAGSTER_HOME}" | sha256sum | cut -d' ' -f1)"
+  if ! grep -qx "$written" <<<"$previous"; then
     grep -q '^instance_class:' "$home/dagster.yaml" || echo "note: $home/dagster.yaml has" \
       "no instance_class: a run killed with kill -9 keeps its gpu slot (see README)" >&2
     exit 0
@@ -44,4 +48,5 @@ event_log_storage:
   class: PooledSqliteEventLogStorage
   config:
 YAML
-echo "    base_dir: $home/history/runs" >> "$home/dagster.yaml"
+# quoted for YAML (a '#' or ': ' in the path); a moved home needs this file written anew
+echo "    base_dir: '${home//\'/\'\'}/history/runs'" >> "$home/dagster.yaml"

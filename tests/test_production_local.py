@@ -1,5 +1,6 @@
 """The local instance (scripts/init_dagster_home.sh) after kill -9: a rerun never waits on the
-dead run's `gpu` slot, with no daemon running. Real CLI processes on a real DAGSTER_HOME."""
+dead run's `gpu` slot, with no daemon running. Real CLI processes on a real DAGSTER_HOME. And
+the script brings a dagster.yaml it wrote in an earlier version up to date."""
 
 from __future__ import annotations
 
@@ -12,6 +13,7 @@ import time
 from pathlib import Path
 
 import pytest
+import yaml
 
 REPO = Path(__file__).resolve().parents[1]
 DAGSTER = str(Path(sys.executable).parent / "dagster")
@@ -36,6 +38,25 @@ def local_home(tmp_path, monkeypatch) -> Path:
     monkeypatch.setenv("DAGSTER_HOME", str(home))
     monkeypatch.setenv("TXN_PRODUCTION_TEST_DIR", str(control))
     return control
+
+
+INIT = ["bash", str(REPO / "scripts/init_dagster_home.sh")]
+EARLIER = sorted((REPO / "tests/fixtures/dagster_yaml").glob("version-*.yaml"))
+
+
+@pytest.mark.parametrize("written", EARLIER, ids=lambda path: path.stem)
+def test_a_file_an_earlier_version_wrote_is_brought_up_to_date(written, tmp_path):
+    home = tmp_path / "a home, #1"  # characters YAML and sed would each trip on
+    home.mkdir()
+    (home / "dagster.yaml").write_text(written.read_text())
+    subprocess.run([*INIT, str(home)], check=True)
+    config = yaml.safe_load((home / "dagster.yaml").read_text())
+    assert config["instance_class"]["class"] == "DeadRunSafeInstance"
+    assert config["event_log_storage"]["config"]["base_dir"] == str(home / "history/runs")
+    edited = (home / "dagster.yaml").read_text() + "# my own line\n"
+    (home / "dagster.yaml").write_text(edited)
+    subprocess.run([*INIT, str(home)], check=True)
+    assert (home / "dagster.yaml").read_text() == edited  # edited by hand: left alone
 
 
 def materialize(config: str, **popen) -> subprocess.Popen:
