@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import os
+import tempfile
 from pathlib import Path
 
 import pytest
@@ -11,6 +12,10 @@ pytest_plugins = ["tests.cloud_servers"]  # moto_endpoint, gcs_emulator fixtures
 
 os.environ.setdefault("TOKENIZERS_PARALLELISM", "false")
 os.environ.setdefault("HF_HUB_OFFLINE", "1")
+# Code versions keep each source file's analysis between processes (ml_assets/core/versioning.py);
+# the suite keeps them in its own temp folder (shared by its workers and subprocesses), not in
+# the user's ~/.cache, where tests that edit copies of the source would leave entries.
+os.environ.setdefault("TXN_SOURCE_CACHE", os.path.join(tempfile.gettempdir(), "txn-source-cache"))
 # torch and OpenBLAS start one thread per core in every process. With one pytest-xdist worker
 # per core that is cores x cores threads, and their spinning pools wait on each other
 # (benchmarks/worker_threads.py: 1.41x slower). Set before anything imports torch;
@@ -38,11 +43,11 @@ SAMPLE_DESCRIPTIONS = [
 # not listed). Run with `--dist loadfile --no-loadscope-reorder` (scripts/test.sh), workers
 # take files in this order, so none of these starts last and the run ends when they do.
 LONGEST_FIRST = (
-    "test_kill_anywhere.py",  # ~120: seven launches of the graph; reads the tiny graph at the end
+    "test_kill_anywhere.py",  # ~110: seven launches of the graph; reads the tiny graph at the end
     "test_pipeline.py",  # ~60: computes the session's tiny graph
     "test_gcp_launcher.py",  # ~160: training jobs on the fake Batch API, preempted
-    "test_dvc.py",  # ~120: seventeen `dg launch` stage commands
-    "test_memoization.py",  # ~80
+    "test_dvc.py",  # ~110: seventeen `dg launch` stage commands
+    "test_memoization.py",  # ~45: one retraining
     "test_production.py",  # ~100: Postgres, daemon, code servers; mostly waiting on them
     "test_code_versions.py",  # ~50
     "test_local_recovery.py",  # ~30

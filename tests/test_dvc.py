@@ -127,6 +127,7 @@ def _env(repo: Path, scratch: Path) -> dict[str, str]:
         PATH=os.pathsep.join([str(Path(sys.executable).parent), os.environ.get("PATH", "")]),
         PYTHONPATH=str(repo),
         TXN_PARAMS_PROFILE="tiny",
+        TXN_SOURCE_CACHE=os.environ["TXN_SOURCE_CACHE"],  # the suite's (tests/conftest.py)
         HF_HUB_OFFLINE="1",
         TOKENIZERS_PARALLELISM="false",
         DVC_NO_ANALYTICS="1",

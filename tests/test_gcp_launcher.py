@@ -27,8 +27,9 @@ from tests.slack_receiver import SlackReceiver
 
 pytestmark = pytest.mark.slow
 # A Pipes session that ends without the process's "closed" message (a job Batch gave up on or
-# cancelled) makes Dagster's message reader wait this long for late log lines: 10 s. The fake's
-# tasks have written their last lines by then; the tests that end such sessions wait 1 s.
+# cancelled) makes Dagster's message reader wait for late log lines until more than this many
+# whole seconds have passed: 10. The fake's tasks have written their last lines by then; the
+# tests that end such sessions set 1 (a wait of about 2 s).
 PIPES_WAIT_SECONDS = 1
 
 
