@@ -89,8 +89,8 @@ def _is_wiring_marker(node: ast.stmt) -> bool:
 
 # Where analyses are kept between processes (every `dg launch`, code server and DVC stage
 # loads the definitions, which parse ~80 files: ~0.5 s). Keyed by the source text's sha256, in
-# a folder named after the Python version and this module's own source, so a change to either
-# starts afresh. TXN_SOURCE_CACHE names another folder; "off" keeps nothing.
+# a folder named after the exact Python version and this module's own source, so a change to
+# either starts afresh. TXN_SOURCE_CACHE names another folder; "off" keeps nothing.
 SOURCE_CACHE_ENV = "TXN_SOURCE_CACHE"
 
 
@@ -104,7 +104,7 @@ def _cache_folder() -> Path | None:
     except RuntimeError:  # no home directory (a bare container): analyse in every process
         return None
     analyser = hashlib.sha256(Path(__file__).read_bytes()).hexdigest()[:12]
-    python = f"py{sys.version_info.major}{sys.version_info.minor}"
+    python = f"{sys.implementation.cache_tag}-{sys.hexversion:x}"  # ast.dump is Python's
     return base / "txn-ml" / "source-analysis" / f"{python}-{analyser}"
 
 
