@@ -64,10 +64,7 @@ class PooledSqliteEventLogStorage(SqliteEventLogStorage):
     def _engine(self, shard: str) -> Engine:
         """The shard's engine (the caller holds ``_db_lock``)."""
         if self._engines_pid != os.getpid():  # a forked child: its parent's connections stay its
-            for engine in self._engines.values():
-                engine.dispose(close=False)
-            self._engines.clear()
-            self._engines_pid = os.getpid()
+            self._let_go_engines()
         engine = self._engines.get(shard)
         if engine is None:
             engine = create_engine(
@@ -82,13 +79,18 @@ class PooledSqliteEventLogStorage(SqliteEventLogStorage):
         self._engines.move_to_end(shard)
         return engine
 
+    def _let_go_engines(self) -> None:
+        """Forget every kept engine, closing its connections unless they are a parent's (the
+        caller holds ``_db_lock``)."""
+        own = self._engines_pid == os.getpid()
+        for engine in self._engines.values():
+            engine.dispose(close=own)
+        self._engines.clear()
+        self._engines_pid = os.getpid()
+
     def _dispose_engines(self) -> None:
         with self._db_lock:
-            own = self._engines_pid == os.getpid()  # a forked child leaves its parent's open
-            for engine in self._engines.values():
-                engine.dispose(close=own)
-            self._engines.clear()
-            self._engines_pid = os.getpid()
+            self._let_go_engines()
 
     @contextmanager
     def _connect(self, shard: str) -> Iterator[Connection]:

@@ -12,18 +12,18 @@ and are left out, so editing them does not invalidate every cache.
 from __future__ import annotations
 
 import ast
+import contextlib
 import functools
 import hashlib
 import importlib.metadata
 import json
 import os
 import sys
-import uuid
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from ml_assets.core.io import sha256_json
+from ml_assets.core.io import atomic_write_bytes, sha256_json
 
 # code versions leave this module out: computes code versions; it is not part of any
 AFFECTS_OUTPUTS = False
@@ -122,16 +122,9 @@ def _cached(text: str) -> tuple[Path | None, _Source | None]:
 
 
 def _keep(path: Path, source: _Source) -> None:
-    """Readers see the whole file or none (a crash leaves at most a temp file behind)."""
-    tmp = path.with_name(f".{path.name}.tmp-{uuid.uuid4().hex}")
-    try:
-        path.parent.mkdir(parents=True, exist_ok=True)
-        tmp.write_text(json.dumps({**source.__dict__, "imports": source.imports}))
-        os.replace(tmp, path)
-    except OSError:
-        pass  # a read-only or full disk: the next process analyses the file again
-    finally:
-        tmp.unlink(missing_ok=True)
+    kept = json.dumps({**source.__dict__, "imports": source.imports}).encode()
+    with contextlib.suppress(OSError):  # a read-only or full disk: the next process analyses
+        atomic_write_bytes(path, kept)
 
 
 @functools.lru_cache(maxsize=2048)
