@@ -3,9 +3,12 @@ covers (``first...last``, for ``dg launch --partition-range``);
 ``python -m ml_assets plan`` explains what a run would recompute and why;
 ``python -m ml_assets materialize-stale`` materializes only stale or missing assets;
 ``python -m ml_assets dvc-yaml [--check]`` regenerates (or checks) dvc.yaml from the graph;
-``python -m ml_assets comparison`` prints the last evaluation's side-by-side table (markdown);
+``python -m ml_assets comparison`` prints the last evaluation's side-by-side table (markdown)
+and the promotion verdict on it;
 ``python -m ml_assets gc [--keep N] [--dry-run]`` removes what no pointer, champion or resume
-needs (see resources/store_gc.py) and reports sizes."""
+needs (see resources/store_gc.py) and reports sizes;
+``python -m ml_assets inspect PATH`` reads a bank export (or a folder of them) and prints what it
+found and the ``raw_transactions:`` params that read it."""
 
 from __future__ import annotations
 
@@ -30,7 +33,10 @@ def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(prog="python -m ml_assets", description=__doc__)
     parser.add_argument(
         "command",
-        choices=["days", "plan", "materialize-stale", "dvc-yaml", "comparison", "gc"],
+        choices=["days", "plan", "materialize-stale", "dvc-yaml", "comparison", "gc", "inspect"],
+    )
+    parser.add_argument(
+        "path", nargs="?", help="inspect: an export file, or a folder of them, to read"
     )
     parser.add_argument("--params", help="params.yaml (default: the repo's, or $TXN_PARAMS)")
     parser.add_argument("--profile", help="params profile (default: $TXN_PARAMS_PROFILE)")
@@ -54,6 +60,8 @@ def main(argv: list[str] | None = None) -> int:
         return dvc_yaml_command(check=args.check)
     if args.command == "days":
         return days_command(args.params, args.profile, args.artifacts)
+    if args.command == "inspect":
+        return inspect_command(args.path)
     from ml_assets.definitions import ASSETS, PARTITIONED
     from ml_assets.plan import build_plan, format_plan
     from resources.artifact_store import ArtifactStore
@@ -141,9 +149,28 @@ def days_command(params_path: str | None, profile: str | None, artifacts: str | 
     return 0
 
 
+def inspect_command(path: str | None) -> int:
+    """Print what an export (or each export of a folder) is and the params that read it."""
+    from ml_assets.core.inspect_export import inspect_path, report
+    from ml_assets.core.records import SchemaError
+
+    if path is None:
+        print("error: inspect needs a PATH: an export file or a folder of them", file=sys.stderr)
+        return 2
+    try:
+        inspections = inspect_path(Path(path))
+    except (FileNotFoundError, SchemaError) as err:
+        print(f"error: {err}", file=sys.stderr)
+        return 2
+    print(report(Path(path), inspections), end="")
+    return 1 if any(found.error for found in inspections) else 0
+
+
 def comparison_command(store: ArtifactStore) -> int:
     """The side-by-side accuracy table of the evaluation model_evaluation last materialized."""
     from ml_assets.assets.model_evaluation import STAGE as EVALUATION
+    from ml_assets.assets.registered_model import RECORD_FILE
+    from ml_assets.assets.registered_model import STAGE as REGISTRY
     from ml_assets.core.comparison import comparison_table
     from ml_assets.core.io import read_json
     from ml_assets.core.layouts import EVALUATION_FILE
@@ -158,6 +185,11 @@ def comparison_command(store: ArtifactStore) -> int:
     evaluation = read_json(current.verified().dir / EVALUATION_FILE)
     heads = list(evaluation["report"])
     print(comparison_table(evaluation["comparison"], heads))
+    registered = store.current_ref(REGISTRY.key)
+    if registered is not None:  # the promotion decision on that evaluation, when there is one
+        record = read_json(registered.verified().dir / RECORD_FILE)
+        if record["model_evaluation_digest"] == current.digest:
+            print(f"\n{record['model_id']}: {record['promotion']['verdict']}")
     return 0
 
 

@@ -19,9 +19,9 @@ from ml_assets.check_reasons import logged_check
 from ml_assets.core.io import ArtifactRef, atomic_write_json, read_json
 from ml_assets.core.layouts import INGEST_REPORT_FILE, QUARANTINE_FILE, RAW_FILE
 from ml_assets.core.params import RawTransactionsParams
-from ml_assets.core.partitions import DaySplit
 from ml_assets.core.quarantine import quarantine_verdict
 from ml_assets.core.raw_days import (
+    IntakeSplit,
     export_homes,
     feeding,
     files_split,
@@ -43,6 +43,8 @@ SUMMED = (
     "rows_quarantined",
     "duplicates_dropped",
     "duplicates_across_files",
+    "duplicates_same_balance",
+    "balance_breaks",
     "bytes",
     "seconds",
 )
@@ -116,10 +118,11 @@ ROWS_ACCOUNTED_FOR = dg.AssetCheckSpec(
         "id, account, posted date, amount, currency, the description as printed on statements, an "
         "optional merchant, and `category` / `transaction_type` labels on a minority of rows. "
         "Source: the seeded synthetic generator (default) or your exports (JSONL, CSV with issuer "
-        "presets, Parquet, OFX/QFX, CAMT.053, MT940, optionally gzip; a folder, an s3:// or gs:// "
-        "prefix) via `raw_transactions.source: files`; ids derived where the bank gives none, "
-        "overlapping downloads deduplicated. Bad rows go to quarantine.parquet with file, line "
-        "and reason."
+        "presets, preambles and European conventions, XLSX, Parquet, OFX/QFX, QIF, CAMT.053, "
+        "MT940, optionally gzip; a folder, an s3:// or gs:// prefix) via "
+        "`raw_transactions.source: files`; ids derived where the bank gives none, overlapping "
+        "downloads deduplicated, running balances checked. Bad rows go to quarantine.parquet "
+        "with file, line and reason."
     ),
 )
 def raw_transactions(
@@ -135,7 +138,7 @@ def raw_transactions(
     homes = source_homes(section, listing)
     shared: dict = {}  # the run's rows by day: read once, on the first day not memoized
 
-    def rows_by_day() -> tuple[DaySplit, float]:
+    def rows_by_day() -> tuple[IntakeSplit, float]:
         if not shared:
             started = time.perf_counter()
             shared["split"] = read_days(
@@ -183,6 +186,9 @@ def raw_transactions(
             "seconds": round(seconds, 3),
             "rows_per_second": round(result.rows_in / max(seconds, 1e-9)),
             **accounting,
+            # of duplicates_dropped: rows repeated with the same running balance; and rows
+            # whose running balance does not follow (kept, flagged with file and line)
+            **split.day_notes(day),
             "labeled_rows": labeled,
             "bytes": (folder / RAW_FILE).stat().st_size,
             "preview": table_preview(frame),
@@ -210,6 +216,8 @@ def raw_transactions(
             "read_seconds": round(shared["seconds"], 3),
             **shared.get("transfer", {}),
         }
+        if split.notes:  # per export: header line, preamble, balances, breaks, repeats
+            extra["exports"] = [notes.metadata() for _, notes in sorted(split.notes.items())]
         if split.rows_for_other_days:
             context.log.info(
                 f"{split.rows_for_other_days} rows were posted on days outside this run; they "
@@ -220,7 +228,7 @@ def raw_transactions(
     yield logged_check(context, rows_accounted_for({day: ref for day, (ref, _) in entries.items()}))
 
 
-def check_split(split: DaySplit, settings: RawTransactionsParams) -> None:
+def check_split(split: IntakeSplit, settings: RawTransactionsParams) -> None:
     """Stop the load before any day is written: no rows at all, or too many bad ones."""
     if settings.source == "files" and split.per_file and split.rows_read == 0:
         raise dg.Failure(
@@ -249,7 +257,7 @@ def read_days(
     days: list[str],
     store: ArtifactStore,
     shared: dict,
-) -> DaySplit:
+) -> IntakeSplit:
     """The run's rows by day: generated, or read from the exports that feed these days
     (remote ones fetched with verified, resumable downloads into the store's cache)."""
     if settings.source == "synthetic":

@@ -1,20 +1,24 @@
-"""CSV exports: line-by-line reading with bounded memory, and presets for the layouts card
-issuers and banks hand out (their columns, date format, sign convention and encoding), with a
-header check that names the missing column, the header found and the preset that fits.
+"""CSV exports: presets for the layouts card issuers and banks hand out (their columns, date
+format, sign convention and encoding), the column mapping of one file with a header check that
+names the missing column, the header found and the preset that fits, and the file's lines read
+one by one with bounded memory.
 
 A preset is a starting point: ``column_map`` and ``date_format`` in params override its
 entries. Issuer columns such as ``Category`` and ``Type`` become the ``category`` and
-``transaction_type`` labels.
+``transaction_type`` labels. Where the header is (banks put summaries above it) is decided by
+core.tables, with the mapping here.
 """
 
 from __future__ import annotations
 
 import csv
 import io
-from collections.abc import Callable, Iterator
+from collections.abc import Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
+from typing import NamedTuple
 
+from ml_assets.core.column_names import MONEY_IN, MONEY_OUT, balance_column
 from ml_assets.core.records import SchemaError, open_binary, parse_amount
 
 # The longest physical line (and field) read, in characters. csv's default field limit (131072)
@@ -82,6 +86,7 @@ CSV_PRESETS: dict[str, CsvPreset] = {
             "Description": "description",
             "Amount": "amount",
             "Type": "transaction_type",
+            "Balance": "balance",
         },
         date_format="%m/%d/%Y",
     ),
@@ -101,60 +106,124 @@ def fitting_presets(header: list[str]) -> list[str]:
     return [name for name, p in CSV_PRESETS.items() if set(p.required) <= set(header)]
 
 
-def check_header(
-    path: Path,
-    header: list[str],
-    column_map: dict[str, str],
-    chosen: str | None,
-    require_id: bool,
-) -> None:
-    """Raise, naming the mapped column, the header found and the preset that fits, when the
-    header cannot give every required field (one clear error instead of a quarantined file)."""
-    layout = preset(chosen)
-    problems = []
-    if layout is not None:
-        missing = [c for c in layout.required if c not in header]
-        if missing:
-            problems.append(f"csv_preset {chosen!r} needs columns {missing}")
-    found = set(header)
-    mapping = {**(layout.columns if layout else {}), **column_map}
-    targets = {ours for src, ours in mapping.items() if src in found} | (found - set(mapping))
-    if layout is not None and layout.debit_credit:
-        targets.add("amount")
-    for name in (*REQUIRED_COLUMNS, *(["transaction_id"] if require_id else [])):
-        if name in targets:
-            continue
-        sources = [src for src, ours in column_map.items() if ours == name]
-        if sources:
-            problems.append(f"column_map maps {sources[0]!r} -> {name!r}, not in the header")
-        elif layout is None:
-            problems.append(f"no column gives {name!r}")  # (a preset's are named above)
-    if not problems:
-        return
-    fits = [name for name in fitting_presets(header) if name != chosen]
-    hint = (
-        f"the header fits csv_preset: {fits[0]} ({CSV_PRESETS[fits[0]].about})"
-        if fits
-        else "set raw_transactions.column_map (your column -> ours) or a csv_preset "
-        f"({', '.join(CSV_PRESETS)})"
-    )
-    raise SchemaError(f"{path}:1: {'; '.join(problems)}; header: {header}; {hint}", "bad_header")
+@dataclass(frozen=True)
+class ColumnMapping:
+    """Their column -> ours for one file: a preset's columns with ``column_map`` over them,
+    and a running-balance column nobody mapped (it only checks rows, never changes one)."""
+
+    chosen: str | None = None
+    column_map: dict[str, str] = field(default_factory=dict)
+    require_id: bool = False
+
+    @property
+    def layout(self) -> CsvPreset | None:
+        return preset(self.chosen)
+
+    def columns(self, header: list[str]) -> dict[str, str]:
+        layout = self.layout
+        mapping = {**(layout.columns if layout else {}), **self.column_map}
+        if "balance" not in mapping.values() and (found := balance_column(header, set(mapping))):
+            mapping[found] = "balance"
+        return mapping
+
+    def problems(self, header: list[str]) -> list[str]:
+        """Why the header cannot give every required field ([] when it can)."""
+        layout = self.layout
+        problems = []
+        if layout is not None:
+            missing = [c for c in layout.required if c not in header]
+            if missing:
+                problems.append(f"csv_preset {self.chosen!r} needs columns {missing}")
+        found = set(header)
+        mapping = {**(layout.columns if layout else {}), **self.column_map}
+        targets = {ours for src, ours in mapping.items() if src in found} | (found - set(mapping))
+        if (layout is not None and layout.debit_credit) or targets & {"debit", "credit"}:
+            targets.add("amount")
+        for name in (*REQUIRED_COLUMNS, *(["transaction_id"] if self.require_id else [])):
+            if name in targets:
+                continue
+            sources = [src for src, ours in self.column_map.items() if ours == name]
+            if sources:
+                problems.append(f"column_map maps {sources[0]!r} -> {name!r}, not in the header")
+            elif layout is None:
+                problems.append(f"no column gives {name!r}")  # (a preset's are named above)
+        return problems
+
+    def check(
+        self, path: Path | str, header: list[str], line: int = 1, also: str = "", unit: str = "line"
+    ) -> None:
+        """Raise, naming the mapped column, the header found and the preset that fits, when
+        the header cannot give every required field (one clear error, not a quarantined file)."""
+        problems = self.problems(header)
+        if not problems:
+            return
+        fits = [name for name in fitting_presets(header) if name != self.chosen]
+        hint = (
+            f"the header fits csv_preset: {fits[0]} ({CSV_PRESETS[fits[0]].about})"
+            if fits
+            else "set raw_transactions.column_map (your column -> ours) or a csv_preset "
+            f"({', '.join(CSV_PRESETS)})"
+        )
+        place = f"{path}:{line}" if unit == "line" else f"{path} {unit} {line}"
+        raise SchemaError(
+            f"{place}: {'; '.join(problems)}; header: {header}; {hint}{also}", "bad_header"
+        )
 
 
-def signed_amount(record: dict, layout: CsvPreset, where: str) -> float | str | None:
-    """The amount in our convention (purchases negative) from a preset's columns."""
-    if layout.debit_credit:
-        debit_col, credit_col = layout.debit_credit
-        debit, credit = (record.get(c) or "" for c in layout.debit_credit)
-        if not debit.strip() and not credit.strip():
+def _blank(value: object) -> bool:
+    return value is None or (isinstance(value, str) and not value.strip())
+
+
+def signed_amount(
+    record: dict, layout: CsvPreset | None, spending: str | None, where: str
+) -> float | str | None:
+    """The amount in our convention (purchases negative): from two unsigned debit and credit
+    columns (a preset's, or mapped to ``debit`` / ``credit``), from an unsigned amount and a
+    column mapped to ``direction``, or the amount column flipped when the file lists purchases
+    as positive (``spending``, else the preset's)."""
+    columns = layout.debit_credit if layout is not None and layout.debit_credit else None
+    if columns is None and ("debit" in record or "credit" in record):
+        columns = ("debit", "credit")
+    if columns is not None:
+        debit, credit = (record.get(c) for c in columns)
+        if _blank(debit) and _blank(credit):
             return None  # reported as a missing amount
-        debit_value = parse_amount(debit, where, debit_col) if debit.strip() else 0.0
-        credit_value = parse_amount(credit, where, credit_col) if credit.strip() else 0.0
+        debit_value = 0.0 if _blank(debit) else parse_amount(debit, where, columns[0])
+        credit_value = 0.0 if _blank(credit) else parse_amount(credit, where, columns[1])
         return credit_value - abs(debit_value)
     amount = record.get("amount")
-    if layout.spending == "positive" and isinstance(amount, str) and amount.strip():
+    if "direction" in record and not _blank(amount):
+        return _directed(parse_amount(amount, where), record["direction"], where)
+    flip = (spending or (layout.spending if layout else "negative")) == "positive"
+    if flip and not _blank(amount):
         return -parse_amount(amount, where)
     return amount
+
+
+def _directed(amount: float, direction: object, where: str) -> float:
+    """An unsigned amount signed by its direction column ("Af"/"Bij", "Debit"/"Credit")."""
+    word = str(direction or "").strip().lower()
+    if word in MONEY_OUT:
+        return -abs(amount)
+    if word in MONEY_IN:
+        return abs(amount)
+    raise SchemaError(
+        f"{where}: the direction column says {direction!r}, neither money out "
+        f"({', '.join(sorted(MONEY_OUT))}) nor in ({', '.join(sorted(MONEY_IN))}); fix the row, "
+        "or map another column to direction in raw_transactions.column_map",
+        "bad_amount",
+        "amount",
+    )
+
+
+class CellRow(NamedTuple):
+    """One row of a table-shaped file: its line (or spreadsheet row), its cells or the error
+    that stopped reading them, its raw bytes, and whether it is an unterminated last line."""
+
+    line: int
+    cells: list | SchemaError
+    raw: bytes
+    unterminated: bool = False
 
 
 class _BoundedLines:
@@ -187,27 +256,24 @@ class _BoundedLines:
         return found
 
 
-def iter_csv(
-    path: Path,
-    encoding: str = "utf-8-sig",
-    on_header: Callable[[list[str]], None] | None = None,
-) -> Iterator[tuple[int, dict | SchemaError, bytes]]:
-    """CSV rows as strings (coercion names the field), one bad row never hiding the next:
-    undecodable bytes, a wrong number of columns, an over-long line and a truncated last line
-    are each reported with their line. Extra trailing empty columns (a trailing comma) are
-    dropped. ``on_header`` sees the header first and may raise."""
+def head_lines(path: Path, encoding: str, count: int = 60) -> list[str]:
+    """The first ``count`` lines (each cut at 64 Ki characters), for sniffing."""
+    with io.TextIOWrapper(
+        open_binary(path), encoding=encoding, errors="replace", newline=""
+    ) as handle:
+        lines = iter(lambda: handle.readline(65536), "")
+        return [line for _, line in zip(range(count), lines, strict=False)]
+
+
+def iter_csv_rows(path: Path, encoding: str, delimiter: str = ",") -> Iterator[CellRow]:
+    """Every non-blank CSV row with its line, one bad row never hiding the next: undecodable
+    bytes, an over-long line and a broken quote are each reported with their line."""
     csv.field_size_limit(MAX_LINE_CHARS)
     with io.TextIOWrapper(
         open_binary(path), encoding=encoding, errors="surrogateescape", newline=""
     ) as handle:
         lines = _BoundedLines(handle)
-        reader = csv.reader(iter(lines))
-        header = next(reader, None)
-        if header is None:
-            return
-        header = [h.strip() for h in header]
-        if on_header is not None:
-            on_header(header)
+        reader = csv.reader(iter(lines), delimiter=delimiter)
         while True:
             try:
                 values = next(reader)
@@ -219,7 +285,7 @@ def iter_csv(
             yield from _too_long_rows(path, lines)
             if error is not None:
                 at_end = lines.unterminated
-                yield (
+                yield CellRow(
                     reader.line_num,
                     SchemaError(
                         f"{path}:{reader.line_num}: {'truncated' if at_end else 'malformed'} "
@@ -227,18 +293,29 @@ def iter_csv(
                         "truncated_line" if at_end else "malformed_csv",
                     ),
                     b"",
+                    at_end,
                 )
                 continue
             if values is None:
                 return
-            if not values:
+            if not any(v.strip() for v in values):
                 continue  # a blank line (or one skipped for its length, reported above)
-            yield _csv_row(path, reader.line_num, header, values, lines.unterminated, encoding)
+            raw = delimiter.join(values)
+            raw_bytes = raw.encode("utf-8", errors="surrogateescape")
+            try:
+                raw.encode("utf-8")
+            except UnicodeEncodeError:
+                values = SchemaError(
+                    f"{path}:{reader.line_num}: not valid {encoding} (set "
+                    "raw_transactions.encoding, e.g. cp1252, if the bank writes another)",
+                    "invalid_utf8",
+                )
+            yield CellRow(reader.line_num, values, raw_bytes, lines.unterminated)
 
 
-def _too_long_rows(path: Path, lines: _BoundedLines) -> Iterator[tuple[int, SchemaError, bytes]]:
+def _too_long_rows(path: Path, lines: _BoundedLines) -> Iterator[CellRow]:
     for number, preview in lines.take_too_long():
-        yield (
+        yield CellRow(
             number,
             SchemaError(
                 f"{path}:{number}: line longer than {MAX_LINE_CHARS} characters (skipped "
@@ -247,36 +324,3 @@ def _too_long_rows(path: Path, lines: _BoundedLines) -> Iterator[tuple[int, Sche
             ),
             preview.encode("utf-8", errors="surrogateescape"),
         )
-
-
-def _csv_row(
-    path: Path, number: int, header: list[str], values: list[str], last: bool, encoding: str
-) -> tuple[int, dict | SchemaError, bytes]:
-    raw = ",".join(values)
-    raw_bytes = raw.encode("utf-8", errors="surrogateescape")
-    while len(values) > len(header) and not values[-1].strip():
-        values = values[:-1]  # a trailing comma
-    if len(values) != len(header):
-        truncated = last and len(values) < len(header)
-        return (
-            number,
-            SchemaError(
-                f"{path}:{number}: {'truncated last line: ' if truncated else ''}expected "
-                f"{len(header)} columns ({', '.join(header)}), found {len(values)}",
-                "truncated_line" if truncated else "malformed_csv",
-            ),
-            raw_bytes,
-        )
-    try:
-        raw.encode("utf-8")
-    except UnicodeEncodeError:
-        return (
-            number,
-            SchemaError(
-                f"{path}:{number}: not valid {encoding} (set raw_transactions.encoding, "
-                "e.g. cp1252, if the bank writes another)",
-                "invalid_utf8",
-            ),
-            raw_bytes,
-        )
-    return number, dict(zip(header, values, strict=True)), raw_bytes

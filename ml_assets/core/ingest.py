@@ -2,22 +2,22 @@
 preset, defensive record-by-record parsing, and a quarantine for bad rows.
 
 Every input row ends in exactly one place: kept, quarantined (with the reason, the field and
-the source file and line) or dropped as an exact duplicate of a kept row. ``scan_transactions``
-returns all three; ``read_transactions`` is the strict form that raises ``SchemaError`` on the
-first bad row.
+the source file and line) or dropped as a duplicate (an exact repeat of a kept row, or a repeat
+of a row with the same running balance). ``scan_transactions`` returns all three, and per file
+what the export said beyond its rows (preamble, balances, balance breaks; core.statements);
+``read_transactions`` is the strict form that raises ``SchemaError`` on the first bad row.
+Lines that are not rows (a preamble above the header, a balance line, a totals row) are
+counted in those notes, never as rows.
 
 Banks that give no transaction id get a derived one (records.derived_id), counted per file.
 """
 
 from __future__ import annotations
 
-import functools
 import hashlib
 import json
-import zlib
 from collections import Counter
-from collections.abc import Callable, Iterator
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
 
 import polars as pl
@@ -28,24 +28,30 @@ from ml_assets.core.accounting import (  # noqa: F401 - ingest's API
     IngestResult,
     quarantine_summary,
 )
-from ml_assets.core.bank_formats import iter_camt053, iter_mt940, iter_ofx
-from ml_assets.core.csv_exports import (
-    CsvPreset,
-    check_header,
-    iter_csv,
-    preset,
-    signed_amount,
+from ml_assets.core.column_names import INTAKE_FIELDS
+from ml_assets.core.csv_exports import preset
+from ml_assets.core.export_files import (
+    STATEMENT_FORMATS,  # noqa: F401 - ingest's API
+    TABLE_FORMATS,
+    FileReading,
+    continue_chain,
+    guarded,
+    note_statement_line,
+    open_export,
 )
-from ml_assets.core.jsonl_exports import iter_jsonl
+from ml_assets.core.export_settings import ExportSettings
 from ml_assets.core.records import (  # RAW_SCHEMA and SchemaError are ingest's API too
     RAW_PREVIEW_CHARS,
     RAW_SCHEMA,
     TRANSACTION_IDS,
     SchemaError,
-    coerce_record,
-    derived_id,
-    identity_key,
     read_validated_jsonl,  # noqa: F401 - ingest's API
+)
+from ml_assets.core.statements import (
+    ExportNotes,
+    RunningBalance,
+    check_balances,
+    statement_line,
 )
 
 _SUFFIX_FORMAT = {
@@ -53,6 +59,7 @@ _SUFFIX_FORMAT = {
     ".ndjson": "jsonl",
     ".json": "jsonl",
     ".csv": "csv",
+    ".tsv": "csv",
     ".parquet": "parquet",
     ".ofx": "ofx",
     ".qfx": "ofx",  # Quicken's OFX
@@ -60,8 +67,11 @@ _SUFFIX_FORMAT = {
     ".sta": "mt940",
     ".mt940": "mt940",
     ".940": "mt940",
+    ".xlsx": "xlsx",
+    ".xlsm": "xlsx",
+    ".qif": "qif",
 }
-FORMATS = ("auto", "jsonl", "csv", "parquet", "ofx", "camt053", "mt940")
+FORMATS = ("auto", "jsonl", "csv", "parquet", "ofx", "camt053", "mt940", "xlsx", "qif")
 
 
 def list_input_files(path: Path, fmt: str) -> list[Path]:
@@ -95,107 +105,84 @@ def format_of(path: Path, fmt: str, strict: bool = True) -> str | None:
     return found
 
 
-def _iter_records(
-    path: Path, fmt: str, encoding: str, on_header: Callable[[list[str]], None] | None
-) -> Iterator[tuple[str, int | None, dict | SchemaError, bytes]]:
-    """(where, line, record or error, raw bytes) for every row of one file. A file that
-    stops being readable part-way (a corrupt gzip stream or Parquet footer, an I/O error)
-    ends with one ``unreadable_file`` row naming the line it stopped at: the rows before it
-    count, and the load never dies without naming the file."""
-    if fmt == "csv":
-        rows = iter_csv(path, encoding, on_header)
-    elif fmt == "parquet":
-        rows = _iter_parquet(path)
-    elif fmt in _READERS:
-        rows = _READERS[fmt](path)
-    else:
-        raise SchemaError(f"{path}: unsupported format {fmt!r}")
-    number = 0
-    try:
-        for number, record, raw in rows:
-            where = f"{path} row {number}" if fmt == "parquet" else f"{path}:{number}"
-            yield where, number, record, raw
-    except (OSError, EOFError, zlib.error, pl.exceptions.PolarsError) as err:
-        where = f"{path}:{number + 1}"
-        error = SchemaError(
-            f"{where}: the file is not readable from here on ({type(err).__name__}: {err}); "
-            "re-download or re-export it",
-            "unreadable_file",
-        )
-        yield where, number + 1, error, b""
-
-
-def _iter_parquet(path: Path) -> Iterator[tuple[int, dict, bytes]]:
-    for index, record in enumerate(pl.read_parquet(path).iter_rows(named=True)):
-        yield index, record, json.dumps(record, default=str).encode()
-
-
-_READERS = {"jsonl": iter_jsonl, "ofx": iter_ofx, "camt053": iter_camt053, "mt940": iter_mt940}
-STATEMENT_FORMATS = ("ofx", "camt053", "mt940")  # records arrive in our column names
-
-
 def _row_digest(row: dict) -> str:
     return hashlib.sha256(json.dumps(row, sort_keys=True, default=str).encode()).hexdigest()
 
 
-@dataclass(frozen=True)
-class _FileReading:
-    """How one file's records become rows: its format, our names for its columns, its date
-    format and text encoding, and the CSV preset whose sign convention applies."""
+@dataclass
+class ScanResult(IngestResult):
+    """An IngestResult with what each export said beyond its rows (core.statements)."""
 
-    fmt: str
-    mapping: dict[str, str]
-    date_format: str | None
-    encoding: str
-    layout: CsvPreset | None  # only for CSV files
+    notes: list[ExportNotes] = field(default_factory=list)
 
-    @classmethod
-    def of(
-        cls,
-        file: Path,
-        fmt: str,
-        csv_preset: str | None,
-        column_map: dict[str, str],
-        date_format: str | None,
-        encoding: str | None,
-    ) -> _FileReading:
-        if fmt in STATEMENT_FORMATS:  # records arrive in our names, dates as dates
-            return cls(fmt, {}, None, encoding or "utf-8-sig", None)
-        layout = preset(csv_preset) if fmt == "csv" else None
-        return cls(
-            fmt,
-            {**(layout.columns if layout else {}), **column_map},
-            date_format or (layout.date_format if layout else None),
-            encoding or (layout.encoding if layout else "utf-8-sig"),
-            layout,
+
+class _Tally:
+    """Every row of a scan in exactly one place: kept, quarantined or a dropped duplicate."""
+
+    def __init__(self, with_origin: bool):
+        self.with_origin = with_origin
+        self.rows: list[dict] = []
+        self.rejects: list[dict] = []
+        self.seen: dict[str, tuple[str, str]] = {}
+        self.rows_in = self.duplicates = 0
+        self.reasons: Counter = Counter()
+        self.duplicate_dates: Counter = Counter()
+
+    def reject(self, file: Path, line: int | None, error: SchemaError, raw: bytes) -> None:
+        self.reasons[error.reason] += 1
+        self.rejects.append(
+            {
+                "source": str(file),
+                "line": line,
+                "reason": error.reason,
+                "field": error.field,
+                "detail": str(error),
+                "raw": raw[:RAW_PREVIEW_CHARS].decode("utf-8", errors="replace").rstrip("\n"),
+                "raw_bytes": len(raw),
+            }
         )
 
-    def to_row(
-        self,
-        record: dict,
-        where: str,
-        max_description_chars: int | None,
-        transaction_ids: str,
-        occurrences: Counter,
-    ) -> tuple[dict, bool]:
-        """The validated row and whether its id was derived (``occurrences`` counts identical
-        rows of one account and day in this file, for derived ids)."""
-        renamed = {self.mapping.get(key, key): value for key, value in record.items()}
-        derive = transaction_ids == "derived" or (
-            transaction_ids == "auto" and "transaction_id" not in renamed
+    def duplicate(self, posted_date: str) -> None:
+        self.duplicates += 1
+        self.duplicate_dates[posted_date] += 1
+
+    def keep(self, file: Path, line: int, where: str, row: dict, derived: bool, raw: bytes) -> bool:
+        """Keep the row unless its id was seen: with the same content a dropped duplicate,
+        with other content a quarantined conflict."""
+        key, digest = row["transaction_id"], _row_digest(row)
+        if key in self.seen:
+            first_where, first_digest = self.seen[key]
+            if digest == first_digest:
+                self.duplicate(row["posted_date"])
+            else:
+                error = SchemaError(
+                    f"{where}: duplicate transaction_id {key!r} with different content "
+                    f"(first at {first_where})",
+                    "conflicting_duplicate_id",
+                    "transaction_id",
+                )
+                self.reject(file, line, error, raw)
+            return False
+        self.seen[key] = (where, digest)
+        if self.with_origin:
+            row["_source"], row["_line"], row["_derived"] = str(file), line, derived
+        self.rows.append(row)
+        return True
+
+    def result(self, notes: list[ExportNotes]) -> ScanResult:
+        return ScanResult(
+            kept=pl.DataFrame(
+                self.rows,
+                schema={**RAW_SCHEMA, **(ORIGIN if self.with_origin else {})},
+                orient="row",
+            ),
+            quarantined=pl.DataFrame(self.rejects, schema=QUARANTINE_SCHEMA, orient="row"),
+            duplicates=self.duplicates,
+            rows_in=self.rows_in,
+            reasons=self.reasons,
+            duplicate_dates=self.duplicate_dates,
+            notes=notes,
         )
-        if derive:
-            renamed["transaction_id"] = "derived"  # replaced once the row is coerced
-        if self.layout is not None:
-            renamed["amount"] = signed_amount(renamed, self.layout, where)
-        row = coerce_record(
-            renamed, where, self.date_format, max_description_chars, self.mapping, record
-        )
-        if derive:
-            identity = identity_key(row)
-            row["transaction_id"] = derived_id(row, occurrences[identity])
-            occurrences[identity] += 1
-        return row, derive
 
 
 def scan_transactions(
@@ -210,104 +197,144 @@ def scan_transactions(
     transaction_ids: str = "auto",
     csv_preset: str | None = None,
     encoding: str | None = None,
-) -> IngestResult:
+    delimiter: str = "auto",
+    decimal: str = "auto",
+    header_line: int | None = None,
+    spending: str | None = None,
+    sheet: str | None = None,
+    exports: dict[str, dict] | None = None,
+) -> ScanResult:
     """Read a file or folder of exports (or exactly ``files``); every row is kept,
     quarantined or a dropped duplicate. ``with_origin`` adds ``_source``, ``_line`` and
     ``_derived`` to the kept rows (for deduplicating across files later).
 
     ``transaction_ids``: ``column`` requires the export's id; ``derived`` always derives one
     (``derived_id``); ``auto`` derives it for records that have no id field at all.
-    ``csv_preset`` names an issuer layout (csv_exports.CSV_PRESETS) for CSV files; ``column_map``
-    and ``date_format`` override its entries. Statement formats (OFX, CAMT.053, MT940) arrive
-    in our column names and ignore both."""
-    column_map = column_map or {}
-    unknown_targets = sorted(set(column_map.values()) - set(RAW_SCHEMA))
-    if unknown_targets:
-        raise SchemaError(
-            f"column_map maps to unknown columns {unknown_targets}; ours are {list(RAW_SCHEMA)}"
-        )
+    The reading keys (``csv_preset``, ``column_map``, ``date_format``, ``encoding``,
+    ``delimiter``, ``decimal``, ``header_line``, ``spending``, ``sheet``; see
+    core.export_settings) apply to CSV and spreadsheet files, ``exports`` replaces them per
+    file-name pattern; statement formats (OFX, CAMT.053, MT940) arrive in our column names."""
+    base = ExportSettings(
+        csv_preset,
+        column_map or {},
+        date_format,
+        encoding,
+        delimiter,
+        decimal,
+        header_line,
+        spending,
+        sheet,
+    )
+    _check_settings(base, exports or {})
     if transaction_ids not in TRANSACTION_IDS:
         raise SchemaError(
             f"transaction_ids must be one of {TRANSACTION_IDS}, got {transaction_ids!r}"
         )
-    preset(csv_preset)  # an unknown name fails before any file is read
-    rows, rejects, seen, duplicates, rows_in = [], [], {}, 0, 0
-    reasons: Counter = Counter()
-    duplicate_dates: Counter = Counter()
-
-    def reject(file: Path, line, error: SchemaError, raw: bytes) -> None:
-        reasons[error.reason] += 1
-        rejects.append(
-            {
-                "source": str(file),
-                "line": line,
-                "reason": error.reason,
-                "field": error.field,
-                "detail": str(error),
-                "raw": raw[:RAW_PREVIEW_CHARS].decode("utf-8", errors="replace").rstrip("\n"),
-                "raw_bytes": len(raw),
-            }
-        )
-
+    tally, notes = _Tally(with_origin), []
     for file in files if files is not None else list_input_files(path, fmt):
-        reading = _FileReading.of(
-            file, format_of(file, fmt), csv_preset, column_map, date_format, encoding
+        settings = base.for_file(file, exports)
+        notes.append(
+            _scan_file(
+                file, format_of(file, fmt), settings, tally, transaction_ids, max_description_chars
+            )
         )
-        on_header = functools.partial(
-            check_header,
-            file,
-            column_map=column_map,
-            chosen=csv_preset,
-            require_id=transaction_ids == "column",
-        )
-        occurrences: Counter = Counter()  # identical rows of one account and day, in this file
-        for where, line, record, raw in _iter_records(
-            file, reading.fmt, reading.encoding, on_header
-        ):
-            rows_in += 1
-            if isinstance(record, SchemaError):
-                reject(file, line, record, raw)
-                continue
-            try:
-                row, derive = reading.to_row(
-                    record, where, max_description_chars, transaction_ids, occurrences
-                )
-            except SchemaError as err:
-                reject(file, line, err, raw)
-                continue
-            key, digest = row["transaction_id"], _row_digest(row)
-            if key in seen:
-                first_where, first_digest = seen[key]
-                if digest == first_digest:
-                    duplicates += 1
-                    duplicate_dates[row["posted_date"]] += 1
-                else:
-                    reject(
-                        file,
-                        line,
-                        SchemaError(
-                            f"{where}: duplicate transaction_id {key!r} with different content "
-                            f"(first at {first_where})",
-                            "conflicting_duplicate_id",
-                            "transaction_id",
-                        ),
-                        raw,
-                    )
-                continue
-            seen[key] = (where, digest)
-            if with_origin:
-                row["_source"], row["_line"], row["_derived"] = str(file), line, derive
-            rows.append(row)
-    return IngestResult(
-        kept=pl.DataFrame(
-            rows, schema={**RAW_SCHEMA, **(ORIGIN if with_origin else {})}, orient="row"
-        ),
-        quarantined=pl.DataFrame(rejects, schema=QUARANTINE_SCHEMA, orient="row"),
-        duplicates=duplicates,
-        rows_in=rows_in,
-        reasons=reasons,
-        duplicate_dates=duplicate_dates,
-    )
+    return tally.result(notes)
+
+
+def _check_settings(base: ExportSettings, exports: dict[str, dict]) -> None:
+    """Unknown column_map targets and preset names fail before any file is read."""
+    for keys in [vars(base), *exports.values()]:
+        targets = set((keys.get("column_map") or {}).values())
+        unknown = sorted(targets - set(RAW_SCHEMA) - set(INTAKE_FIELDS))
+        if unknown:
+            raise SchemaError(
+                f"column_map maps to unknown columns {unknown}; ours are {list(RAW_SCHEMA)}, "
+                f"and {', '.join(INTAKE_FIELDS)} (read, not stored)"
+            )
+        preset(keys.get("csv_preset"))
+
+
+def _scan_file(
+    file: Path,
+    fmt: str,
+    settings: ExportSettings,
+    tally: _Tally,
+    transaction_ids: str,
+    max_description_chars: int | None,
+) -> ExportNotes:
+    """Every record of one file into the tally; what the file said beyond its rows, checked
+    against them, into its notes."""
+    notes = ExportNotes(str(file), fmt)
+    reading, records = open_export(file, fmt, settings, transaction_ids == "column", notes)
+    scan = _FileScan(file, reading, tally, notes, transaction_ids, max_description_chars)
+    held = []  # repeats of a row with the same running balance, judged at the end
+    for line, record, raw in guarded(file, records):
+        if isinstance(record, SchemaError):
+            tally.rows_in += 1
+            scan.reject(line, record, raw)
+            continue
+        renamed = reading.renamed(record)
+        if fmt in TABLE_FORMATS and (kind := statement_line(renamed)):
+            note_statement_line(notes, scan.chain, line, kind, renamed, reading)
+            continue
+        tally.rows_in += 1
+        repeat = reading.repeat_key(record, renamed)
+        if repeat is not None and repeat in scan.repeats:
+            held.append((line, record, raw, renamed, scan.repeats[repeat]))
+            continue
+        scan.take(line, record, raw, renamed, repeat)
+    # a repeat is an export glitch only where the column is a running balance: in a column
+    # that stays put (an account's available balance) two identical coffees are two
+    running = scan.chain.runs()
+    for line, record, raw, renamed, day in held:
+        if running:
+            tally.duplicate(day)
+            notes.duplicates_same_balance[day] += 1
+        else:
+            scan.take(line, record, raw, renamed, None)
+    check_balances(notes, scan.chain, scan.total, scan.quarantined)
+    return notes
+
+
+class _FileScan:
+    """One file's rows into the tally, with what the balance checks need."""
+
+    def __init__(
+        self,
+        file: Path,
+        reading: FileReading,
+        tally: _Tally,
+        notes: ExportNotes,
+        transaction_ids: str,
+        max_description_chars: int | None,
+    ):
+        self.file, self.reading, self.tally, self.notes = file, reading, tally, notes
+        self.transaction_ids, self.max_chars = transaction_ids, max_description_chars
+        self.occurrences: Counter = Counter()  # identical rows of one account and day
+        self.repeats: dict[tuple, str] = {}  # rows with a running balance -> their posted day
+        self.chain, self.total, self.quarantined = RunningBalance(), 0.0, []
+
+    def reject(self, line: int, error: SchemaError, raw: bytes) -> None:
+        self.tally.reject(self.file, line, error, raw)
+        self.quarantined.append(line)
+
+    def take(self, line: int, record: dict, raw: bytes, renamed: dict, repeat: tuple | None):
+        where = self.reading.where(self.file, line)
+        try:
+            row, derived, balance = self.reading.to_row(
+                renamed, where, self.max_chars, self.transaction_ids, self.occurrences, record
+            )
+        except SchemaError as err:
+            self.reject(line, err, raw)
+            continue_chain(self.chain, self.reading, line, renamed)
+            return
+        if not self.tally.keep(self.file, line, where, row, derived, raw):
+            return
+        self.total += row["amount"]
+        if repeat is not None:
+            self.repeats[repeat] = row["posted_date"]
+        if balance is not None:
+            self.chain.add(line, row["posted_date"], row["amount"], balance)
 
 
 def read_transactions(

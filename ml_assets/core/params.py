@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import copy
 import datetime as dt
+import functools
 import os
 from pathlib import Path
 from typing import Any, Literal
@@ -31,7 +32,49 @@ class _Section(BaseModel):
     model_config = ConfigDict(extra="forbid", frozen=True)
 
 
-ExportFormat = Literal["auto", "jsonl", "csv", "parquet", "ofx", "camt053", "mt940"]
+ExportFormat = Literal[
+    "auto", "jsonl", "csv", "parquet", "ofx", "camt053", "mt940", "xlsx", "qif"
+]  # fmt: skip
+Delimiter = Literal["auto", ",", ";", "\t", "|"]
+DecimalMark = Literal["auto", ".", ","]
+Spending = Literal["negative", "positive"]
+
+
+def _check_reading(section: BaseModel) -> None:
+    """A csv_preset or encoding that does not exist fails when params load."""
+    preset, encoding = getattr(section, "csv_preset", None), getattr(section, "encoding", None)
+    if preset is not None:
+        from ml_assets.core.csv_exports import CSV_PRESETS
+
+        if preset not in CSV_PRESETS:
+            raise ValueError(f"unknown csv_preset {preset!r}; known: {', '.join(CSV_PRESETS)}")
+    if encoding is not None:
+        import codecs
+
+        try:
+            codecs.lookup(encoding)
+        except LookupError as err:
+            raise ValueError(f"unknown encoding {encoding!r} (e.g. utf-8, cp1252)") from err
+
+
+class ExportReadingParams(_Section):
+    """How the exports one file-name pattern of raw_transactions.exports matches are read;
+    a key left out keeps the section's value."""
+
+    csv_preset: str | None = None
+    column_map: dict[str, str] | None = None
+    date_format: str | None = None
+    encoding: str | None = None
+    delimiter: Delimiter | None = None
+    decimal: DecimalMark | None = None
+    header_line: int | None = Field(None, ge=0)
+    spending: Spending | None = None
+    sheet: str | None = None
+
+    @model_validator(mode="after")
+    def _known_names(self) -> ExportReadingParams:
+        _check_reading(self)
+        return self
 
 
 class RawTransactionsParams(_Section):
@@ -48,7 +91,23 @@ class RawTransactionsParams(_Section):
     csv_preset: str | None = None  # an issuer CSV layout (ml_assets/core/csv_exports.py)
     column_map: dict[str, str] = Field(default_factory=dict)
     date_format: str | None = None
-    encoding: str | None = None  # CSV text encoding; None: the preset's, else UTF-8
+    encoding: str | None = None  # CSV/QIF text encoding; None: the preset's, else UTF-8
+    # CSV field separator; auto: sniffed per file (, ; tab |)
+    delimiter: Delimiter = "auto"
+    # decimal mark of amounts written as text; auto: read per file from its amounts ("2,474.74"
+    # vs "1.234,56"); the other mark is the thousands separator
+    decimal: DecimalMark = "auto"
+    # the line (CSV) or row (spreadsheet) of the column names; None: the first of the first 50
+    # that gives the required fields (lines above it are a preamble); 0: the file has none and
+    # its columns are named 1, 2, 3, ... in column_map
+    header_line: int | None = Field(None, ge=0)
+    # the sign a purchase has in the file; None: the preset's, else negative (as ours)
+    spending: Spending | None = None
+    sheet: str | None = None  # spreadsheet sheet; None: the first whose header fits
+    # a folder of several banks' exports: file-name glob -> reading keys for the files it
+    # matches (csv_preset, column_map, date_format, encoding, delimiter, decimal, header_line,
+    # spending, sheet), over the ones above; the first matching pattern wins
+    exports: dict[str, ExportReadingParams] = Field(default_factory=dict)
     # column: the export's id is required; derived: a hash of the row and its occurrence number
     # among identical rows (banks whose ids change between downloads); auto: derived when the
     # export has no id field
@@ -67,22 +126,7 @@ class RawTransactionsParams(_Section):
     def _files_need_path(self) -> RawTransactionsParams:
         if self.source == "files" and not self.path:
             raise ValueError("source: files needs `path` (a file or a folder of exports)")
-        if self.csv_preset is not None:
-            from ml_assets.core.csv_exports import CSV_PRESETS
-
-            if self.csv_preset not in CSV_PRESETS:
-                raise ValueError(
-                    f"unknown csv_preset {self.csv_preset!r}; known: {', '.join(CSV_PRESETS)}"
-                )
-        if self.encoding is not None:
-            import codecs
-
-            try:
-                codecs.lookup(self.encoding)
-            except LookupError as err:
-                raise ValueError(
-                    f"unknown encoding {self.encoding!r} (e.g. utf-8, cp1252)"
-                ) from err
+        _check_reading(self)
         return self
 
 
@@ -413,20 +457,38 @@ def load_params(
         raise ParamsError(f"{params_path}{where}: not valid YAML: {err}") from err
     if not isinstance(raw, dict):
         raise ParamsError(f"{params_path}: top level must be a mapping of sections")
-    profiles = raw.pop("profiles", {}) or {}
+    own = raw.pop("profiles", {}) or {}
+    # a small params file of one's own gets the built-in profiles (tiny, gpu); its own win
+    profiles = {**builtin_profiles(params_path), **own}
     profile = profile if profile is not None else os.environ.get(PROFILE_ENV) or None
     if profile and profile not in profiles:
         raise ParamsError(
             f"{params_path}: unknown profile {profile!r}; defined: {sorted(profiles)}"
         )
-    # every profile is checked now, not on the day someone selects it
-    for name in sorted(set(profiles) - {profile}):
-        _validated(deep_merge(raw, profiles[name]), params_path, text, name)
+    # every profile the file defines is checked now, not on the day someone selects it (the
+    # built-in ones are checked with params.yaml, and over this file when selected)
+    for name in sorted(set(own) - {profile}):
+        _validated(deep_merge(raw, own[name]), params_path, text, name)
     if profile:
         raw = deep_merge(raw, profiles[profile])
     if overrides:
         raw = deep_merge(raw, overrides)
     return _validated(raw, params_path, text, profile)
+
+
+def builtin_profiles(params_path: Path) -> dict[str, Any]:
+    """The repository's params.yaml profiles, for a params file elsewhere ({} for itself)."""
+    if not DEFAULT_PARAMS_PATH.is_file() or params_path.resolve() == DEFAULT_PARAMS_PATH:
+        return {}
+    stat = DEFAULT_PARAMS_PATH.stat()
+    return copy.deepcopy(_profiles_of(DEFAULT_PARAMS_PATH, stat.st_mtime_ns, stat.st_size))
+
+
+@functools.lru_cache(maxsize=4)
+def _profiles_of(path: Path, mtime_ns: int, size: int) -> dict[str, Any]:
+    """(``mtime_ns`` and ``size`` key the cache: an edited params.yaml is read again.)"""
+    raw = yaml.load(path.read_text(), Loader=_YAML_LOADER) or {}  # noqa: S506 - a safe loader
+    return raw.get("profiles") or {}
 
 
 def _validated(raw: dict, params_path: Path, text: str, profile: str | None) -> PipelineParams:

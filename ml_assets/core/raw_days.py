@@ -1,9 +1,11 @@
-"""The rows of a run's days, from the synthetic generator or from export files."""
+"""The rows of a run's days, from the synthetic generator or from export files, with what
+each export said beyond its rows."""
 
 from __future__ import annotations
 
 import datetime as dt
 import functools
+from dataclasses import dataclass, field
 from pathlib import Path
 
 import polars as pl
@@ -11,6 +13,7 @@ import polars as pl
 from ml_assets.core.ingest import (
     QUARANTINE_SCHEMA,
     IngestResult,
+    ScanResult,
     list_input_files,
     scan_transactions,
 )
@@ -23,6 +26,7 @@ from ml_assets.core.partitions import (
     fits_named_day,
     split_by_day,
 )
+from ml_assets.core.statements import ExportNotes
 from ml_assets.core.synthetic import generate_transactions
 
 
@@ -81,7 +85,7 @@ def synthetic_start(settings: RawTransactionsParams, today: dt.date | None = Non
     return today - dt.timedelta(days=settings.days)
 
 
-def synthetic_split(settings: RawTransactionsParams, days: list[str]) -> DaySplit:
+def synthetic_split(settings: RawTransactionsParams, days: list[str]) -> IntakeSplit:
     """The seeded generator's rows by posted date; days outside its span are empty."""
     frame = generate_transactions(
         settings.n_rows,
@@ -97,12 +101,12 @@ def synthetic_split(settings: RawTransactionsParams, days: list[str]) -> DaySpli
     }
     split = {day: IngestResult(rows, empty, 0, rows.height) for day, rows in by_day.items()}
     in_run = sum(r.rows_in for r in split.values())
-    return DaySplit(split, frame.height, frame.height - in_run)
+    return IntakeSplit(split, frame.height, frame.height - in_run)
 
 
 def scan_exports(
     path: Path, settings: RawTransactionsParams, with_origin: bool = False
-) -> IngestResult:
+) -> ScanResult:
     """One export validated exactly as raw_transactions validates it (batch_predictions too)."""
     return scan_transactions(
         path,
@@ -115,7 +119,45 @@ def scan_exports(
         transaction_ids=settings.transaction_ids,
         csv_preset=settings.csv_preset,
         encoding=settings.encoding,
+        delimiter=settings.delimiter,
+        decimal=settings.decimal,
+        header_line=settings.header_line,
+        spending=settings.spending,
+        sheet=settings.sheet,
+        exports={k: v.model_dump(exclude_none=True) for k, v in settings.exports.items()},
     )
+
+
+@dataclass
+class IntakeSplit(DaySplit):
+    """A run's rows by day, with what each export said beyond its rows (its preamble,
+    balances, running-balance breaks; core.statements), by export name, and the day each
+    export belongs to as a whole (None: its rows go by posted date)."""
+
+    notes: dict[str, ExportNotes] = field(default_factory=dict)
+    homes: dict[str, str | None] = field(default_factory=dict)
+
+    def day_notes(self, day: str) -> dict[str, int | list[str]]:
+        """The day's share of the notes: repeats dropped for their running balance, and the
+        running-balance breaks of rows that went to it (with their file and line)."""
+        breaks, repeats = [], 0
+        for name, notes in sorted(self.notes.items()):
+            home = self.homes.get(name)
+            breaks += [
+                b.describe(notes.where(b.line), notes.unit)
+                for b in notes.breaks
+                if (home or b.posted_date) == day
+            ]
+            by_day = notes.duplicates_same_balance
+            if home is None:
+                repeats += by_day.get(day, 0)
+            elif home == day:
+                repeats += sum(by_day.values())
+        return {
+            "duplicates_same_balance": repeats,
+            "balance_breaks": len(breaks),
+            "balance_break_lines": breaks[:20],
+        }
 
 
 def files_split(
@@ -123,7 +165,7 @@ def files_split(
     settings: RawTransactionsParams,
     days: list[str],
     homes: dict[str, str | None] | None = None,
-) -> DaySplit:
+) -> IntakeSplit:
     """Validate every row of every export once, then assign rows to days (see partitions;
     ``homes`` from export_homes, by default computed here for local files)."""
     if homes is None:
@@ -131,7 +173,10 @@ def files_split(
     per_file = {
         name: scan_exports(path, settings, with_origin=True) for name, path in sorted(files.items())
     }
-    return split_by_day(per_file, days, homes)
+    split = split_by_day(per_file, days, homes)
+    notes = {name: result.notes[0] for name, result in per_file.items() if result.notes}
+    warnings = [*split.warnings, *(w for n in notes.values() for w in n.warnings)]
+    return IntakeSplit(**{**vars(split), "warnings": warnings}, notes=notes, homes=homes)
 
 
 def local_identities(files: dict[str, Path]) -> dict[str, str]:

@@ -1,0 +1,103 @@
+"""What banks call their columns, by our field: the names US, UK, German, French, Dutch,
+Spanish and Italian downloads use. ``inspect`` guesses a column_map from them; the load uses
+them only to find a running-balance column nobody mapped (a balance is never a transaction
+field, so guessing it cannot change a row)."""
+
+from __future__ import annotations
+
+import re
+
+# Beside our raw fields, columns a reader uses without storing them: a running balance, two
+# unsigned amount columns, and a column that says which way an unsigned amount went.
+INTAKE_FIELDS = ("balance", "debit", "credit", "direction")
+# the values of a direction column ("Af Bij", "Debit/Credit", "S/H"), lower case
+MONEY_OUT = frozenset({"af", "debit", "dr", "d", "s", "soll", "out", "-", "debet", "withdrawal"})
+MONEY_IN = frozenset({"bij", "credit", "cr", "c", "h", "haben", "in", "+", "deposit"})
+
+
+def _names(text: str) -> tuple[str, ...]:
+    return tuple(text.split("|"))
+
+
+# our field -> header names, normalized (see normalized), the likeliest first: of a header with
+# "Transaction Date" and "Post Date", the posting date is the day a row belongs to
+SYNONYMS: dict[str, tuple[str, ...]] = {
+    "posted_date": _names(
+        "posted date|post date|posting date|booking date|date posted|buchungstag|"
+        "buchungsdatum|date de comptabilisation|boekdatum|fecha contable|date|"
+        "transaction date|trans date|datum|fecha|data|date operation|value date|valuta|"
+        "valutadatum|wertstellung|date de valeur"
+    ),
+    "description": _names(
+        "description|transaction description|details|narrative|memo|payee|name|"
+        "verwendungszweck|beschreibung|libelle|libelle operation|"
+        "omschrijving|mededelingen|concepto|descrizione|text|reference text|particulars"
+    ),
+    "amount": _names(
+        "amount|transaction amount|betrag|umsatz|montant|bedrag|importe|importo|value|sum"
+    ),
+    "debit": _names(
+        "debit|debits|withdrawal|withdrawals|money out|paid out|debit amount|soll|ausgang"
+    ),
+    "credit": _names(
+        "credit|credits|deposit|deposits|money in|paid in|credit amount|haben|eingang"
+    ),
+    "balance": _names(
+        # (not "available balance": it does not run with the rows)
+        "balance|running balance|running bal|saldo|kontostand|solde"
+    ),
+    "transaction_id": _names(
+        "transaction id|transaction reference|reference number|ref number|fitid|id|"
+        "reference|referenz|kundenreferenz|reference id"
+    ),
+    "currency": _names("currency|waehrung|wahrung|devise|valuta code|ccy"),
+    "account_id": _names(
+        # (not IBAN or Kontonummer: in many exports that is the other party's account)
+        "account|account number|account no|card no|card number|auftragskonto"
+    ),
+    "merchant": _names("merchant name|merchant|clean merchant name"),
+    # the other party of a transfer or debit, beside a purpose text ("Auftraggeber /
+    # Begünstigter" + "Verwendungszweck"): both are the description, joined (as CAMT.053's are)
+    "counterparty": _names(
+        "counterparty|beguenstigter zahlungspflichtiger|auftraggeber beguenstigter|"
+        "beguenstigter|auftraggeber empfaenger|zahlungsempfaenger|empfaenger|"
+        "tegenrekening naam|naam|nom|payee name|name of other party"
+    ),
+    "direction": _names(
+        "af bij|debit credit|credit debit|dr cr|cr dr|soll haben|s h|direction|"
+        "credit debit indicator|debit credit indicator|cdt dbt ind"
+    ),
+    "category": _names("category|kategorie|categorie|categoria"),
+    "transaction_type": _names(
+        "type|transaction type|buchungstext|buchungsart|umsatzart|type operation"
+    ),
+}
+_FOLD = str.maketrans(
+    {"ä": "ae", "ö": "oe", "ü": "ue", "ß": "ss", "é": "e", "è": "e", "ê": "e", "ç": "c", "à": "a"}
+)
+
+
+# a currency named in a column's name says nothing about what the column is
+_CURRENCY_WORDS = re.compile(r"( in)? (eur|euro|euros|usd|gbp|chf|cad|aud|sek|nok|dkk|pln)$")
+
+
+def normalized(name: object) -> str:
+    """A header name as SYNONYMS spell it: lower case, accents and umlauts spelled out,
+    punctuation, repeated spaces and a trailing currency gone ("Running Bal." -> "running bal",
+    "Betrag (EUR)" -> "betrag", "Débit euros" -> "debit")."""
+    text = str(name).strip().lower().translate(_FOLD)
+    text = " ".join(re.sub(r"[^a-z0-9]+", " ", text).split())
+    return _CURRENCY_WORDS.sub("", text)
+
+
+def field_of(name: object) -> str | None:
+    """Our field for a header name, or None."""
+    key = normalized(name)
+    return next((ours for ours, names in SYNONYMS.items() if key in names), None)
+
+
+def balance_column(header: list[str], mapped: set[str]) -> str | None:
+    """The running-balance column of a header that nobody mapped, if it has one."""
+    return next(
+        (h for h in header if h not in mapped and normalized(h) in SYNONYMS["balance"]), None
+    )

@@ -1,0 +1,179 @@
+"""`python -m ml_assets inspect PATH`: what an export is, and params that read it with no hand
+edit. Its whole output is a params file (findings are YAML comments): written to a file as it
+is, `days` reads the exports with it."""
+
+from __future__ import annotations
+
+import shutil
+from pathlib import Path
+
+import pytest
+import yaml
+
+from ml_assets.__main__ import main
+from ml_assets.core.ingest import scan_transactions
+from ml_assets.core.inspect_export import inspect_file
+from ml_assets.core.params import RawTransactionsParams
+from ml_assets.core.raw_days import scan_exports
+from tests.test_bank_formats_sheets_qif import write_activity_xlsx
+
+BANKS = Path(__file__).parent / "fixtures" / "banks"
+EXPORTS = Path(__file__).parent / "fixtures" / "bank_exports"
+
+
+def inspect(path: Path, capsys) -> tuple[int, str, dict]:
+    code = main(["inspect", str(path)])
+    out = capsys.readouterr().out
+    return code, out, yaml.safe_load(out) or {}
+
+
+def test_a_checking_download_with_a_summary_block(capsys):
+    code, out, params = inspect(BANKS / "stmt.csv", capsys)
+    assert code == 0
+    assert "#   encoding:        cp1252: not UTF-8 (byte 0xc9 on line 12)" in out
+    assert "CRLF line ends" in out and "line 7: Date | Description | Amount | Running Bal." in out
+    assert "6 lines above the header" in out and "opening 1,234.56 (line 2)" in out
+    assert "%m/%d/%Y" in out and "purchases negative, as ours" in out
+    assert "column 'Running Bal.': 10 of 11 steps follow; 1 repeat(s)" in out
+    assert "stmt.csv:17: running balance 2,360.65 does not follow" in out
+    assert "#     2026-01-02  2474.74 ACME CORP PAYROLL PPD ID: 1234567890" in out
+    assert params["raw_transactions"] == {
+        "source": "files",
+        "path": str((BANKS / "stmt.csv").resolve()),
+        "encoding": "cp1252",
+        "column_map": {
+            "Date": "posted_date",
+            "Description": "description",
+            "Amount": "amount",
+            "Running Bal.": "balance",
+        },
+        "date_format": "%m/%d/%Y",
+    }
+
+
+@pytest.mark.parametrize(
+    ("fixture", "kept", "facts"),
+    [
+        (BANKS / "Umsaetze_Girokonto.csv", 5, {"delimiter": "';'", "dates": "%d.%m.%Y"}),
+        (BANKS / "quicken_checking.qif", 7, {"labels": "category"}),
+        (EXPORTS / "card_activity_20261129.CSV", 10, {"columns": "csv_preset card_activity"}),
+        (EXPORTS / "card_debit_credit.csv", 2, {"sign": "unsigned debit and credit"}),
+        (EXPORTS / "checking_20260305.ofx", 2, {"ids": "from the file"}),
+        (EXPORTS / "camt053_20260305.xml", 3, {"format": "camt053"}),
+    ],
+)
+def test_every_format_gets_settings_that_read_it(fixture, kept, facts):
+    found = inspect_file(fixture)
+    assert found.error is None and found.result.kept.height == kept
+    found_facts = dict(found.facts)
+    for label, text in facts.items():
+        assert text in found_facts[label], (label, found_facts[label])
+    settings = RawTransactionsParams(source="files", path=str(fixture), **found.settings)
+    assert scan_exports(fixture, settings).kept.equals(found.result.kept)  # what the load reads
+
+
+def test_a_spreadsheet_and_a_file_without_a_header(tmp_path):
+    found = inspect_file(write_activity_xlsx(tmp_path / "Activity_Checking.xlsx"))
+    assert found.settings["sheet"] == "Transactions" and found.result.kept.height == 4
+    assert "row 4: Date | Description | column 3 | Amount | Balance" in dict(found.facts)["header"]
+    headerless = tmp_path / "Checking1.csv"
+    headerless.write_text(
+        '"01/28/2026","-15.49","*","","NETFLIX.COM"\r\n'
+        '"01/16/2026","2474.74","*","","ACME CORP PAYROLL 260116"\r\n'
+        '"01/05/2026","-4.85","*","","STARBUCKS STORE 00412"\r\n'
+    )
+    found = inspect_file(headerless)
+    assert found.settings["header_line"] == 0
+    assert found.settings["column_map"] == {"1": "posted_date", "2": "amount", "5": "description"}
+    assert found.result.kept["amount"].to_list() == [-15.49, 2474.74, -4.85]
+
+
+def test_a_folder_of_three_banks_gets_one_entry_per_layout_and_days_reads_it(
+    tmp_path, capsys, monkeypatch
+):
+    folder = tmp_path / "downloads"
+    folder.mkdir()
+    for name in ("stmt.csv", "Umsaetze_Girokonto.csv", "quicken_checking.qif"):
+        shutil.copy(BANKS / name, folder / name)
+    shutil.copy(EXPORTS / "card_activity_20261129.CSV", folder / "Chase1234_Activity_20261129.CSV")
+    code, out, params = inspect(folder, capsys)
+    assert code == 0
+    section = params["raw_transactions"]
+    assert section["path"] == str(folder.resolve())
+    exports = section["exports"]
+    assert exports["Chase*_Activity_*.CSV"] == {"csv_preset": "card_activity"}
+    assert exports["Umsaetze_Girokonto.csv"]["decimal"] == ","
+    assert exports["quicken_checking.qif"] == {"encoding": "cp1252"}
+    my_params = tmp_path / "my-params.yaml"
+    my_params.write_text(out)  # the output as it is: comments and all
+    monkeypatch.setenv("TXN_PARAMS_PROFILE", "tiny")
+    assert main(["days", "--params", str(my_params)]) == 0
+    assert capsys.readouterr().out.strip() == "2026-01-02...2026-03-11"
+    # next month's Chase download matches the same entry
+    chase = folder / "Chase1234_Activity_20261229.CSV"
+    shutil.copy(EXPORTS / "card_activity_20261129.CSV", chase)
+    settings = RawTransactionsParams(**section)
+    assert scan_exports(chase, settings).kept.height == 10
+
+
+def test_inspect_without_a_path_or_with_a_missing_one_says_so(tmp_path, capsys):
+    assert main(["inspect"]) == 2
+    assert "inspect needs a PATH" in capsys.readouterr().err
+    assert main(["inspect", str(tmp_path / "nope.csv")]) == 2
+    assert "nope.csv does not exist" in capsys.readouterr().err
+    code, out, _ = inspect(BANKS / "summary_no_header.csv", capsys)
+    assert code == 1 and "#   error: " in out and "raw_transactions.header_line" in out
+
+
+def test_a_scan_with_settings_per_file_pattern(tmp_path):
+    """raw_transactions.exports: the first pattern a file's name matches replaces the keys."""
+    for name in ("stmt.csv", "Umsaetze_Girokonto.csv"):
+        shutil.copy(BANKS / name, tmp_path / name)
+    exports = {
+        "stmt*.csv": {
+            "encoding": "cp1252",
+            "column_map": {"Date": "posted_date", "Description": "description", "Amount": "amount"},
+        },
+        "umsaetze_*.CSV": {  # case does not matter: banks vary .CSV and .csv
+            "encoding": "cp1252",
+            "column_map": {
+                "Buchungstag": "posted_date",
+                "Verwendungszweck": "description",
+                "Betrag (EUR)": "amount",
+            },
+        },
+    }
+    result = scan_transactions(tmp_path, exports=exports)
+    assert [n.settings["delimiter"] for n in result.notes] == [";", ","]
+    assert result.kept.height == 5 + 10
+
+
+def test_a_direction_column_signs_unsigned_amounts(tmp_path):
+    """ING-style: unsigned amounts and an "Af Bij" column; a value it does not know is named."""
+    path = tmp_path / "NL91INGB0001234567_01-01-2026_31-01-2026.csv"
+    path.write_text(
+        '"Datum","Naam / Omschrijving","Af Bij","Bedrag (EUR)","Mededelingen"\r\n'
+        '"20260102","ACME BV","Bij","2450,00","SALARIS JANUARI"\r\n'
+        '"20260103","Albert Heijn 1234","Af","23,17","Pasvolgnr: 001"\r\n'
+        '"20260106","NS GROEP","Op","104,40","NS-Flex"\r\n'
+    )
+    found = inspect_file(path)
+    assert found.settings["column_map"]["Af Bij"] == "direction"
+    assert "signed by the direction column" in dict(found.facts)["sign"]
+    assert found.result.kept["amount"].to_list() == [2450.0, -23.17]
+    (detail,) = found.result.quarantined["detail"].to_list()
+    assert f"{path}:4: the direction column says 'Op'" in detail
+
+
+def test_header_names_read_by_their_words_and_a_date_filled_on_every_row(tmp_path):
+    """Revolut-style: "Started Date" / "Completed Date" (blank while a payment is pending)."""
+    path = tmp_path / "account-statement.csv"
+    path.write_text(
+        "Type,Started Date,Completed Date,Description,Amount,Currency,State,Balance\n"
+        "CARD_PAYMENT,2026-01-03 08:12:44,2026-01-04 10:01:02,Pret A Manger,-6.45,GBP,COMPLETED,1243.55\n"
+        "TOPUP,2026-01-05 19:20:11,2026-01-05 19:20:12,Top-Up by *1234,500.00,GBP,COMPLETED,1743.55\n"
+        "CARD_PAYMENT,2026-01-12 21:05:09,,Deliveroo,-23.90,GBP,PENDING,\n"
+    )
+    found = inspect_file(path)
+    assert found.settings["column_map"]["Started Date"] == "posted_date"
+    assert found.result.quarantined.height == 0 and found.result.kept.height == 3
