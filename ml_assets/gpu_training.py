@@ -4,6 +4,7 @@ the job runs through the launcher resource), followed by its data-wait check."""
 
 from __future__ import annotations
 
+import warnings
 from collections.abc import Callable, Iterator
 from pathlib import Path
 from typing import Any
@@ -112,11 +113,16 @@ def training_outputs(
     entrypoint: str,
     pictures: dict[str, tuple[str, str]] | None = None,
     finish: Callable[[dict[str, Any], Path, str], dict[str, Any]] | None = None,
+    notes: dict[str, Any] | None = None,
+    job_settings: dict[str, Any] | None = None,
 ) -> Iterator[dg.Output | dg.AssetCheckResult]:
     """A training asset's materialization: its entry for (code, ``settings``, ``inputs``) if
     the store has one, else the job trained through the launcher (``job_inputs``: the same
     artifacts under the job's roles); then its data-wait check. ``finish(metadata, folder,
-    fingerprint)`` adds to a computed entry's metadata."""
+    fingerprint)`` adds to a computed entry's metadata; ``notes`` go into the output's
+    metadata, hit or miss. ``job_settings``: what the job receives when not ``settings``
+    itself (settings the data decided, such as the heads: the fingerprint keeps the
+    configured ones, so ``plan`` computes the same fingerprint without reading the data)."""
     from ml_assets.artifacts import memoized_output
 
     def build(folder: Path, fingerprint: str) -> dict[str, Any]:
@@ -128,7 +134,7 @@ def training_outputs(
             config=config,
             stage=stage.key,
             entrypoint=entrypoint,
-            settings=settings,
+            settings=settings if job_settings is None else job_settings,
             inputs=job_inputs,
             folder=folder,
             fingerprint=fingerprint,
@@ -145,5 +151,13 @@ def training_outputs(
         inputs=inputs,
         build=build,
     )
+    if notes:
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore", dg.BetaWarning)  # user data versions are "beta"
+            output = dg.Output(
+                output.value,
+                metadata={**output.metadata, **notes},
+                data_version=output.data_version,
+            )
     yield output
     yield data_wait_result(stage.key, output.metadata)

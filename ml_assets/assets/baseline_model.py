@@ -2,7 +2,7 @@
 
 import dagster as dg
 
-from ml_assets.artifacts import automation_condition
+from ml_assets.artifacts import automation_condition, heads_with_labels
 from ml_assets.core.io import ArtifactRef
 from ml_assets.core.job_protocol import CORPUS_INPUT, TOKENIZER_INPUT
 from ml_assets.core.params import BaselineModelParams
@@ -65,13 +65,17 @@ def baseline_model(
     artifact_store: ArtifactStore,
     launcher: TrainingLauncher,
 ):
+    from ml_assets.core.corpus import corpus_labels
     from ml_assets.training.stages import VALID_CURVE_PNG
 
+    settings = fingerprint_section(params, overrides=config.overrides)
+    finetune = settings["multitask_model"]
+    heads, notes = heads_with_labels(context, corpus_labels(tokenized_corpus.dir), finetune["heads"])
     yield from training_outputs(
         context,
         STAGE,
         params=params,
-        settings=fingerprint_section(params, overrides=config.overrides),
+        settings=settings,
         inputs={"tokenized_corpus": tokenized_corpus, "pruned_tokenizer": pruned_tokenizer},
         job_inputs={CORPUS_INPUT: tokenized_corpus, TOKENIZER_INPUT: pruned_tokenizer},
         config=config,
@@ -79,4 +83,6 @@ def baseline_model(
         store=artifact_store,
         entrypoint=training_job.__name__,
         pictures={"valid_curve": (VALID_CURVE_PNG, "validation curve")},
+        notes=notes,
+        job_settings={**settings, "multitask_model": {**finetune, "heads": heads}},
     )

@@ -6,6 +6,7 @@ import dagster as dg
 
 from ml_assets.artifacts import (
     automation_condition,
+    heads_with_labels,
     memoized_output,
 )
 from ml_assets.core.io import ArtifactRef
@@ -68,6 +69,7 @@ def frozen_encoder_reference(
     settings = fingerprint_section(params, overrides=config.overrides)
 
     def build(folder: Path, fingerprint: str) -> dict:
+        from ml_assets.core.labels import label_vocabularies
         from ml_assets.training.references import fit_per_head, frozen_matrices, write_reference
 
         def fit(features):
@@ -75,12 +77,15 @@ def frozen_encoder_reference(
                 features, settings["backbone"], settings["max_length"]
             )
             result = fit_per_head(
-                train, valid, test, features, settings["heads"], settings["c_grid"],
+                train, valid, test, features, heads, settings["c_grid"],
                 settings["max_iter"],
             )  # fmt: skip
             return result, {"backbone": settings["backbone"], "pooling": pooling}
 
-        return write_reference(read_features(training_features), settings["heads"], folder, fit)
+        features = read_features(training_features)
+        vocabularies = label_vocabularies(features, settings["heads"])
+        heads, notes = heads_with_labels(context, vocabularies, settings["heads"])
+        return {**write_reference(features, heads, folder, fit), **notes}
 
     return memoized_output(
         context,

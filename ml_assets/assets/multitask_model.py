@@ -2,7 +2,7 @@
 
 import dagster as dg
 
-from ml_assets.artifacts import automation_condition
+from ml_assets.artifacts import automation_condition, heads_with_labels
 from ml_assets.core.io import ArtifactRef
 from ml_assets.core.job_protocol import BACKBONE_INPUT, CORPUS_INPUT, TOKENIZER_INPUT
 from ml_assets.core.params import MultitaskModelParams
@@ -55,13 +55,16 @@ def multitask_model(
     artifact_store: ArtifactStore,
     launcher: TrainingLauncher,
 ):
+    from ml_assets.core.corpus import corpus_labels
     from ml_assets.training.stages import VALID_CURVE_PNG
 
+    settings = params.section(STAGE.key, config.overrides)
+    heads, notes = heads_with_labels(context, corpus_labels(tokenized_corpus.dir), settings["heads"])
     yield from training_outputs(
         context,
         STAGE,
         params=params,
-        settings=params.section(STAGE.key, config.overrides),
+        settings=settings,
         inputs={
             "tokenized_corpus": tokenized_corpus,
             "pruned_tokenizer": pruned_tokenizer,
@@ -77,4 +80,6 @@ def multitask_model(
         store=artifact_store,
         entrypoint=training_job.__name__,
         pictures={"valid_curve": (VALID_CURVE_PNG, "validation curve")},
+        notes=notes,
+        job_settings={**settings, "heads": heads},
     )

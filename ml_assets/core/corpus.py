@@ -20,7 +20,7 @@ from pathlib import Path
 import numpy as np
 import polars as pl
 
-from ml_assets.core.labels import IGNORE_INDEX
+from ml_assets.core.labels import IGNORE_INDEX, label_vocabularies
 from ml_assets.core.layouts import LABEL_COLUMNS, SPLITS
 from ml_assets.core.tokenizer_folder import FolderTokenizer
 
@@ -34,8 +34,7 @@ def write_corpus(
     """Tokenize every split in one fast batch call each and write the arrays; return corpus.json."""
     vocab_size = len(tokenizer)
     dtype = np.uint16 if vocab_size <= np.iinfo(np.uint16).max + 1 else np.uint32
-    labeled = features.filter(pl.col("labeled"))
-    label_names = {c: labeled[c].drop_nulls().unique().sort().to_list() for c in LABEL_COLUMNS}
+    label_names = label_vocabularies(features, LABEL_COLUMNS)
     splits = {}
     for split in SPLITS:
         part = features.filter(pl.col("split") == split)
@@ -88,6 +87,11 @@ def write_corpus(
     }
     (folder / CORPUS_FILE).write_text(json.dumps(meta, indent=2, sort_keys=True))
     return meta
+
+
+def corpus_labels(folder: Path) -> dict[str, list[str]]:
+    """Each label column's classes in a tokenized corpus folder (what its heads can learn)."""
+    return json.loads((folder / CORPUS_FILE).read_text())["labels"]
 
 
 class TokenizedSplit(Sequence):

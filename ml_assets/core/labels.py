@@ -2,6 +2,9 @@
 
 from __future__ import annotations
 
+from collections.abc import Sequence
+from dataclasses import dataclass
+
 import numpy as np
 import polars as pl
 
@@ -33,3 +36,55 @@ def stratified_sample(labels: np.ndarray, size: int, seed: int) -> np.ndarray:
         for value, n, count in zip(values, take, counts, strict=True)
     ]
     return np.sort(np.concatenate(picked))
+
+
+class HeadLabelsError(ValueError):
+    """A configured head cannot be trained on this data, and leaving it out would hide it."""
+
+
+def label_vocabularies(features: pl.DataFrame, columns: Sequence[str]) -> dict[str, list[str]]:
+    """Each label column's distinct values over the labeled rows (sorted: the head's classes)."""
+    labeled = features.filter(pl.col("labeled")) if "labeled" in features.columns else features
+    return {c: labeled[c].drop_nulls().unique().sort().to_list() for c in columns}
+
+
+@dataclass(frozen=True)
+class HeadChoice:
+    """The configured heads the data can train, and why each other one was left out."""
+
+    heads: tuple[str, ...]
+    left_out: dict[str, str]
+
+    def warning(self) -> str:
+        return "; ".join(f"head {head!r} left out: {why}" for head, why in self.left_out.items())
+
+
+def trainable_heads(
+    configured: Sequence[str], vocabularies: dict[str, Sequence[str]]
+) -> HeadChoice:
+    """Heads follow the labels: a head no row carries a label for is left out (a category-only
+    or type-only export runs with no edit); a head with one distinct label is an error, since a
+    classifier of one class is no model and the export probably maps the wrong column."""
+    kept, left_out = [], {}
+    for head in configured:
+        names = list(vocabularies.get(head, ()))
+        if not names:
+            left_out[head] = (
+                f"no row carries a {head} label (column {head!r} is empty); map a column to it "
+                f"with raw_transactions.column_map to train it"
+            )
+        elif len(names) == 1:
+            raise HeadLabelsError(
+                f"head {head!r}: every labeled row has the same {head} label {names[0]!r} "
+                f"(column {head!r}); a head needs at least 2 distinct labels: label rows with "
+                f"other values, map another column to {head!r} with raw_transactions.column_map, "
+                f"or drop it from multitask_model.heads"
+            )
+        else:
+            kept.append(head)
+    if not kept:
+        raise HeadLabelsError(
+            f"none of the heads {list(configured)} has labels in the data; map the export's "
+            "label column to 'category' or 'transaction_type' with raw_transactions.column_map"
+        )
+    return HeadChoice(tuple(kept), left_out)

@@ -67,7 +67,8 @@ def fit_per_head(
         if len(names) < 2:
             raise ValueError(
                 f"head {head!r} has {len(names)} distinct label(s) among the labeled train rows; "
-                "a reference model needs at least 2"
+                "a classifier needs at least 2: label more rows or drop the head from "
+                "multitask_model.heads"
             )
         valid_keep = valid[head].is_not_null().to_numpy()
         best = None
