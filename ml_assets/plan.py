@@ -67,6 +67,7 @@ class AssetPlan:
     expected_seconds: float | None = None
     digest: str | None = None  # data version when fresh
     day_digests: dict[str, str] = field(default_factory=dict)  # partitioned: fresh days
+    verdicts: list[str] = field(default_factory=list)  # fresh: what its entry was judged
 
 
 def _diff_dict(prefix: str, old: dict[str, Any], new: dict[str, Any]) -> list[str]:
@@ -147,7 +148,9 @@ def build_plan(
             section = stage.fingerprint_section(
                 params, store, candidate_digest=inputs[stage.candidate_input]
             )
-        plans[asset] = _plan_entry(store, stage, section, inputs, store.current_ref(asset))
+        plans[asset] = plan = _plan_entry(store, stage, section, inputs, store.current_ref(asset))
+        if plan.status == "fresh" and stage.verdicts:
+            plan.verdicts = stage.verdicts(store.ref(asset, plan.fingerprint).dir, params)
     return list(plans.values())
 
 
@@ -231,6 +234,7 @@ def format_plan(plans: list[AssetPlan]) -> str:
                 else f"fingerprint {plan.fingerprint[:12]}"
             )
             lines.append(f"fresh    {plan.asset:22s} {what}  (run costs a lookup)")
+            lines.extend(f"           = {verdict}" for verdict in plan.verdicts)
             continue
         lines.append(f"{plan.status:8s} {plan.asset:22s}{cost}")
         lines.extend(f"           - {reason}" for reason in plan.reasons)

@@ -16,6 +16,7 @@ import importlib
 import os
 from collections.abc import Callable
 from dataclasses import dataclass
+from pathlib import Path
 from typing import Any
 
 from ml_assets.core.versioning import CodeVersion
@@ -38,7 +39,9 @@ class Stage:
     * ``source_listing(section)`` and ``fingerprint_params(section, day, listing)`` -> the
       per-day params of an asset that reads source files;
     * ``candidate_input``: the input holding the model judged against the registered
-      champion; ``fingerprint_section`` also takes that input's digest (``candidate_digest``).
+      champion; ``fingerprint_section`` also takes that input's digest (``candidate_digest``);
+    * ``verdicts(entry_dir, params)`` -> lines ``plan`` shows under a fresh entry: the
+      verdicts kept with it (gates, promotion), read, never measured again.
     """
 
     key: str
@@ -50,6 +53,7 @@ class Stage:
     source_listing: Callable[[dict[str, Any]], dict[str, str]] | None = None
     fingerprint_params: Callable[..., dict[str, Any]] | None = None
     candidate_input: str | None = None
+    verdicts: Callable[[Path, Any], list[str]] | None = None
 
     def __post_init__(self) -> None:
         if not self.sections:

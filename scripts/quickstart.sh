@@ -18,6 +18,10 @@ export TOKENIZERS_PARALLELISM=false HF_HUB_OFFLINE=1
 start=$(date +%s)
 # every day the source covers (the synthetic data: 120 days) and the models, in one run
 days=$(.venv/bin/python -m ml_assets days)
-.venv/bin/dg launch --assets '*' --partition-range "$days"
-echo "materialized every asset in $(( $(date +%s) - start )) s (profile: ${PROFILE:-default})"
+status=0
+.venv/bin/dg launch --assets '*' --partition-range "$days" || status=$?
+echo "ran the graph in $(( $(date +%s) - start )) s (profile: ${PROFILE:-default}, exit status $status)"
+# every model side by side on the same test rows, and the promotion verdict, pass or fail
+.venv/bin/python -m ml_assets comparison || true
 echo "artifacts: ${TXN_ARTIFACTS_DIR:-$PWD/artifacts}   UI: DAGSTER_HOME=$DAGSTER_HOME .venv/bin/dg dev"
+exit "$status"

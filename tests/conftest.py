@@ -48,6 +48,7 @@ LONGEST_FIRST = (
     "test_gcp_launcher.py",  # ~160: training jobs on the fake Batch API, preempted
     "test_dvc.py",  # ~110: seventeen `dg launch` stage commands
     "test_memoization.py",  # ~45: one retraining
+    "test_category_only.py",  # ~60: a category-only export through the whole tiny graph
     "test_production.py",  # ~100: Postgres, daemon, code servers; mostly waiting on them
     "test_code_versions.py",  # ~50
     "test_local_recovery.py",  # ~30

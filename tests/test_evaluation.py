@@ -63,7 +63,7 @@ def test_regressions_flag_only_drops_beyond_the_threshold():
 
 
 def test_parity_gate_names_the_head_and_threshold():
-    from ml_assets.assets.export_gates import parity_failures
+    from ml_assets.core.export_gates import parity_verdict
     from ml_assets.core.params import ExportGatesParams
 
     gates = ExportGatesParams()
@@ -71,10 +71,32 @@ def test_parity_gate_names_the_head_and_threshold():
         "category": {"agreement": 0.985, "accuracy_delta_pt": -0.7},
         "transaction_type": {"agreement": 0.999, "accuracy_delta_pt": 0.2},
     }
-    failures = parity_failures(parity, gates)
-    assert len(failures) == 2 and all(f.startswith("category:") for f in failures)
-    assert "min_argmax_agreement" in failures[0] and "max_accuracy_drop_pt" in failures[1]
-    assert parity_failures({"h": {"agreement": 0.99, "accuracy_delta_pt": -0.5}}, gates) == []
+    verdict = parity_verdict({"parity": parity}, gates)
+    assert not verdict.passed and len(verdict.reasons) == 2
+    assert all(r.startswith("category:") for r in verdict.reasons)
+    assert "min_argmax_agreement" in verdict.reasons[0]
+    assert "max_accuracy_drop_pt" in verdict.reasons[1]
+    passing = {"parity": {"h": {"agreement": 0.99, "accuracy_delta_pt": -0.5}}}
+    assert parity_verdict(passing, gates).passed
+
+
+def test_latency_gate_judges_the_kept_measurement_on_the_serving_hardware():
+    """The same measurement and thresholds: the same verdict, every time; a machine twice as
+    slow as the serving hardware (its reference took twice reference_ms) halves the p99."""
+    from ml_assets.core.export_gates import latency_verdict
+    from ml_assets.core.params import ExportGatesParams
+
+    measured = {
+        "own_p50_ms": 6.0, "own_p99_ms": 16.0, "reference_ms_measured": 1.0,
+        "raw_p50_ms": 7.0, "raw_p99_ms": 30.0, "requests": 500, "rounds": 5,
+    }  # fmt: skip
+    gates = ExportGatesParams(latency_budget_ms=10.0, reference_ms=0.5)
+    verdicts = [latency_verdict({"latency": measured}, gates) for _ in range(3)]
+    assert {v.passed for v in verdicts} == {True}
+    assert verdicts[0].metadata["p99_ms"] == 8.0 and verdicts[0].metadata["raw_p99_ms"] == 30.0
+    assert verdicts[0].metadata["machine_slowdown"] == 2.0
+    slow = latency_verdict({"latency": measured}, ExportGatesParams(reference_ms=1.0))
+    assert not slow.passed and "export_gates.reference_ms" in slow.reasons[0]
 
 
 def test_merchant_breakdown_weighs_each_merchant_once_and_lists_the_misses():

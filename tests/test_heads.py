@@ -34,4 +34,7 @@ def test_a_head_with_one_label_fails_naming_the_column_and_what_to_set():
 def test_no_labels_at_all_is_an_error_not_an_empty_model():
     with pytest.raises(HeadLabelsError, match="none of the heads"):
         trainable_heads(HEADS, {"category": [], "transaction_type": []})
-    assert trainable_heads(HEADS, {"category": ["a", "b"], "transaction_type": ["c", "d"]}).heads == HEADS
+    assert (
+        trainable_heads(HEADS, {"category": ["a", "b"], "transaction_type": ["c", "d"]}).heads
+        == HEADS
+    )

@@ -74,3 +74,38 @@ def test_no_held_out_rows_cannot_be_judged():
     candidate = {"category": {"all": {"n": 10, "accuracy": 0.9}}}
     with pytest.raises(ValueError, match="no labeled held-out-merchant test rows"):
         decide(candidate, REFERENCES, None, **SETTINGS)
+
+
+def test_a_failed_export_gate_rejects_a_candidate_that_wins_every_rule():
+    from ml_assets.core.comparison import CANDIDATE, FP32_TWIN
+    from ml_assets.core.promotion import decide_from_evaluation, verdict_line
+
+    comparison = {
+        CANDIDATE: report(0.86, 0.76, 0.95),
+        FP32_TWIN: report(0.87, 0.80, 0.95),  # its own twin is no rival
+        "tfidf_reference": report(0.70, 0.48, 0.92),
+    }
+    settings = {k: v for k, v in SETTINGS.items() if k != "primary_head"}
+    gate = "export gate int8_matches_pytorch: category: int8 argmax agreement 98.85 % < 99.00 %"
+    decision = decide_from_evaluation({"comparison": comparison}, settings, "category", [gate])
+    assert not decision.promoted and decision.reasons == [gate]
+    assert all(rule.passed for rule in decision.rules)
+    line = verdict_line(decision, comparison, "category")
+    assert line.startswith(f"REJECTED: {gate}. ")
+    assert (
+        "category on held-out merchants: candidate 76.0 %, +28.0 pt ahead of the best other "
+        "model (tfidf_reference 48.0 %)" in line
+    )
+
+
+def test_the_verdict_names_the_model_that_won_on_this_data():
+    from ml_assets.core.comparison import CANDIDATE
+    from ml_assets.core.promotion import verdict_line
+
+    comparison = {CANDIDATE: report(0.63, 0.55, 0.9), "tfidf_reference": report(0.70, 0.585, 0.9)}
+    decision = decide(comparison[CANDIDATE], {"tfidf_reference": comparison["tfidf_reference"]},
+                      None, **SETTINGS)  # fmt: skip
+    line = verdict_line(decision, comparison, "category")
+    assert line.startswith("REJECTED: margin over references: category/heldout_merchants")
+    assert "held-out merchants: candidate 55.0 %, -3.5 pt behind the best other model " in line
+    assert "all test rows: candidate 63.0 %, -7.0 pt behind" in line

@@ -70,7 +70,9 @@ def baseline_model(
 
     settings = fingerprint_section(params, overrides=config.overrides)
     finetune = settings["multitask_model"]
-    heads, notes = heads_with_labels(context, corpus_labels(tokenized_corpus.dir), finetune["heads"])
+    heads, notes = heads_with_labels(
+        context, corpus_labels(tokenized_corpus.dir), finetune["heads"]
+    )
     yield from training_outputs(
         context,
         STAGE,

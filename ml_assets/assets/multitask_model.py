@@ -59,7 +59,9 @@ def multitask_model(
     from ml_assets.training.stages import VALID_CURVE_PNG
 
     settings = params.section(STAGE.key, config.overrides)
-    heads, notes = heads_with_labels(context, corpus_labels(tokenized_corpus.dir), settings["heads"])
+    heads, notes = heads_with_labels(
+        context, corpus_labels(tokenized_corpus.dir), settings["heads"]
+    )
     yield from training_outputs(
         context,
         STAGE,

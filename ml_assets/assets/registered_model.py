@@ -1,10 +1,11 @@
 """registered_model: every candidate's record in the model registry, promoted or rejected.
 
-The promotion decision (``core/promotion.py``) compares the candidate with the reference
-models and the current champion, all scored by model_evaluation on the same test rows. Only a
-promoted candidate moves the ``champion`` alias, which batch_predictions and every consumer
-read; a rejected one is recorded with its reasons and fails the blocking check
-``candidate_promoted``, so nothing downstream runs on it.
+The promotion decision (``core/promotion.py``) takes the export gates' verdicts on onnx_model
+and compares the candidate with the reference models and the current champion, all scored by
+model_evaluation on the same test rows. Only a promoted candidate moves the ``champion`` alias,
+which batch_predictions and every consumer read; a rejected one is recorded with its reasons
+and a one-line verdict (what failed, which model won on this data and by how much), logged for
+the CLI, and fails the blocking check ``candidate_promoted``, so nothing downstream runs on it.
 """
 
 from pathlib import Path
@@ -23,7 +24,7 @@ from ml_assets.core.layouts import (
     REGISTRY_RECORD_FILE,
     VERIFICATION_FILE,
 )
-from ml_assets.core.params import ExportGatesParams, MultitaskModelParams
+from ml_assets.core.params import ExportGatesParams
 from ml_assets.daily import single_run_asset
 from ml_assets.stage import Stage
 from resources.artifact_store import ArtifactStore
@@ -68,7 +69,7 @@ def build_record(
             "parity": verification["parity"],
             "latency_at_export": verification["latency"],
             "int8_bytes": (onnx_model.dir / INT8_FILE).stat().st_size,
-            "note": "registered only downstream of passing blocking gates on onnx_model",
+            "failures": decision["gate_failures"],
         },
         "artifacts": {"local": onnx_model.path, **uploaded},
     }
@@ -86,12 +87,19 @@ def fingerprint_section(
     }
 
 
+def verdict_lines(entry: Path, params) -> list[str]:
+    """The promotion verdict kept in a registry entry (``plan`` shows it)."""
+    record = read_json(entry / RECORD_FILE)
+    return [f"{record['model_id']}: {record['promotion']['verdict']}"]
+
+
 STAGE = Stage(
     key="registered_model",
     module=__name__,
     libraries=(),
     sections=("export_gates", "promotion"),
     fingerprint_section=fingerprint_section,
+    verdicts=verdict_lines,
 )
 
 
@@ -105,7 +113,8 @@ STAGE = Stage(
             asset=STAGE.key,
             blocking=True,
             description=(
-                "The candidate became the champion: it beats the best reference by "
+                "The candidate became the champion: it passed every export gate on onnx_model, "
+                "beats the best reference by "
                 "promotion.min_margin_pt on held-out-merchant category accuracy, is no worse "
                 "overall on any head, and does not regress more than promotion.max_regression_pt "
                 "against the champion on any head and slice. Fails with the reasons otherwise."
@@ -128,7 +137,8 @@ def registered_model(
     artifact_store: ArtifactStore,
     model_registry: ModelRegistry,
 ):
-    from ml_assets.core.promotion import decide_from_evaluation
+    from ml_assets.core.export_gates import gate_verdicts
+    from ml_assets.core.promotion import decide_from_evaluation, primary_head, verdict_line
 
     model_id = onnx_model.digest[:32]
     resolved = params.load()
@@ -137,12 +147,20 @@ def registered_model(
         for name in ("transaction_features", "training_features", "pruned_tokenizer")
         + ("mlm_backbone", "multitask_model", "onnx_model")
     }
-    heads = MultitaskModelParams.model_validate(resolved.section("multitask_model")).heads
-    primary = "category" if "category" in heads else heads[0]
+    gates = ExportGatesParams.model_validate(resolved.section("export_gates"))
 
     def build(folder: Path, fingerprint: str) -> dict:
         evaluation = read_json(model_evaluation.dir / EVALUATION_FILE)
-        decision = decide_from_evaluation(evaluation, resolved.section("promotion"), primary)
+        primary = primary_head(evaluation["report"])
+        verdicts = gate_verdicts(
+            read_json(onnx_model.dir / VERIFICATION_FILE),
+            (onnx_model.dir / INT8_FILE).stat().st_size,
+            gates,
+        )
+        failures = [f"export gate {v.gate}: {r}" for v in verdicts for r in v.reasons]
+        decision = decide_from_evaluation(
+            evaluation, resolved.section("promotion"), primary, failures
+        )
         uploaded = model_registry.upload(
             model_id,
             {name: onnx_model.dir / name for name in (INT8_FILE, FP32_FILE)}
@@ -152,11 +170,14 @@ def registered_model(
             model_id,
             onnx_model,
             model_evaluation,
-            ExportGatesParams.model_validate(resolved.section("export_gates")),
+            gates,
             shaping,
             uploaded,
             context.run.run_id,
-            decision.to_json(),
+            {
+                **decision.to_json(),
+                "verdict": verdict_line(decision, evaluation["comparison"], primary),
+            },
         )
         registry = model_registry.open(artifact_store.root_path)
         previous = model_registry.champion(artifact_store.root_path)
@@ -180,6 +201,7 @@ def registered_model(
             "champion": registry.alias(CHAMPION) or "none",
             "previous_champion": previous["model_id"] if previous else "none",
             "rejection_reasons": "; ".join(decision.reasons) or "none",
+            "verdict": record["promotion"]["verdict"],
             "registry": registry.uri(),
             "uploaded_files": len(uploaded),
             "artifact_uris": dg.MetadataValue.json(record["artifacts"]),
@@ -200,13 +222,12 @@ def registered_model(
 
 
 def promotion_check(model_id: str, decision: dict, log) -> dg.AssetCheckResult:
-    """The blocking check's result; the reasons also go to the run log, so the CLI shows them."""
+    """The blocking check's result; the verdict also goes to the run log, so the CLI shows it."""
     if decision["promoted"]:
-        log.info(f"candidate {model_id} promoted to {CHAMPION}")
+        log.info(f"candidate {model_id} promoted to {CHAMPION}. {decision['verdict']}")
     else:
         log.error(
-            f"candidate {model_id} REJECTED, the champion is unchanged: "
-            + "; ".join(decision["reasons"])
+            f"candidate {model_id} not promoted, the champion is unchanged. {decision['verdict']}"
         )
     return dg.AssetCheckResult(
         check_name=PROMOTED_CHECK,
@@ -214,6 +235,7 @@ def promotion_check(model_id: str, decision: dict, log) -> dg.AssetCheckResult:
         description="promoted" if decision["promoted"] else "; ".join(decision["reasons"]),
         metadata={
             "model_id": model_id,
+            "verdict": decision["verdict"],
             "reasons": "; ".join(decision["reasons"]) or "none",
             "rules": dg.MetadataValue.md(rules_table(decision["rules"])),
         },

@@ -269,8 +269,14 @@ class OnnxModelParams(_Section):
         "^/(?!encoder/)",
     )  # node-name regexes left in fp32: the heads
     quantize_embeddings: bool = True  # word embeddings as int8 rows with a per-row scale
+    # when the recipe above misses the parity gate's targets on the validation split, at most
+    # this many of the MatMuls whose quantization flips most rows stay fp32 (0: never adapt)
+    max_fp32_nodes: int = Field(12, ge=0)
     intra_op_num_threads: int = Field(2, ge=1)
+    # batch-1 latency, measured once per export (core/latency.py): requests over test texts,
+    # each timed back to back with a fixed reference workload, in rounds over the same texts
     latency_requests: int = Field(500, ge=10)
+    latency_rounds: int = Field(5, ge=1)
     eval_batch_size: int = Field(64, ge=1)
 
     @field_validator("block_size")
@@ -282,16 +288,15 @@ class OnnxModelParams(_Section):
 
 
 class ExportGatesParams(_Section):
-    # The blocking checks on onnx_model. Not part of any fingerprint: a gate judges an export,
-    # it does not change it.
+    # The gates on onnx_model, judged on what its export measured and kept (a rerun re-judges
+    # nothing it measured). A failed gate keeps the candidate from promotion; the comparison
+    # still runs. The parity targets also steer the int8 recipe onnx_model picks.
     min_argmax_agreement: float = Field(0.99, ge=0.0, le=1.0)  # int8 vs PyTorch, per head
     max_accuracy_drop_pt: float = Field(0.5, ge=0.0)  # per head, on the labeled test split
-    latency_budget_ms: float = Field(10.0, gt=0.0)  # p99, batch 1, tokenization included
-    latency_requests: int = Field(500, ge=10)
-    latency_rounds: int = Field(8, ge=1)  # the fastest round counts (shared machines are noisy)
-    # while the fastest round misses the budget, rounds go on until this many seconds have
-    # passed since the first: a busy spell of a shared machine ends, the model's cost does not
-    latency_window_s: float = Field(60.0, ge=0.0)
+    # p99 at batch 1, tokenization included, stated on the serving hardware on which the
+    # reference workload (core/latency.py) takes reference_ms
+    latency_budget_ms: float = Field(10.0, gt=0.0)
+    reference_ms: float = Field(0.5, gt=0.0)
     max_int8_mb: float = Field(40.0, gt=0.0)
 
 

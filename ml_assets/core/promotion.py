@@ -1,6 +1,7 @@
 """The promotion decision: does a candidate model become the champion?
 
-A candidate is promoted only when every rule holds (accuracy in points, 0-100):
+A candidate is promoted only when every export gate passed (``core/export_gates.py``) and
+every rule holds (accuracy in points, 0-100):
   1. margin: on the primary head (category), held-out-merchant accuracy at least
      ``min_margin_pt`` above the best reference's;
   2. no head worse overall than the best reference on that head (plus
@@ -48,16 +49,18 @@ class Rule:
 class Decision:
     promoted: bool
     rules: list[Rule] = field(default_factory=list)
+    gate_failures: list[str] = field(default_factory=list)  # "gate: why", from the export
 
     @property
     def reasons(self) -> list[str]:
         """Why the candidate was rejected (empty when promoted)."""
-        return [rule.reason() for rule in self.rules if not rule.passed]
+        return self.gate_failures + [rule.reason() for rule in self.rules if not rule.passed]
 
     def to_json(self) -> dict:
         return {
             "promoted": self.promoted,
             "reasons": self.reasons,
+            "gate_failures": self.gate_failures,
             "rules": [{**asdict(rule), "passed": rule.passed} for rule in self.rules],
         }
 
@@ -142,13 +145,16 @@ def decide(
     return Decision(promoted=all(rule.passed for rule in rules), rules=rules)
 
 
-def decide_from_evaluation(evaluation: dict, settings: dict, primary_head: str) -> Decision:
-    """The decision from model_evaluation's ``evaluation.json`` (its side-by-side reports)."""
+def decide_from_evaluation(
+    evaluation: dict, settings: dict, primary_head: str, gate_failures: list[str] = ()
+) -> Decision:
+    """The decision from model_evaluation's ``evaluation.json`` (its side-by-side reports)
+    and the export gates' failures (each a reason of its own)."""
     from ml_assets.core.comparison import CANDIDATE, CHAMPION_PREFIX, REFERENCES
 
     comparison = evaluation["comparison"]
     champions = [name for name in comparison if name.startswith(CHAMPION_PREFIX)]
-    return decide(
+    decision = decide(
         comparison[CANDIDATE],
         {name: comparison[name] for name in REFERENCES if name in comparison},
         comparison[champions[0]] if champions else None,
@@ -159,3 +165,39 @@ def decide_from_evaluation(evaluation: dict, settings: dict, primary_head: str) 
         min_slice_rows=settings["min_slice_rows"],
         champion_name=champions[0] if champions else "champion",
     )
+    decision.gate_failures = list(gate_failures)
+    decision.promoted = decision.promoted and not decision.gate_failures
+    return decision
+
+
+def primary_head(report: Report) -> str:
+    """The head promotion is judged on: category where the data has it, else the first."""
+    return "category" if "category" in report else next(iter(report))
+
+
+def verdict_line(decision: Decision, comparison: dict[str, Report], head: str) -> str:
+    """One line for a person: promoted or rejected and why, and who won on this data by how
+    much (held-out merchants and overall, on ``head``)."""
+    from ml_assets.core.comparison import CANDIDATE, FP32_TWIN
+
+    status = "PROMOTED" if decision.promoted else "REJECTED"
+    parts = [f"{status}: " + ("; ".join(decision.reasons) or "every gate and rule passed")]
+    for slice_name, title in ((HELDOUT, "held-out merchants"), (OVERALL, "all test rows")):
+        scored = {
+            name: value
+            for name, report in comparison.items()
+            if name != FP32_TWIN and (value := _points(report, head, slice_name)) is not None
+        }
+        if CANDIDATE not in scored:
+            continue
+        ours = scored.pop(CANDIDATE)
+        if not scored:
+            parts.append(f"{head} on {title}: candidate {ours:.1f} %")
+            continue
+        rival, theirs = max(scored.items(), key=lambda item: item[1])
+        lead = "ahead of" if ours >= theirs else "behind"
+        parts.append(
+            f"{head} on {title}: candidate {ours:.1f} %, {ours - theirs:+.1f} pt {lead} the "
+            f"best other model ({rival} {theirs:.1f} %)"
+        )
+    return ". ".join(parts)

@@ -3,8 +3,7 @@ tokenizer as the features and training data, so there is no train-serve skew."""
 
 from __future__ import annotations
 
-import time
-from collections.abc import Callable, Sequence
+from collections.abc import Sequence
 from pathlib import Path
 
 import numpy as np
@@ -37,6 +36,7 @@ class OnnxScorer:
         max_length: int,
         threads: int,
     ):
+        self.threads = threads
         options = ort.SessionOptions()
         options.intra_op_num_threads = threads
         options.inter_op_num_threads = 1
@@ -72,37 +72,23 @@ class OnnxScorer:
 
 
 def measure_latency(
-    scorer: OnnxScorer, texts: Sequence[str], requests: int, warmup: int = 20
+    scorer: OnnxScorer, texts: Sequence[str], requests: int, rounds: int
 ) -> dict[str, float]:
-    """Batch-1 latency per request, tokenization included, in milliseconds."""
-    timings = []
-    for i in range(warmup + requests):
-        text = texts[i % len(texts)]
-        started = time.perf_counter()
-        scorer.logits(encode_for_model(scorer.tokenizer, [text], scorer.max_length), batch_size=1)
-        if i >= warmup:
-            timings.append((time.perf_counter() - started) * 1000)
-    values = np.asarray(timings)
-    return {
-        "p50_ms": float(np.percentile(values, 50)),
-        "p99_ms": float(np.percentile(values, 99)),
-        "mean_ms": float(values.mean()),
-        "requests": len(values),
-    }
+    """Batch-1 latency per request, tokenization included (ms), each request timed back to
+    back with the fixed reference workload on the scorer's threads (``core/latency.py``)."""
+    from ml_assets.core.latency import measure_against_reference, reference_workload
 
+    def request(i: int) -> None:
+        sequences = encode_for_model(scorer.tokenizer, [texts[i]], scorer.max_length)
+        scorer.logits(sequences, batch_size=1)
 
-def fastest_rounds(
-    measure: Callable[[], dict[str, float]], budget_ms: float, rounds: int, window_s: float
-) -> list[dict[str, float]]:
-    """``rounds`` latency rounds; while the fastest p99 misses ``budget_ms``, more rounds until
-    ``window_s`` seconds have passed since the first. Other tenants of a shared machine only
-    ever add latency, so the fastest round is the closest to what the model itself costs
-    (timeit's rule), and a busy spell is waited out rather than judged."""
-    started = time.monotonic()
-    measured = [measure() for _ in range(rounds)]
-    while min(r["p99_ms"] for r in measured) > budget_ms and time.monotonic() - started < window_s:
-        measured.append(measure())
-    return measured
+    return measure_against_reference(
+        request,
+        reference_workload(scorer.threads),
+        texts=len(texts),
+        requests=requests,
+        rounds=rounds,
+    )
 
 
 def scorer_for(entry: Path, threads: int) -> OnnxScorer:
