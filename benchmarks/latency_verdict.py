@@ -70,11 +70,8 @@ def main() -> None:
     parser.add_argument("--budget-ms", type=float, default=10.0)
     args = parser.parse_args()
 
-    from ml_assets.core.latency import (
-        measure_against_reference,
-        on_serving_hardware,
-        reference_workload,
-    )
+    from ml_assets.core.export_gates import on_serving_hardware
+    from ml_assets.core.latency import measure_against_reference, reference_workload
     from ml_assets.core.params import ExportGatesParams
     from ml_assets.core.scoring import OnnxScorer, encode_for_model
 

@@ -188,8 +188,15 @@ def comparison_command(store: ArtifactStore) -> int:
     registered = store.current_ref(REGISTRY.key)
     if registered is not None:  # the promotion decision on that evaluation, when there is one
         record = read_json(registered.verified().dir / RECORD_FILE)
+        promotion = record["promotion"]
         if record["model_evaluation_digest"] == current.digest:
-            print(f"\n{record['model_id']}: {record['promotion']['verdict']}")
+            # a record kept by an older version has no verdict line: its status and reasons
+            verdict = promotion.get("verdict") or (
+                "promoted"
+                if promotion["promoted"]
+                else "rejected: " + "; ".join(promotion["reasons"])
+            )
+            print(f"\n{record['model_id']}: {verdict}")
     return 0
 
 

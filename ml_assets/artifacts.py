@@ -253,26 +253,6 @@ def artifact_output(ref: ArtifactRef, metadata: dict[str, Any]) -> dg.Output[Art
         return dg.Output(ref, metadata=full, data_version=dg.DataVersion(ref.digest))
 
 
-def heads_with_labels(
-    context: dg.AssetExecutionContext,
-    vocabularies: dict[str, list[str]],
-    configured: list[str] | tuple[str, ...],
-) -> tuple[list[str], dict[str, Any]]:
-    """The configured heads the data has labels for (``core.labels.trainable_heads``) and the
-    metadata naming those left out, also logged as a warning. A head that cannot train fails
-    the asset here, before any model is fit."""
-    from ml_assets.core.labels import HeadLabelsError, trainable_heads
-
-    try:
-        choice = trainable_heads(configured, vocabularies)
-    except HeadLabelsError as err:
-        raise dg.Failure(str(err)) from err
-    if not choice.left_out:
-        return list(choice.heads), {}
-    context.log.warning(choice.warning())
-    return list(choice.heads), {"heads_left_out": choice.warning()}
-
-
 def table_preview(frame, rows: int = 10) -> dg.TableMetadataValue:
     """A few rows as a Dagster table (values stringified where Dagster needs scalars)."""
     head = frame.head(rows)

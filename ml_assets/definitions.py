@@ -17,6 +17,7 @@ from ml_assets.assets.baseline_model import baseline_model
 from ml_assets.assets.batch_predictions import batch_predictions
 from ml_assets.assets.export_gates import GATES
 from ml_assets.assets.frozen_encoder_reference import frozen_encoder_reference
+from ml_assets.assets.label_check import heads_have_labels
 from ml_assets.assets.mlm_backbone import mlm_backbone
 from ml_assets.assets.model_evaluation import model_evaluation
 from ml_assets.assets.multitask_model import multitask_model
@@ -73,7 +74,7 @@ ASSETS = [
 GRAPH = asset_graph(ASSETS)  # asset -> (Stage, upstream), topological: plan, dvc.yaml, tests
 PARTITIONED = partitioned(ASSETS)  # the daily assets
 # raw_rows_accounted_for and data_wait_below_5_percent are evaluated inside their assets' steps
-CHECKS = [pruned_tokenizer_identical_on_training_text, *GATES]
+CHECKS = [heads_have_labels, pruned_tokenizer_identical_on_training_text, *GATES]
 
 
 def slack_notifier() -> SlackNotifier:

@@ -68,6 +68,7 @@ class AssetPlan:
     digest: str | None = None  # data version when fresh
     day_digests: dict[str, str] = field(default_factory=dict)  # partitioned: fresh days
     verdicts: list[str] = field(default_factory=list)  # fresh: what its entry was judged
+    entry: Path | None = None  # fresh: the entry's folder (absent while only the remote has it)
 
 
 def _diff_dict(prefix: str, old: dict[str, Any], new: dict[str, Any]) -> list[str]:
@@ -150,7 +151,13 @@ def build_plan(
             )
         plans[asset] = plan = _plan_entry(store, stage, section, inputs, store.current_ref(asset))
         if plan.status == "fresh" and stage.verdicts:
-            plan.verdicts = stage.verdicts(store.ref(asset, plan.fingerprint).dir, params)
+            # read from the local entry; one only the remote holds is judged once it is pulled
+            local = plan.entry is not None and plan.entry.is_dir()
+            plan.verdicts = (
+                stage.verdicts(plan.entry, params)
+                if local
+                else ["verdicts kept in the remote entry"]
+            )
     return list(plans.values())
 
 
@@ -179,7 +186,7 @@ def _plan_entry(store, stage, params, inputs, current, label="") -> AssetPlan:
     problems: list[str] = []  # read-only: a corrupt entry is reported, never moved
     hit = store.lookup(asset, fingerprint, warn=problems.append, repair=False)
     if hit is not None:
-        return AssetPlan(asset, "fresh", fingerprint, [], 0.0, hit.digest)
+        return AssetPlan(asset, "fresh", fingerprint, [], 0.0, hit.digest, entry=Path(hit.path))
     if problems:
         reasons = [f"{label}{p}; the next run moves it aside and recomputes it" for p in problems]
         return AssetPlan(asset, "stale", fingerprint, reasons, expected)

@@ -19,13 +19,14 @@ from ml_assets.definitions import ASSETS, CHECKS, build_resources
 MODELS = ("tfidf_reference", "frozen_encoder_reference", "baseline_model", "multitask_model")
 
 
-def write_export(path: Path) -> tuple[str, str]:
+def write_export(path: Path, rows: int = 2000, one_label: bool = False) -> tuple[str, str]:
     """A CSV of Date, Description, Amount and Category only, 2,000 rows over 20 days, 40 % of
-    them labeled, as a user who categorized part of their history. Returns its days."""
-    rows = generate_transactions(2000, seed=11, labeled_fraction=1.0, days=20)
+    them labeled, as a user who categorized part of their history (``one_label``: all with the
+    same category). Returns its days."""
+    rows = generate_transactions(rows, seed=11, labeled_fraction=1.0, days=20)
     lines = ["Date,Description,Amount,Category"]
     for i, row in enumerate(rows.iter_rows(named=True)):
-        label = row["category"] if i % 5 < 2 else ""
+        label = ("Groceries" if one_label else row["category"]) if i % 5 < 2 else ""
         description = row["description"].replace('"', "'")
         year, month, day = str(row["posted_date"]).split("-")
         lines.append(f'{month}/{day}/{year},"{description}",{row["amount"]:.2f},{label}')
@@ -34,10 +35,8 @@ def write_export(path: Path) -> tuple[str, str]:
     return days[0], days[-1]
 
 
-@pytest.fixture(scope="module")
-def category_only(tmp_path_factory):
-    folder = tmp_path_factory.mktemp("category_only")
-    first, last = write_export(folder / "card.csv")
+def materialize_export(folder: Path, first: str, last: str):
+    """The whole tiny graph on ``folder/card.csv``: (result, the warnings it logged)."""
     data = yaml.safe_load((Path(__file__).resolve().parents[1] / "params.yaml").read_text())
     data["raw_transactions"].update(
         source="files",
@@ -69,7 +68,24 @@ def category_only(tmp_path_factory):
             for e in instance.all_logs(result.run_id)
             if e.level == logging.WARNING and e.user_message
         ]
-        yield result, warnings, folder
+    return result, warnings
+
+
+@pytest.fixture(scope="module")
+def category_only(tmp_path_factory):
+    folder = tmp_path_factory.mktemp("category_only")
+    result, warnings = materialize_export(folder, *write_export(folder / "card.csv"))
+    yield result, warnings, folder
+
+
+def test_a_head_of_one_label_stops_the_run_before_any_model(tmp_path):
+    """The blocking check on training_features fails, naming the column; no model is fit."""
+    result, _ = materialize_export(tmp_path, *write_export(tmp_path / "card.csv", 400, True))
+    checks = {c.check_name: c for c in result.get_asset_check_evaluations()}
+    assert not checks["heads_have_labels"].passed
+    assert "'Groceries'" in checks["heads_have_labels"].metadata["failures"].value
+    fitted = [m for m in (*MODELS, "mlm_backbone") if result.asset_materializations_for_node(m)]
+    assert fitted == []
 
 
 def test_the_graph_runs_without_the_missing_head(category_only):

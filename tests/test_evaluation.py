@@ -80,6 +80,37 @@ def test_parity_gate_names_the_head_and_threshold():
     assert parity_verdict(passing, gates).passed
 
 
+def test_parity_gate_rejects_a_model_no_int8_recipe_fixed():
+    """The test split may pass by luck; a recipe that missed on validation still rejects, with
+    the best agreement it reached."""
+    from ml_assets.core.export_gates import parity_verdict
+    from ml_assets.core.params import ExportGatesParams
+
+    parity = {"category": {"agreement": 0.995, "accuracy_delta_pt": -0.1}}
+    missed = {"passed": False, "reason": "best agreement reached 98.70 % with 12 MatMuls fp32"}
+    verdict = parity_verdict({"parity": parity, "int8_recipe": missed}, ExportGatesParams())
+    assert not verdict.passed and verdict.reasons == [missed["reason"]]
+    fixed = {"passed": True, "reason": None}
+    assert parity_verdict({"parity": parity, "int8_recipe": fixed}, ExportGatesParams()).passed
+
+
+def test_latency_gate_on_an_export_without_a_reference_measurement_says_rematerialize():
+    from ml_assets.core.export_gates import latency_verdict
+    from ml_assets.core.params import ExportGatesParams
+
+    old = {"latency": {"p50_ms": 3.0, "p99_ms": 5.0}}
+    verdict = latency_verdict(old, ExportGatesParams())
+    assert not verdict.passed and "rematerialize onnx_model" in verdict.reasons[0]
+
+
+def test_a_champion_with_other_labels_is_scored_by_label_name():
+    from ml_assets.core.comparison import by_label_name
+
+    probs = np.array([[0.7, 0.2, 0.1], [0.1, 0.1, 0.8]], dtype=np.float32)
+    aligned = by_label_name(probs, ["fuel", "coffee", "old"], ["coffee", "fuel", "new"])
+    np.testing.assert_allclose(aligned, [[0.2, 0.7, 0.0], [0.1, 0.1, 0.0]])
+
+
 def test_latency_gate_judges_the_kept_measurement_on_the_serving_hardware():
     """The same measurement and thresholds: the same verdict, every time; a machine twice as
     slow as the serving hardware (its reference took twice reference_ms) halves the p99."""

@@ -187,6 +187,7 @@ def test_checks_run(materialized):
     result, _, _ = materialized
     checks = {c.check_name: c for c in result.get_asset_check_evaluations()}
     assert set(checks) == {
+        "heads_have_labels",
         "pruned_tokenizer_identical_on_training_text",
         "data_wait_below_5_percent",
         "raw_rows_accounted_for",
@@ -203,6 +204,7 @@ def test_checks_run(materialized):
     ):
         assert checks[gate].passed, checks[gate].metadata
     assert checks["pruned_tokenizer_identical_on_training_text"].passed
+    assert checks["heads_have_labels"].passed
     assert checks["raw_rows_accounted_for"].passed
     waits = [
         c

@@ -6,13 +6,13 @@ import dagster as dg
 
 from ml_assets.artifacts import (
     automation_condition,
-    heads_with_labels,
     memoized_output,
 )
 from ml_assets.core.io import ArtifactRef
 from ml_assets.core.layouts import read_features
 from ml_assets.core.params import ReferenceModelsParams
 from ml_assets.daily import single_run_asset
+from ml_assets.heads import heads_with_labels
 from ml_assets.run_config import section_config
 from ml_assets.stage import Stage
 from resources.artifact_store import ArtifactStore

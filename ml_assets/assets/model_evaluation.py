@@ -11,7 +11,13 @@ from ml_assets.artifacts import (
     automation_condition,
     memoized_output,
 )
-from ml_assets.core.comparison import BASELINE, CANDIDATE, FP32_TWIN, champion_label
+from ml_assets.core.comparison import (
+    BASELINE,
+    CANDIDATE,
+    FP32_TWIN,
+    champion_label,
+    primary_head,
+)
 from ml_assets.core.io import ArtifactRef, atomic_write_json, read_json
 from ml_assets.core.layouts import (
     EVALUATION_FILE,
@@ -321,7 +327,7 @@ def model_evaluation(
                 else (champion["model_id"], artifact_store.ref("onnx_model", champion["onnx_model_key"])),
             )
         )  # fmt: skip
-        primary = "category" if "category" in heads else next(iter(heads))
+        primary = primary_head(heads)
         # the held-out slice merchant by merchant: a few frequent merchants can decide its
         # row accuracy, so the mean over merchants and the merchants it misses are shown too
         on_heldout = masks["heldout_merchants"] & (labels[primary] != IGNORE_INDEX)
@@ -444,7 +450,7 @@ def compare_models(
     champion: tuple[str, ArtifactRef] | None,
 ) -> dict[str, dict]:
     """Every other model's report on exactly the candidate's test rows and slices."""
-    from ml_assets.core.comparison import aligned_probabilities
+    from ml_assets.core.comparison import aligned_probabilities, by_label_name
     from ml_assets.core.evaluation import evaluate_slices, softmax
     from ml_assets.core.labels import IGNORE_INDEX
     from ml_assets.core.scoring import OnnxScorer, encode_for_model, scorer_for
@@ -453,10 +459,13 @@ def compare_models(
     texts = test["description"].to_list()
 
     def onnx_report(scorer: OnnxScorer) -> dict:
+        """Scored by label name on the heads it shares with the candidate: a champion trained
+        on other heads or labels is compared where it can be (a label it lacks scores 0)."""
         sequences = encode_for_model(scorer.tokenizer, texts, scorer.max_length)
         logits = scorer.logits(sequences, batch_size)
-        probs = {h: softmax(logits[h]) for h in heads}
-        return evaluate_slices(labels, probs, heads, masks, IGNORE_INDEX)
+        shared = [h for h in heads if h in scorer.heads]
+        probs = {h: by_label_name(softmax(logits[h]), scorer.heads[h], heads[h]) for h in shared}
+        return evaluate_slices({h: labels[h] for h in shared}, probs, heads, masks, IGNORE_INDEX)
 
     reports = {}
     int8 = scorer_for(fp32.parent, threads)

@@ -2,12 +2,13 @@
 
 import dagster as dg
 
-from ml_assets.artifacts import automation_condition, heads_with_labels
+from ml_assets.artifacts import automation_condition
 from ml_assets.core.io import ArtifactRef
 from ml_assets.core.job_protocol import BACKBONE_INPUT, CORPUS_INPUT, TOKENIZER_INPUT
 from ml_assets.core.params import MultitaskModelParams
 from ml_assets.daily import single_run_asset
 from ml_assets.gpu_training import GPU_POOL, TrainingConfig, training_outputs
+from ml_assets.heads import heads_with_labels
 from ml_assets.run_config import section_config
 from ml_assets.stage import Stage
 from ml_assets.training import job as training_job  # what the launcher runs: in the code version

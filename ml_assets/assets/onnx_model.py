@@ -25,6 +25,7 @@ from ml_assets.core.params import OnnxModelParams
 from ml_assets.daily import single_run_asset
 from ml_assets.run_config import section_config
 from ml_assets.stage import Stage
+from ml_assets.verdict_lines import export_gate_lines
 from resources.artifact_store import ArtifactStore
 from resources.params import ParamsResource
 
@@ -41,30 +42,13 @@ def fingerprint_section(params, store=None, overrides: dict | None = None) -> di
     return {**own, "parity_targets": {key: gates[key] for key in PARITY_TARGETS}}
 
 
-def gate_lines(entry: Path, params) -> list[str]:
-    """The export gates' verdicts on an entry, from what it measured (``plan`` shows them)."""
-    from ml_assets.core.export_gates import gate_verdicts
-    from ml_assets.core.io import read_json
-    from ml_assets.core.params import ExportGatesParams
-
-    verdicts = gate_verdicts(
-        read_json(entry / VERIFICATION_FILE),
-        (entry / INT8_FILE).stat().st_size,
-        ExportGatesParams.model_validate(params.section("export_gates")),
-    )
-    return [
-        f"gate {v.gate}: " + ("passed" if v.passed else "FAILED: " + "; ".join(v.reasons))
-        for v in verdicts
-    ]
-
-
 STAGE = Stage(
     key="onnx_model",
     module=__name__,
     libraries=("torch", "onnx", "onnxruntime", "tokenizers", "transformers"),
     sections=("onnx_model", "export_gates"),
     fingerprint_section=fingerprint_section,
-    verdicts=gate_lines,
+    verdicts=export_gate_lines,
 )
 
 
@@ -77,10 +61,11 @@ STAGE = Stage(
         "head), quantized to int8 with onnxruntime (blockwise MatMulNBits by default; word "
         "embeddings as int8 rows). The recipe adapts to the model: when the configured one "
         "misses the parity gate's targets on the validation split, the MatMuls whose "
-        "quantization flips most rows stay fp32 (at most onnx_model.max_fp32_nodes); the "
+        "quantization error moves the logits most (on the rows that could flip) stay fp32 (at most onnx_model.max_fp32_nodes); the "
         "choice is in the metadata. Verified against PyTorch on the test split and timed at "
         "batch 1 on CPU, tokenization included, against a fixed reference workload; the gates "
-        "(export_gates) judge those kept measurements, so a rerun re-judges nothing."
+        "(export_gates) judge those kept measurements: a rerun of the same export measures "
+        "nothing again and gets the same verdict."
     ),
 )
 def onnx_model(
@@ -101,7 +86,8 @@ def onnx_model(
         # torch/onnxruntime load here, not when the definitions load (UI, CLI, plan stay fast)
         import torch
 
-        from ml_assets.core.scoring import OnnxScorer, encode_for_model, measure_latency
+        from ml_assets.core.latency import measure_latency
+        from ml_assets.core.scoring import OnnxScorer, encode_for_model
         from ml_assets.core.tokenizer_folder import FolderTokenizer
         from ml_assets.training.export import export_onnx
         from ml_assets.training.finetune import predict_logits

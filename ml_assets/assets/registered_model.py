@@ -27,6 +27,7 @@ from ml_assets.core.layouts import (
 from ml_assets.core.params import ExportGatesParams
 from ml_assets.daily import single_run_asset
 from ml_assets.stage import Stage
+from ml_assets.verdict_lines import promotion_lines
 from resources.artifact_store import ArtifactStore
 from resources.model_registry import CHAMPION, ModelRegistry, now
 from resources.params import ParamsResource
@@ -87,19 +88,13 @@ def fingerprint_section(
     }
 
 
-def verdict_lines(entry: Path, params) -> list[str]:
-    """The promotion verdict kept in a registry entry (``plan`` shows it)."""
-    record = read_json(entry / RECORD_FILE)
-    return [f"{record['model_id']}: {record['promotion']['verdict']}"]
-
-
 STAGE = Stage(
     key="registered_model",
     module=__name__,
     libraries=(),
     sections=("export_gates", "promotion"),
     fingerprint_section=fingerprint_section,
-    verdicts=verdict_lines,
+    verdicts=promotion_lines,
 )
 
 
@@ -137,8 +132,9 @@ def registered_model(
     artifact_store: ArtifactStore,
     model_registry: ModelRegistry,
 ):
+    from ml_assets.core.comparison import primary_head
     from ml_assets.core.export_gates import gate_verdicts
-    from ml_assets.core.promotion import decide_from_evaluation, primary_head, verdict_line
+    from ml_assets.core.promotion import decide_from_evaluation, verdict_line
 
     model_id = onnx_model.digest[:32]
     resolved = params.load()

@@ -19,6 +19,12 @@ REFERENCES = ("tfidf_reference", "frozen_encoder_reference")
 CHAMPION_PREFIX = "champion "
 
 
+def primary_head(heads) -> str:
+    """The head a run is judged on (held-out merchants, promotion, the side-by-side picture):
+    category where the data has it, else the first."""
+    return "category" if "category" in heads else next(iter(heads))
+
+
 def champion_label(model_id: str) -> str:
     return f"{CHAMPION_PREFIX}{model_id[:8]}"
 
@@ -53,13 +59,19 @@ def aligned_probabilities(
                 "it was fit on another training_features snapshot: rematerialize it"
             )
         probs = np.stack(column.to_numpy()).astype(np.float32)
-        have = {label: i for i, label in enumerate(labels[head])}
-        aligned = np.zeros((len(order), len(wanted)), dtype=np.float32)
-        for j, label in enumerate(wanted):
-            if label in have:
-                aligned[:, j] = probs[:, have[label]]
-        out[head] = aligned
+        out[head] = by_label_name(probs, labels[head], wanted)
     return out
+
+
+def by_label_name(probs: np.ndarray, have: list[str], wanted: list[str]) -> np.ndarray:
+    """Columns of ``probs`` (in ``have`` order) reordered to ``wanted``; a wanted label the
+    model never had gets probability 0."""
+    index = {label: i for i, label in enumerate(have)}
+    aligned = np.zeros((len(probs), len(wanted)), dtype=np.float32)
+    for j, label in enumerate(wanted):
+        if label in index:
+            aligned[:, j] = probs[:, index[label]]
+    return aligned
 
 
 def in_table_order(names) -> list[str]:

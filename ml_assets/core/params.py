@@ -270,7 +270,7 @@ class OnnxModelParams(_Section):
     )  # node-name regexes left in fp32: the heads
     quantize_embeddings: bool = True  # word embeddings as int8 rows with a per-row scale
     # when the recipe above misses the parity gate's targets on the validation split, at most
-    # this many of the MatMuls whose quantization flips most rows stay fp32 (0: never adapt)
+    # this many of the MatMuls whose quantization error moves the logits most stay fp32 (0: never adapt)
     max_fp32_nodes: int = Field(12, ge=0)
     intra_op_num_threads: int = Field(2, ge=1)
     # batch-1 latency, measured once per export (core/latency.py): requests over test texts,
@@ -288,8 +288,8 @@ class OnnxModelParams(_Section):
 
 
 class ExportGatesParams(_Section):
-    # The gates on onnx_model, judged on what its export measured and kept (a rerun re-judges
-    # nothing it measured). A failed gate keeps the candidate from promotion; the comparison
+    # The gates on onnx_model, judged on what its export measured and kept (a rerun of the same
+    # export measures nothing again and gets the same verdict). A failed gate keeps the candidate from promotion; the comparison
     # still runs. The parity targets also steer the int8 recipe onnx_model picks.
     min_argmax_agreement: float = Field(0.99, ge=0.0, le=1.0)  # int8 vs PyTorch, per head
     max_accuracy_drop_pt: float = Field(0.5, ge=0.0)  # per head, on the labeled test split

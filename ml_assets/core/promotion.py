@@ -170,11 +170,6 @@ def decide_from_evaluation(
     return decision
 
 
-def primary_head(report: Report) -> str:
-    """The head promotion is judged on: category where the data has it, else the first."""
-    return "category" if "category" in report else next(iter(report))
-
-
 def verdict_line(decision: Decision, comparison: dict[str, Report], head: str) -> str:
     """One line for a person: promoted or rejected and why, and who won on this data by how
     much (held-out merchants and overall, on ``head``)."""

@@ -71,26 +71,6 @@ class OnnxScorer:
         }
 
 
-def measure_latency(
-    scorer: OnnxScorer, texts: Sequence[str], requests: int, rounds: int
-) -> dict[str, float]:
-    """Batch-1 latency per request, tokenization included (ms), each request timed back to
-    back with the fixed reference workload on the scorer's threads (``core/latency.py``)."""
-    from ml_assets.core.latency import measure_against_reference, reference_workload
-
-    def request(i: int) -> None:
-        sequences = encode_for_model(scorer.tokenizer, [texts[i]], scorer.max_length)
-        scorer.logits(sequences, batch_size=1)
-
-    return measure_against_reference(
-        request,
-        reference_workload(scorer.threads),
-        texts=len(texts),
-        requests=requests,
-        rounds=rounds,
-    )
-
-
 def scorer_for(entry: Path, threads: int) -> OnnxScorer:
     """The int8 scorer of an onnx_model entry, configured by its serving.json."""
     import json
