@@ -71,7 +71,7 @@ def test_a_head_with_one_label_is_refused(features):
         pl.when(pl.col("category").is_not_null()).then(pl.lit("x")).alias("category")
     )
     train, valid, test, _ = tfidf_matrices(one)
-    with pytest.raises(ValueError, match="'category' has 1 distinct label"):
+    with pytest.raises(ValueError, match="every labeled row has the same category label 'x'"):
         fit_per_head(train, valid, test, one, ("category",), (1.0,), 100)
 
 

@@ -104,15 +104,9 @@ def reference_model_bytes() -> bytes:
 
 def reference_workload(threads: int) -> Callable[[], None]:
     """One batch-1 run of the reference, on ``threads`` intra-op threads as the scorer uses."""
-    import onnxruntime as ort
+    from ml_assets.core.scoring import cpu_session
 
-    options = ort.SessionOptions()
-    options.intra_op_num_threads = threads
-    options.inter_op_num_threads = 1
-    options.graph_optimization_level = ort.GraphOptimizationLevel.ORT_ENABLE_ALL
-    session = ort.InferenceSession(
-        reference_model_bytes(), options, providers=["CPUExecutionProvider"]
-    )
+    session = cpu_session(reference_model_bytes(), threads)
     feed = {"x": np.ones((1, REFERENCE_POSITIONS, REFERENCE_WIDTH), dtype=np.float32)}
     return lambda: session.run(None, feed)
 

@@ -378,13 +378,11 @@ def finetune(
 
 
 def head_vocabularies(meta: dict, heads: tuple[str, ...]) -> dict[str, list[str]]:
+    from ml_assets.core.labels import trainable_heads
+
     vocab = {head: meta["labels"][head] for head in heads}
-    for head, names in vocab.items():
-        if len(names) < 2:
-            raise ValueError(
-                f"head {head!r} needs at least 2 distinct labels in the data, found {names}; "
-                "label more rows or drop the head from multitask_model.heads in params.yaml"
-            )
+    for head, names in vocab.items():  # the asset left out empty heads; here every one trains
+        trainable_heads([head], {head: names})
     return vocab
 
 

@@ -33,9 +33,9 @@ from pathlib import Path
 
 import numpy as np
 import onnx
-import onnxruntime as ort
 
 from ml_assets.core.labels import IGNORE_INDEX
+from ml_assets.core.scoring import cpu_session
 from ml_assets.training.data import length_sorted_batches
 from ml_assets.training.export import quantize_int8, quantized_weight_nodes, restore_fp32_nodes
 
@@ -288,13 +288,7 @@ def onnx_logits(
 ) -> dict[str, np.ndarray]:
     """Logits per head of an in-memory model, in input order, scored in length-sorted batches
     with the serving scorer's session options (no file written: variants live in memory)."""
-    options = ort.SessionOptions()
-    options.intra_op_num_threads = threads
-    options.inter_op_num_threads = 1
-    options.graph_optimization_level = ort.GraphOptimizationLevel.ORT_ENABLE_ALL
-    session = ort.InferenceSession(
-        model.SerializeToString(), options, providers=["CPUExecutionProvider"]
-    )
+    session = cpu_session(model.SerializeToString(), threads)
     outputs = [f"logits_{head}" for head in heads]  # export_onnx's output names
     batches, inverse = length_sorted_batches(sequences, batch_size, pad_id)
     parts = [

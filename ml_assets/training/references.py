@@ -25,6 +25,7 @@ import numpy as np
 import polars as pl
 
 from ml_assets.core.backbones import resolve_backbone
+from ml_assets.core.labels import trainable_heads
 
 
 @dataclass
@@ -64,12 +65,7 @@ def fit_per_head(
         y_train = train[head].to_numpy()
         keep = train[head].is_not_null().to_numpy()
         names = sorted({str(v) for v in y_train[keep]})
-        if len(names) < 2:
-            raise ValueError(
-                f"head {head!r} has {len(names)} distinct label(s) among the labeled train rows; "
-                "a classifier needs at least 2: label more rows or drop the head from "
-                "multitask_model.heads"
-            )
+        trainable_heads([head], {head: names})  # at least 2 labels among the train rows
         valid_keep = valid[head].is_not_null().to_numpy()
         best = None
         for c in c_grid:
