@@ -29,7 +29,8 @@ if TYPE_CHECKING:
 # `days` and `dvc-yaml` stay quick.
 
 
-def main(argv: list[str] | None = None) -> int:
+def build_parser() -> argparse.ArgumentParser:
+    """The command line (the documentation's CLI reference is its ``--help``)."""
     parser = argparse.ArgumentParser(prog="python -m ml_assets", description=__doc__)
     parser.add_argument(
         "command",
@@ -55,7 +56,11 @@ def main(argv: list[str] | None = None) -> int:
         help="gc: entries kept per asset besides the current ones (default 1)",
     )
     parser.add_argument("--dry-run", action="store_true", help="gc: report only")
-    args = parser.parse_args(argv)
+    return parser
+
+
+def main(argv: list[str] | None = None) -> int:
+    args = build_parser().parse_args(argv)
     if args.command == "dvc-yaml":
         return dvc_yaml_command(check=args.check)
     if args.command == "days":
