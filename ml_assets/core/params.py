@@ -233,6 +233,12 @@ class MultitaskModelParams(_Section):
     precision: Precision = "auto"
     lora_r: int = Field(0, ge=0)
     lora_alpha: int = Field(16, ge=1)
+    # a bag of token n-grams beside the encoder: TF-IDF + logistic regression inside the model,
+    # mixed in per row by how much of it training has seen (training/ngram_bag.py); false: the
+    # encoder alone
+    ngram_bag: bool = True
+    ngram_buckets: int = Field(131072, ge=1024)  # hash slots for bigrams, and again for trigrams
+    ngram_c_grid: tuple[float, ...] = (3.0, 10.0, 30.0)  # its inverse L2 strength, chosen on valid
 
     @field_validator("heads")
     @classmethod
@@ -257,6 +263,7 @@ class BaselineModelParams(_Section):
     token_mask_prob: float = Field(0.0, ge=0, lt=1)
     weight_average_decay: float = Field(0.0, ge=0, lt=1)
     head_init: Literal["random", "linear_probe"] = "random"
+    ngram_bag: bool = False  # the encoder alone, as a notebook's finetune
 
 
 class OnnxModelParams(_Section):

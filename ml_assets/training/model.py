@@ -17,6 +17,7 @@ from transformers import BertConfig, BertForMaskedLM, BertModel
 from transformers.utils import logging as hf_logging
 
 from ml_assets.core.backbones import resolve_backbone
+from ml_assets.training.ngram_bag import NgramBag
 
 hf_logging.disable_progress_bar()  # weight-loading bars would flood the Dagster run logs
 MODEL_CONFIG = "multitask_config.json"
@@ -94,7 +95,9 @@ def pool(hidden: torch.Tensor, attention_mask: torch.Tensor, pooling: str) -> to
 
 
 class MultiTaskModel(nn.Module):
-    """Shared BERT encoder, one linear head per label on the pooled sequence.
+    """Shared BERT encoder, one linear head per label on the pooled sequence; optionally a bag
+    of token n-grams beside it (``ngram_bag.py``), mixed into each head's output, which is then
+    log-probabilities (logits as far as softmax and argmax are concerned).
 
     ``pooling`` reads the sequence the way the backbone was trained to be read:
     sentence-transformers checkpoints such as all-MiniLM-L6-v2 were trained on the mean over
@@ -120,6 +123,8 @@ class MultiTaskModel(nn.Module):
             {name: nn.Linear(hidden, len(labels)) for name, labels in heads.items()}
         )
         self.dropout_p = dropout
+        self.bag: NgramBag | None = None  # attached after finetuning, when configured
+        self.use_bag = True  # False: the encoder's logits alone (to report what the bag adds)
 
     @property
     def head_names(self) -> list[str]:
@@ -130,7 +135,10 @@ class MultiTaskModel(nn.Module):
     ) -> tuple[torch.Tensor, ...]:
         hidden = self.encoder(input_ids=input_ids, attention_mask=attention_mask).last_hidden_state
         pooled = self.dropout(pool(hidden, attention_mask, self.pooling))
-        return tuple(self.heads[name](pooled) for name in self.head_names)
+        logits = tuple(self.heads[name](pooled) for name in self.head_names)
+        if self.bag is not None and self.use_bag:
+            return self.bag.mix(logits, input_ids, attention_mask)
+        return logits
 
     @classmethod
     def from_backbone(
@@ -153,6 +161,7 @@ class MultiTaskModel(nn.Module):
             "heads": self.head_labels,
             "dropout": self.dropout_p,
             "pooling": self.pooling,
+            **({"ngram_bag": self.bag.config()} if self.bag is not None else {}),
         }
         (out_dir / MODEL_CONFIG).write_text(
             json.dumps(config, indent=2, sort_keys=True, default=str)
@@ -169,5 +178,7 @@ class MultiTaskModel(nn.Module):
             config["dropout"],
             config.get("pooling", "cls"),  # artifacts written before pooling was a choice
         )
+        if "ngram_bag" in config:
+            model.bag = NgramBag(**config["ngram_bag"])
         model.load_state_dict(load_file(str(model_dir / MODEL_WEIGHTS), device=str(device)))
         return model.to(device).eval()

@@ -167,6 +167,7 @@ def train_multitask_model(
                 f"no labeled rows in the {name} split; add labeled data or change the split shares"
             )
     full_valid = len(sets["valid"].sequences)
+    every_valid = sets["valid"]  # the n-gram bag's mix is chosen on seen and unseen merchants
     if settings.early_stopping_rows == "heldout_merchants":
         sets["valid"] = heldout_subset(sets["valid"])
         if len(sets["valid"].sequences) == 0:
@@ -211,6 +212,12 @@ def train_multitask_model(
         checkpoint_root=checkpoint_root,
         hooks=hooks,
     )
+    bag = {}
+    if settings.ngram_bag:
+        from ml_assets.training.ngram_bag import attach_bag
+
+        encoder_only = evaluate(net, sets["test"], 128, meta["pad_id"], device)
+        bag = attach_bag(net, sets["train"], every_valid, settings, meta["pad_id"], device, log=log)
     test = evaluate(net, sets["test"], 128, meta["pad_id"], device)
     test_heldout = (
         evaluate(net, heldout, 128, meta["pad_id"], device) if len(heldout.sequences) else {}
@@ -241,6 +248,17 @@ def train_multitask_model(
         "device": str(device),
         **result.perf,
     }
+    if bag:
+        metadata["ngram_bag_seconds"] = bag["seconds"]
+        for head in heads:
+            threshold, low, high = bag["gate"][head]
+            metadata[f"ngram_bag_{head}_gate"] = (
+                f"weight {low:g}-{high:g} around coverage {threshold:g}, C {bag['c'][head]:g}"
+            )
+            if encoder_only[head]["n"]:
+                metadata[f"test_{head}_accuracy_encoder_alone"] = round(
+                    encoder_only[head]["accuracy"], 4
+                )
     for head in heads:
         if test[head]["n"] == 0:
             continue

@@ -1,0 +1,290 @@
+"""A bag of token n-grams beside the encoder: what TF-IDF + logistic regression knows, inside
+the one model that ships.
+
+A finetuned encoder generalizes to merchants it never saw; a linear model over n-grams
+remembers the exact strings of merchants it did see, and on data with many merchants seen
+only a few times in training the two are complementary. The bag reads the same token ids as
+the encoder (unigrams, and bi- and trigrams hashed into ``buckets`` slots each), so serving,
+export and quantization see one graph with the same two inputs, and no second artifact.
+
+Features of a text: each n-gram occurrence weighted by its inverse document frequency on the
+labeled training rows, divided by the L2 norm of those weights (sublinear TF-IDF's shape,
+computable from the ids alone). One multinomial logistic regression per head, C chosen on the
+validation rows.
+
+The two are mixed per row, as log-probabilities: ``(1 - w) * encoder + w * bag``. The weight
+follows how much of the row the bag has seen: its coverage ``c``, the share of the row's bi-
+and trigrams that occur in a labeled training row, gives ``w = low + (high - low) *
+sigmoid(SHARPNESS * (c - threshold))``: a merchant seen in training (coverage near 1) leans on
+the bag's memory, an unseen one on the encoder. ``(threshold, low, high)`` per head is chosen
+on the validation rows by the mean of the accuracies on seen and on held-out merchants, so
+neither slice pays for the other.
+"""
+
+from __future__ import annotations
+
+import time
+from collections.abc import Callable, Sequence
+
+import numpy as np
+import torch
+from torch import nn
+
+# hashing: (a * PRIME + b) mod buckets chains; int64 never overflows for ids < 2**31
+PRIME = 1_000_003
+SHARPNESS = 20.0
+THRESHOLDS = (0.7, 0.8, 0.85, 0.9, 0.95)
+LOWS = (0.0, 0.1, 0.2, 0.3)
+HIGHS = (0.5, 0.7, 0.85, 1.0)
+
+
+def ngram_keys_numpy(ids: np.ndarray, vocab_size: int, buckets: int) -> np.ndarray:
+    """Row indices into the bag's table for one sequence: unigrams, then hashed bi- and
+    trigrams (exactly what ``NgramBag.keys`` computes in the graph)."""
+    ids = ids.astype(np.int64)
+    bigrams = (ids[:-1] * PRIME + ids[1:]) % buckets
+    trigrams = ((ids[:-2] * PRIME + ids[1:-1]) % buckets * PRIME + ids[2:]) % buckets
+    return np.concatenate([ids, vocab_size + bigrams, vocab_size + buckets + trigrams])
+
+
+def bag_matrix(sequences: Sequence[np.ndarray], vocab_size: int, buckets: int, idf: np.ndarray):
+    """The rows' features as a sparse matrix (scipy CSR), as the graph computes them."""
+    from scipy.sparse import csr_matrix
+
+    keys = [ngram_keys_numpy(np.asarray(s), vocab_size, buckets) for s in sequences]
+    lengths = np.fromiter((len(k) for k in keys), dtype=np.int64, count=len(keys))
+    columns = np.concatenate(keys) if keys else np.zeros(0, dtype=np.int64)
+    weights = idf[columns].astype(np.float64)
+    rows = np.repeat(np.arange(len(keys)), lengths)
+    norms = np.sqrt(np.bincount(rows, weights=weights**2, minlength=len(keys)))
+    values = weights / np.maximum(norms[rows], 1e-6)
+    return csr_matrix((values.astype(np.float32), (rows, columns)), shape=(len(keys), idf.shape[0]))
+
+
+def fit_idf(
+    sequences: Sequence[np.ndarray], vocab_size: int, buckets: int
+) -> tuple[np.ndarray, np.ndarray]:
+    """(smoothed inverse document frequency, document count) of every table row."""
+    documents = np.zeros(vocab_size + 2 * buckets, dtype=np.int64)
+    for s in sequences:
+        documents[np.unique(ngram_keys_numpy(np.asarray(s), vocab_size, buckets))] += 1
+    idf = (np.log((1 + len(sequences)) / (1 + documents)) + 1).astype(np.float32)
+    return idf, documents
+
+
+class NgramBag(nn.Module):
+    """The bag in the graph: ids and mask in, log-probabilities per head and coverage out."""
+
+    def __init__(self, vocab_size: int, buckets: int, heads: dict[str, int]):
+        super().__init__()
+        self.vocab_size, self.buckets = vocab_size, buckets
+        self.head_sizes = dict(heads)
+        rows, columns = vocab_size + 2 * buckets, sum(heads.values())
+        self.register_buffer("idf", torch.ones(rows))
+        self.register_buffer("seen", torch.zeros(rows))  # 1: in a labeled training row
+        self.register_buffer("table", torch.zeros(rows, columns))
+        self.register_buffer("bias", torch.zeros(columns))
+        # per head: (threshold, low, high) of the coverage gate
+        self.register_buffer("gate", torch.zeros(len(heads), 3))
+
+    def config(self) -> dict:
+        return {"vocab_size": self.vocab_size, "buckets": self.buckets, "heads": self.head_sizes}
+
+    def keys(self, ids: torch.Tensor, mask: torch.Tensor) -> tuple[torch.Tensor, torch.Tensor]:
+        """(keys, present) of shape (batch, n-grams): an n-gram counts where all its ids do."""
+        ids = ids.long()
+        valid = mask.to(torch.float32)
+        bigrams = torch.remainder(ids[:, :-1] * PRIME + ids[:, 1:], self.buckets)
+        trigrams = torch.remainder(
+            torch.remainder(ids[:, :-2] * PRIME + ids[:, 1:-1], self.buckets) * PRIME + ids[:, 2:],
+            self.buckets,
+        )
+        keys = torch.cat(
+            [ids, self.vocab_size + bigrams, self.vocab_size + self.buckets + trigrams], dim=1
+        )
+        present = torch.cat(
+            [valid, valid[:, :-1] * valid[:, 1:], valid[:, :-2] * valid[:, 1:-1] * valid[:, 2:]],
+            dim=1,
+        )
+        return keys, present
+
+    def forward(self, ids: torch.Tensor, mask: torch.Tensor) -> tuple[list, torch.Tensor]:
+        """(log-probabilities per head, coverage per row)."""
+        keys, present = self.keys(ids, mask)
+        weights = self.idf[keys] * present  # (batch, n)
+        norm = torch.sqrt((weights * weights).sum(dim=1, keepdim=True)).clamp_min(1e-6)
+        scores = (self.table[keys] * weights.unsqueeze(-1)).sum(dim=1) / norm + self.bias
+        logprobs = [
+            torch.log_softmax(part, dim=-1)
+            for part in torch.split(scores, list(self.head_sizes.values()), dim=1)
+        ]
+        longer = present[:, ids.shape[1] :]  # bi- and trigrams: unigrams say little of a merchant
+        coverage = (self.seen[keys[:, ids.shape[1] :]] * longer).sum(dim=1) / longer.sum(
+            dim=1
+        ).clamp_min(1.0)
+        return logprobs, coverage
+
+    def mix(self, encoder_logits: Sequence[torch.Tensor], ids, mask) -> tuple[torch.Tensor, ...]:
+        """Each head's encoder log-probabilities mixed with the bag's by the coverage gate."""
+        bag, coverage = self.forward(ids, mask)
+        mixed = []
+        for i, logits in enumerate(encoder_logits):
+            threshold, low, high = self.gate[i]
+            w = (low + (high - low) * torch.sigmoid(SHARPNESS * (coverage - threshold)))[:, None]
+            mixed.append((1 - w) * torch.log_softmax(logits.float(), dim=-1) + w * bag[i])
+        return tuple(mixed)
+
+
+def coverage_numpy(sequences, vocab_size: int, buckets: int, seen: np.ndarray) -> np.ndarray:
+    """``NgramBag``'s coverage of each sequence, in numpy."""
+    out = np.empty(len(sequences), dtype=np.float32)
+    for i, s in enumerate(sequences):
+        longer = ngram_keys_numpy(np.asarray(s), vocab_size, buckets)[len(s) :]
+        out[i] = seen[longer].sum() / max(len(longer), 1)
+    return out
+
+
+def fit_bag(
+    train: tuple[Sequence[np.ndarray], dict[str, np.ndarray]],
+    vocab_size: int,
+    buckets: int,
+    heads: dict[str, list[str]],
+    c_grid: Sequence[float],
+    valid: tuple[Sequence[np.ndarray], dict[str, np.ndarray]],
+    ignore_index: int,
+    max_iter: int = 1000,
+    log: Callable[[str], None] = print,
+) -> tuple[NgramBag, dict]:
+    """The bag fit on the labeled train rows, C per head by validation accuracy (the gates are
+    left at 0, encoder only: ``choose_gates`` sets them)."""
+    from sklearn.linear_model import LogisticRegression
+
+    started = time.perf_counter()
+    train_sequences, train_labels = train
+    idf, documents = fit_idf(train_sequences, vocab_size, buckets)
+    # the regression sees the rows of n-grams in at least 2 training rows (TF-IDF's min_df):
+    # 20x fewer columns, the same accuracy; the others keep weight 0
+    kept = np.flatnonzero(documents >= 2)
+    x_train = bag_matrix(train_sequences, vocab_size, buckets, idf)[:, kept]
+    x_valid = bag_matrix(valid[0], vocab_size, buckets, idf)[:, kept]
+    bag = NgramBag(vocab_size, buckets, {h: len(names) for h, names in heads.items()})
+    bag.idf.copy_(torch.from_numpy(idf))
+    bag.seen.copy_(torch.from_numpy((documents > 0).astype(np.float32)))
+    record: dict = {"c": {}, "valid_accuracy": {}}
+    column = 0
+    for head, names in heads.items():
+        keep = train_labels[head] != ignore_index
+        y = train_labels[head][keep]
+        valid_keep = valid[1][head] != ignore_index
+        best = None
+        for c in c_grid:
+            model = LogisticRegression(C=c, max_iter=max_iter).fit(x_train[keep], y)
+            score = (
+                float((model.predict(x_valid[valid_keep]) == valid[1][head][valid_keep]).mean())
+                if valid_keep.any()
+                else 0.0
+            )
+            if best is None or score > best[0]:
+                best = (score, c, model)
+        score, c, model = best
+        weights = np.zeros((len(names), x_train.shape[1]), dtype=np.float32)
+        intercept = np.zeros(len(names), dtype=np.float32)
+        classes = [int(k) for k in model.classes_]
+        if len(classes) == 2:  # sklearn keeps one row for two classes: logit of the second
+            weights[classes[1]], intercept[classes[1]] = model.coef_[0], model.intercept_[0]
+        else:
+            weights[classes], intercept[classes] = model.coef_, model.intercept_
+        full = np.zeros((idf.shape[0], len(names)), dtype=np.float32)
+        full[kept] = weights.T
+        if len(classes) < len(names):  # a label no train row carries: never predicted
+            absent = [i for i in range(len(names)) if i not in classes]
+            intercept[absent] = -1e4
+        bag.table[:, column : column + len(names)] = torch.from_numpy(full)
+        bag.bias[column : column + len(names)] = torch.from_numpy(intercept)
+        column += len(names)
+        record["c"][head], record["valid_accuracy"][head] = c, round(score, 4)
+    record["seconds"] = round(time.perf_counter() - started, 2)
+    log(f"n-gram bag fit in {record['seconds']} s: C {record['c']}")
+    return bag, record
+
+
+def choose_gates(
+    encoder_logits: dict[str, np.ndarray],
+    bag_logprobs: dict[str, np.ndarray],
+    coverage: np.ndarray,
+    labels: dict[str, np.ndarray],
+    heldout: np.ndarray,
+    ignore_index: int,
+) -> dict[str, tuple[float, float, float]]:
+    """Per head, the gate ``(threshold, low, high)`` with the best mean of seen- and
+    held-out-merchant accuracy on the validation rows (overall accuracy where one slice is
+    empty); on ties the first in grid order, the one leaning least on the bag."""
+    chosen = {}
+    for head, logits in encoder_logits.items():
+        encoder = torch.log_softmax(torch.from_numpy(logits).float(), dim=-1).numpy()
+        keep = labels[head] != ignore_index
+        slices = [m for m in (keep & heldout, keep & ~heldout) if m.any()] or [keep]
+        best = None
+        for high in HIGHS:
+            for low in (x for x in LOWS if x <= high):
+                for threshold in THRESHOLDS:
+                    gate = 1 / (1 + np.exp(-SHARPNESS * (coverage - threshold)))
+                    w = (low + (high - low) * gate)[:, None]
+                    predicted = ((1 - w) * encoder + w * bag_logprobs[head]).argmax(axis=1)
+                    score = float(
+                        np.mean([(predicted[m] == labels[head][m]).mean() for m in slices])
+                    )
+                    if best is None or score > best[0] + 1e-9:
+                        best = (score, (threshold, low, high))
+        chosen[head] = best[1]
+    return chosen
+
+
+def bag_logprobs_numpy(bag: NgramBag, sequences) -> dict[str, np.ndarray]:
+    """The bag's log-probabilities per head, in numpy (as ``NgramBag.forward`` computes)."""
+    idf = bag.idf.numpy()
+    scores = bag_matrix(sequences, bag.vocab_size, bag.buckets, idf) @ bag.table.numpy()
+    scores = scores + bag.bias.numpy()
+    out, column = {}, 0
+    for head, size in bag.head_sizes.items():
+        part = torch.from_numpy(np.asarray(scores[:, column : column + size], dtype=np.float32))
+        out[head] = torch.log_softmax(part, dim=-1).numpy()
+        column += size
+    return out
+
+
+def attach_bag(net, train, valid, settings, pad_id: int, device, log=print) -> dict:
+    """Fit the bag on ``train`` (a ``LabeledSet``), choose its gates on ``valid`` (every
+    labeled valid row, seen and held-out merchants) and attach it to ``net``. Returns what
+    was chosen: C and the gate per head, seconds."""
+    from ml_assets.core.labels import IGNORE_INDEX
+    from ml_assets.training.finetune import predict_logits
+
+    started = time.perf_counter()
+    vocab_size = net.encoder.config.vocab_size
+    heads = net.head_labels
+    bag, record = fit_bag(
+        (train.sequences, train.labels),
+        vocab_size,
+        settings.ngram_buckets,
+        heads,
+        settings.ngram_c_grid,
+        (valid.sequences, valid.labels),
+        IGNORE_INDEX,
+        log=log,
+    )
+    net.bag = None
+    encoder = predict_logits(net, valid.sequences, settings.batch_size * 2, pad_id, device)
+    heldout = valid.sequences.row_table()["heldout_merchant"].to_numpy()
+    coverage = coverage_numpy(valid.sequences, vocab_size, bag.buckets, bag.seen.numpy())
+    gates = choose_gates(
+        encoder, bag_logprobs_numpy(bag, valid.sequences), coverage, valid.labels, heldout,
+        IGNORE_INDEX,
+    )  # fmt: skip
+    for i, head in enumerate(heads):
+        bag.gate[i] = torch.tensor(gates[head])
+    net.bag = bag.to(device)
+    record["gate"] = gates
+    record["seconds"] = round(time.perf_counter() - started, 2)
+    log(f"n-gram bag attached in {record['seconds']} s: gates {gates}")
+    return record

@@ -1,0 +1,127 @@
+"""The n-gram bag beside the encoder: the graph computes what numpy fit, it survives save,
+load and ONNX export, and its gate leans on it only where training saw the row."""
+
+import numpy as np
+import onnxruntime as ort
+import torch
+from transformers import BertConfig
+
+from ml_assets.training.model import MultiTaskModel
+from ml_assets.training.ngram_bag import (
+    NgramBag,
+    bag_logprobs_numpy,
+    choose_gates,
+    coverage_numpy,
+    fit_bag,
+    ngram_keys_numpy,
+)
+
+VOCAB, BUCKETS, PAD = 60, 64, 0
+HEADS = {"category": ["coffee", "fuel", "groceries"], "transaction_type": ["card", "refund"]}
+
+
+def merchant_rows(seed: int, n: int) -> tuple[list[np.ndarray], dict[str, np.ndarray]]:
+    """[CLS] merchant-word noise... [SEP]: the category follows the merchant's word (10-39 by
+    thirds), the type a marker word (40: refund)."""
+    rng = np.random.default_rng(seed)
+    sequences, category, kind = [], [], []
+    for _ in range(n):
+        merchant = int(rng.integers(10, 40))
+        refund = bool(rng.random() < 0.3)
+        middle = [merchant, *rng.integers(41, 59, size=int(rng.integers(1, 5)))]
+        if refund:
+            middle.insert(int(rng.integers(0, len(middle) + 1)), 40)
+        sequences.append(np.array([2, *middle, 3], dtype=np.int64))
+        category.append((merchant - 10) // 10)
+        kind.append(int(refund))
+    return sequences, {"category": np.array(category), "transaction_type": np.array(kind)}
+
+
+def padded(sequences):
+    width = max(len(s) for s in sequences)
+    ids = np.full((len(sequences), width), PAD, dtype=np.int64)
+    for i, s in enumerate(sequences):
+        ids[i, : len(s)] = s
+    return torch.from_numpy(ids), torch.from_numpy((ids != PAD).astype(np.int64))
+
+
+def fitted_bag():
+    train, valid = merchant_rows(1, 400), merchant_rows(2, 120)
+    sizes = {h: names for h, names in HEADS.items()}
+    return fit_bag(train, VOCAB, BUCKETS, sizes, (10.0,), valid, -100, log=lambda _: None)
+
+
+def test_the_graph_hashes_weighs_and_covers_as_numpy_fit():
+    bag, record = fitted_bag()
+    sequences, _ = merchant_rows(3, 50)
+    ids, mask = padded(sequences)
+    keys, present = bag.keys(ids, mask)
+    for i, s in enumerate(sequences):
+        got = keys[i][present[i] > 0].numpy()
+        assert sorted(got) == sorted(ngram_keys_numpy(s, VOCAB, BUCKETS))
+    logprobs, coverage = bag(ids, mask)
+    expected = bag_logprobs_numpy(bag, sequences)
+    for i, head in enumerate(HEADS):
+        np.testing.assert_allclose(logprobs[i].numpy(), expected[head], atol=1e-4)
+    np.testing.assert_allclose(
+        coverage.numpy(), coverage_numpy(sequences, VOCAB, BUCKETS, bag.seen.numpy()), atol=1e-6
+    )
+    assert record["valid_accuracy"]["category"] > 0.95  # the merchant word decides it
+
+
+def test_the_gate_leans_on_the_bag_only_where_training_saw_the_row():
+    """An encoder right on unseen rows and wrong on seen ones: the chosen gate takes the bag
+    on seen rows and leaves the unseen ones to the encoder."""
+    n = 200
+    labels = {"category": np.arange(n) % 3}
+    heldout = np.arange(n) < n // 2
+    coverage = np.where(heldout, 0.3, 1.0).astype(np.float32)
+    right = np.eye(3)[labels["category"]] * 4.0
+    encoder = {"category": np.where(heldout[:, None], right, np.roll(right, 1, axis=1))}
+    bag = {
+        "category": np.log(
+            np.where(heldout[:, None], 1 / 3, 0.9 * np.eye(3)[labels["category"]] + 0.03)
+        )
+    }
+    ((threshold, low, high),) = choose_gates(encoder, bag, coverage, labels, heldout, -100).values()
+    w = (low + (high - low) / (1 + np.exp(-20 * (coverage - threshold))))[:, None]
+    log_softmax = torch.log_softmax(torch.from_numpy(encoder["category"]), dim=-1).numpy()
+    mixed = ((1 - w) * log_softmax + w * bag["category"]).argmax(axis=1)
+    assert (mixed == labels["category"]).all()  # seen rows from the bag, unseen from the encoder
+    assert low == 0.0 and 0.3 < threshold < 1.0
+
+
+def tiny_model() -> MultiTaskModel:
+    config = BertConfig(
+        vocab_size=VOCAB, hidden_size=16, num_hidden_layers=1, num_attention_heads=2,
+        intermediate_size=32, max_position_embeddings=32, pad_token_id=PAD,
+    )  # fmt: skip
+    torch.manual_seed(0)
+    net = MultiTaskModel(config, HEADS, dropout=0.0, pooling="mean").eval()
+    net.bag, _ = fitted_bag()
+    net.bag.gate[:] = torch.tensor([0.5, 0.2, 0.9])
+    return net
+
+
+def test_a_model_with_its_bag_survives_save_load_and_onnx_export(tmp_path):
+    from ml_assets.training.export import export_onnx
+
+    net = tiny_model()
+    sequences, _ = merchant_rows(4, 16)
+    ids, mask = padded(sequences)
+    with torch.no_grad():
+        expected = [t.numpy() for t in net(ids, mask)]
+    net.save(tmp_path)
+    loaded = MultiTaskModel.load(tmp_path)
+    assert isinstance(loaded.bag, NgramBag)
+    with torch.no_grad():
+        for got, want in zip(loaded(ids, mask), expected, strict=True):
+            np.testing.assert_allclose(got.numpy(), want, atol=1e-6)
+    export_onnx(loaded, tmp_path / "model.onnx", opset=17)
+    session = ort.InferenceSession(str(tmp_path / "model.onnx"), providers=["CPUExecutionProvider"])
+    outputs = session.run(None, {"input_ids": ids.numpy(), "attention_mask": mask.numpy()})
+    for got, want in zip(outputs, expected, strict=True):
+        np.testing.assert_allclose(got, want, atol=1e-4)
+    loaded.use_bag = False  # the encoder alone: other outputs
+    with torch.no_grad():
+        assert not np.allclose(loaded(ids, mask)[0].numpy(), expected[0], atol=1e-3)
