@@ -64,7 +64,9 @@ def test_the_graph_hashes_weighs_and_covers_as_numpy_fit():
     for i, head in enumerate(HEADS):
         np.testing.assert_allclose(logprobs[i].numpy(), expected[head], atol=1e-4)
     np.testing.assert_allclose(
-        coverage.numpy(), coverage_numpy(sequences, VOCAB, BUCKETS, bag.seen.numpy()), atol=1e-6
+        coverage.numpy(),
+        coverage_numpy(sequences, VOCAB, BUCKETS, bag.seen.numpy(), bag.idf.numpy()),
+        atol=1e-5,
     )
     assert record["valid_accuracy"]["category"] > 0.95  # the merchant word decides it
 

@@ -41,9 +41,11 @@ STAGE = Stage(
         "transaction_type) on its tokens pooled as the backbone was trained (all-MiniLM-L6-v2: "
         "mean), trained on the labeled training rows of the tokenized corpus, validated every N "
         "steps and stopped early on mean macro-F1 over the valid rows `early_stopping_rows` names "
-        "(default: merchants never seen in training); optionally LoRA adapters. Runs as a Pipes "
+        "(default: merchants never seen in training); optionally LoRA adapters. Beside it an "
+        "n-gram bag (TF-IDF + logistic regression over the token ids, in the same model) mixed "
+        "in per row by how much of the row training has seen (`ngram_bag`). Runs as a Pipes "
         "job through the launcher (local or GCP Batch GPUs). Reports test accuracy and macro-F1 "
-        "per head, overall and on held-out merchants."
+        "per head, overall and on held-out merchants, and with the encoder alone."
     ),
 )
 def multitask_model(
