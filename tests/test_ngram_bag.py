@@ -127,3 +127,19 @@ def test_a_model_with_its_bag_survives_save_load_and_onnx_export(tmp_path):
     loaded.use_bag = False  # the encoder alone: other outputs
     with torch.no_grad():
         assert not np.allclose(loaded(ids, mask)[0].numpy(), expected[0], atol=1e-3)
+
+
+def test_unseen_rows_get_a_share_of_the_bag_only_for_a_clear_gain():
+    """Where the encoder has nothing to say about unseen merchants and the bag does, the bag
+    gets a share of them; the first test's encoder, right on them, keeps them whole."""
+    n = 200
+    labels = {"category": np.arange(n) % 3}
+    heldout = np.arange(n) < n // 2
+    coverage = np.where(heldout, 0.3, 1.0).astype(np.float32)
+    clueless = np.zeros((n, 3))
+    clueless[np.arange(n), (labels["category"] + 1) % 3] = 0.01  # a hair wrong everywhere
+    bag = {"category": np.log(0.8 * np.eye(3)[labels["category"]] + 0.2 / 3)}
+    ((_, low, _),) = choose_gates(
+        {"category": clueless}, bag, coverage, labels, heldout, -100
+    ).values()
+    assert low > 0.0

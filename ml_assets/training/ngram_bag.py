@@ -19,7 +19,8 @@ that occur in a labeled training row, gives ``w = low + (high - low) * sigmoid(S
 (c - threshold))``: a merchant seen in training (coverage near 1) leans on the bag's memory,
 an unseen one on the encoder. ``(threshold, low, high)`` per head is chosen
 on the validation rows by the mean of the accuracies on seen and on held-out merchants, so
-neither slice pays for the other.
+neither slice pays for the other; ``low`` (the bag's share for rows it has not seen) stays 0
+unless a share gains a clear margin there (``choose_gates``).
 """
 
 from __future__ import annotations
@@ -37,6 +38,7 @@ SHARPNESS = 20.0
 THRESHOLDS = (0.6, 0.7, 0.8, 0.85, 0.9, 0.95)
 LOWS = (0.0, 0.1, 0.2, 0.3)
 HIGHS = (0.5, 0.7, 0.85, 1.0)
+LOW_GAIN_PT = 1.0  # what a share of the bag for unseen rows must gain on validation
 
 
 def ngram_keys_numpy(ids: np.ndarray, vocab_size: int, buckets: int) -> np.ndarray:
@@ -219,28 +221,41 @@ def choose_gates(
     labels: dict[str, np.ndarray],
     heldout: np.ndarray,
     ignore_index: int,
+    low_gain_pt: float = LOW_GAIN_PT,
 ) -> dict[str, tuple[float, float, float]]:
     """Per head, the gate ``(threshold, low, high)`` with the best mean of seen- and
     held-out-merchant accuracy on the validation rows (overall accuracy where one slice is
-    empty); on ties the first in grid order, the one leaning least on the bag."""
+    empty); on ties the one with the highest weight for seen rows, then the lowest for the
+    others.
+
+    Rows the bag has not seen belong to the encoder (``low`` 0) unless giving them a share of
+    the bag gains at least ``low_gain_pt`` points of that mean: a few hundred held-out
+    validation rows are too few to trust a smaller gain, and on a data set where the encoder
+    generalizes well a share of the bag costs its unseen merchants points."""
     chosen = {}
     for head, logits in encoder_logits.items():
         encoder = torch.log_softmax(torch.from_numpy(logits).float(), dim=-1).numpy()
         keep = labels[head] != ignore_index
         slices = [m for m in (keep & heldout, keep & ~heldout) if m.any()] or [keep]
-        best = None
-        for high in HIGHS:
+        best: dict[bool, tuple[float, tuple[float, float, float]]] = {}
+        # the bag's full weight first: where validation cannot tell, a seen merchant's row is
+        # the bag's (TF-IDF's memory is what it is there for)
+        for high in sorted(HIGHS, reverse=True):
             for low in (x for x in LOWS if x <= high):
                 for threshold in THRESHOLDS:
                     gate = 1 / (1 + np.exp(-SHARPNESS * (coverage - threshold)))
                     w = (low + (high - low) * gate)[:, None]
                     predicted = ((1 - w) * encoder + w * bag_logprobs[head]).argmax(axis=1)
-                    score = float(
+                    score = 100 * float(
                         np.mean([(predicted[m] == labels[head][m]).mean() for m in slices])
                     )
-                    if best is None or score > best[0] + 1e-9:
-                        best = (score, (threshold, low, high))
-        chosen[head] = best[1]
+                    shared = low > 0
+                    if shared not in best or score > best[shared][0] + 1e-9:
+                        best[shared] = (score, (threshold, low, high))
+        unseen_to_encoder = best[False]
+        shared = best.get(True)
+        take_shared = shared is not None and shared[0] >= unseen_to_encoder[0] + low_gain_pt
+        chosen[head] = (shared if take_shared else unseen_to_encoder)[1]
     return chosen
 
 
