@@ -21,6 +21,11 @@ from ml_assets.daily import range_tags
 from tests.graph import materialization_metadata
 
 ROW = {"posted_date": "2026-03-01", "amount": -4.5, "description": "TST* BLUE BOTTLE"}
+# two labels per head, so training_features passes its heads_have_labels check
+LABELS = (
+    {"category": "dining", "transaction_type": "card_purchase"},
+    {"category": "coffee", "transaction_type": "refund"},
+)
 
 
 def write_jsonl(path: Path, rows: list[dict], extra_lines: tuple[bytes, ...] = ()) -> Path:
@@ -130,7 +135,10 @@ def test_a_new_day_processes_only_that_day_and_training_reads_its_window(tmp_pat
 
     exports = tmp_path / "exports"
     for n, day in enumerate(("2026-03-01", "2026-03-02")):
-        rows = [{**ROW, "transaction_id": f"{day}-{i}", "posted_date": day} for i in range(5 + n)]
+        rows = [
+            {**ROW, **LABELS[i % 2], "transaction_id": f"{day}-{i}", "posted_date": day}
+            for i in range(5 + n)
+        ]
         write_jsonl(exports / f"{day}.jsonl", rows)
     data = yaml.safe_load((REPO / "params.yaml").read_text())
     data["raw_transactions"].update({"source": "files", "path": str(exports)})
@@ -143,7 +151,10 @@ def test_a_new_day_processes_only_that_day_and_training_reads_its_window(tmp_pat
     assert first["transaction_features"]["partitions_computed"] == 2
     write_jsonl(
         exports / "2026-03-03.jsonl",
-        [{**ROW, "transaction_id": f"n{i}", "posted_date": "2026-03-03"} for i in range(7)],
+        [
+            {**ROW, **LABELS[i % 2], "transaction_id": f"n{i}", "posted_date": "2026-03-03"}
+            for i in range(7)
+        ],
     )
     new_day = _materialize(root, params_path, ingest, "2026-03-03")
     assert new_day["raw_transactions"]["source_files"] == 1  # only the new day's export

@@ -214,7 +214,7 @@ def train_multitask_model(
     )
     bag = {}
     if settings.ngram_bag:
-        from ml_assets.training.ngram_bag import attach_bag
+        from ml_assets.training.bag_fitting import attach_bag
 
         encoder_only = evaluate(net, sets["test"], 128, meta["pad_id"], device)
         bag = attach_bag(net, sets["train"], every_valid, settings, meta["pad_id"], device, log=log)

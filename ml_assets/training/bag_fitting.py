@@ -1,0 +1,48 @@
+"""Fit the n-gram bag beside a finetuned encoder and choose its gates (kept apart from
+``ngram_bag``, which the model class imports, because it scores the encoder)."""
+
+from __future__ import annotations
+
+import time
+
+import torch
+
+from ml_assets.core.labels import IGNORE_INDEX
+from ml_assets.training.finetune import predict_logits
+from ml_assets.training.ngram_bag import bag_logprobs_numpy, choose_gates, coverage_numpy, fit_bag
+
+
+def attach_bag(net, train, valid, settings, pad_id: int, device, log=print) -> dict:
+    """Fit the bag on ``train`` (a ``LabeledSet``), choose its gates on ``valid`` (every
+    labeled valid row, seen and held-out merchants) and attach it to ``net``. Returns what
+    was chosen: C and the gate per head, seconds."""
+    started = time.perf_counter()
+    vocab_size = net.encoder.config.vocab_size
+    heads = net.head_labels
+    bag, record = fit_bag(
+        (train.sequences, train.labels),
+        vocab_size,
+        settings.ngram_buckets,
+        heads,
+        settings.ngram_c_grid,
+        (valid.sequences, valid.labels),
+        IGNORE_INDEX,
+        log=log,
+    )
+    net.bag = None
+    encoder = predict_logits(net, valid.sequences, settings.batch_size * 2, pad_id, device)
+    heldout = valid.sequences.row_table()["heldout_merchant"].to_numpy()
+    coverage = coverage_numpy(
+        valid.sequences, vocab_size, bag.buckets, bag.seen.numpy(), bag.idf.numpy()
+    )
+    gates = choose_gates(
+        encoder, bag_logprobs_numpy(bag, valid.sequences), coverage, valid.labels, heldout,
+        IGNORE_INDEX,
+    )  # fmt: skip
+    for i, head in enumerate(heads):
+        bag.gate[i] = torch.tensor(gates[head])
+    net.bag = bag.to(device)
+    record["gate"] = gates
+    record["seconds"] = round(time.perf_counter() - started, 2)
+    log(f"n-gram bag attached in {record['seconds']} s: gates {gates}")
+    return record
