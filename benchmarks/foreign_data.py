@@ -8,7 +8,7 @@ merchants never seen in training, merchants seen):
 * ``default``: the built-in generator (README command 1), generator and model seeds = seed;
 * ``hard``: ``core/synthetic_hard.py``: a long tail of merchants from 18 countries in 13
   languages and 6 scripts, processor prefixes, truncation, five bank styles, 3 % label noise;
-  30 % labeled;
+  30 % labeled; written as a card export with a category column and no transaction type;
 * ``nsi``: the name-suggestion-index (npm, BSD-3-Clause): brand names and their spellings as
   OpenStreetMap contributors tagged them (shop, amenity, ...), mapped to categories by the
   table below; the merchant is the brand, so a brand's other spellings are its seen rows.
@@ -109,11 +109,11 @@ def write_export(data: str, seed: int, rows: int, folder: Path) -> dict:
             from ml_assets.core.synthetic_hard import generate_hard_transactions
 
             frame = generate_hard_transactions(rows, seed=seed, labeled_fraction=0.3, days=90)
-            out.writerow(["Date", "Description", "Amount", "Category", "Type"])
+            out.writerow(["Date", "Description", "Amount", "Category"])  # a card export: no type
             for r in frame.iter_rows(named=True):
                 out.writerow([r["posted_date"], r["description"], f"{r['amount']:.2f}",
-                              r["category"] or "", r["transaction_type"] or ""])  # fmt: skip
-            column_map = {"Category": "category", "Type": "transaction_type"}
+                              r["category"] or ""])  # fmt: skip
+            column_map = {"Category": "category"}
         else:
             names = nsi_rows(folder / "npm")
             rng = random.Random(seed)
@@ -147,9 +147,8 @@ def run(data: str, seed: int, rows: int, out: Path) -> dict:
     if data == "default":
         params["raw_transactions"] = {"seed": seed}
     else:
+        # no transaction type in either: the head is left out with a warning, no edit needed
         params["raw_transactions"] = write_export(data, seed, rows, folder)
-        if data == "nsi":  # names carry no transaction type
-            params["multitask_model"]["heads"] = ["category"]
     (folder / "params.yaml").write_text(yaml.safe_dump(params))
     env = {
         **os.environ,
