@@ -3,6 +3,7 @@ load and ONNX export, and its gate leans on it only where training saw the row."
 
 import numpy as np
 import onnxruntime as ort
+import pytest
 import torch
 from transformers import BertConfig
 
@@ -14,6 +15,7 @@ from ml_assets.training.ngram_bag import (
     coverage_numpy,
     fit_bag,
     ngram_keys_numpy,
+    piece_texts,
 )
 
 VOCAB, BUCKETS, PAD = 60, 64, 0
@@ -45,14 +47,32 @@ def padded(sequences):
     return torch.from_numpy(ids), torch.from_numpy((ids != PAD).astype(np.int64))
 
 
-def fitted_bag():
+# token texts: 4 special ids, then words and continuations ("caf", "##e") with shared letters
+PIECES = piece_texts(
+    [None] * 4 + [f"##{chr(97 + i % 7)}{i % 5}" if i % 3 else f"caf{i % 11}" for i in range(4, 60)],
+    special_ids=[0, 1, 2, 3],
+)
+
+
+def fitted_bag(pieces=PIECES):
     train, valid = merchant_rows(1, 400), merchant_rows(2, 120)
     sizes = {h: names for h, names in HEADS.items()}
-    return fit_bag(train, VOCAB, BUCKETS, sizes, (10.0,), valid, -100, log=lambda _: None)
+    return fit_bag(
+        train, VOCAB, BUCKETS, sizes, (10.0,), valid, -100, log=lambda _: None, pieces=pieces
+    )
 
 
-def test_the_graph_hashes_weighs_and_covers_as_numpy_fit():
-    bag, record = fitted_bag()
+def test_token_texts_mark_where_a_word_starts():
+    assert piece_texts(["[CLS]", "caf", "##e", "x"], special_ids=[0]) == ["", " caf", "e", " x"]
+    assert piece_texts(["<s>", "▁caf", "e"], special_ids=[0]) == ["", " caf", "e"]
+
+
+@pytest.mark.parametrize("pieces", [PIECES, None], ids=["char n-grams", "token n-grams only"])
+def test_the_graph_hashes_weighs_and_covers_as_numpy_fit(pieces):
+    bag, record = fitted_bag(pieces)
+    assert bag.char_grams == (pieces is not None)
+    if pieces is not None:  # the regression weighed the tokens' characters
+        assert bag.char_score.abs().sum() > 0 and bag.char_sq.min() >= 0
     sequences, _ = merchant_rows(3, 50)
     ids, mask = padded(sequences)
     keys, present = bag.keys(ids, mask)

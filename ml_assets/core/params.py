@@ -237,7 +237,8 @@ class MultitaskModelParams(_Section):
     # mixed in per row by how much of it training has seen (training/ngram_bag.py); false: the
     # encoder alone
     ngram_bag: bool = True
-    ngram_buckets: int = Field(131072, ge=1024)  # hash slots for bigrams, and again for trigrams
+    ngram_buckets: int = Field(131072, ge=1024)  # hash slots for bigrams, trigrams, char n-grams
+    ngram_chars: bool = True  # each token's character 2-5-grams too (TF-IDF's char_wb)
     ngram_c_grid: tuple[float, ...] = (3.0, 10.0, 30.0)  # its inverse L2 strength, chosen on valid
 
     @field_validator("heads")

@@ -4,21 +4,40 @@
 from __future__ import annotations
 
 import time
+from pathlib import Path
 
 import torch
 
 from ml_assets.core.labels import IGNORE_INDEX
+from ml_assets.core.tokenizer_folder import FolderTokenizer
 from ml_assets.training.finetune import predict_logits
-from ml_assets.training.ngram_bag import bag_logprobs_numpy, choose_gates, coverage_numpy, fit_bag
+from ml_assets.training.ngram_bag import (
+    bag_logprobs_numpy,
+    choose_gates,
+    coverage_numpy,
+    fit_bag,
+    piece_texts,
+)
 
 
-def attach_bag(net, train, valid, settings, pad_id: int, device, log=print) -> dict:
+def token_texts(tokenizer_dir: Path, vocab_size: int) -> list[str]:
+    """Each of the model's token ids as text in a word (``piece_texts``), from its tokenizer."""
+    tokenizer = FolderTokenizer.load(tokenizer_dir)
+    pieces = [tokenizer.backend.id_to_token(i) for i in range(vocab_size)]
+    return piece_texts(pieces, tokenizer.all_special_ids)
+
+
+def attach_bag(
+    net, train, valid, settings, pad_id: int, device, log=print, tokenizer_dir: Path | None = None
+) -> dict:
     """Fit the bag on ``train`` (a ``LabeledSet``), choose its gates on ``valid`` (every
-    labeled valid row, seen and held-out merchants) and attach it to ``net``. Returns what
-    was chosen: C and the gate per head, seconds."""
+    labeled valid row, seen and held-out merchants) and attach it to ``net``; with
+    ``settings.ngram_chars``, character n-grams of the tokens read from ``tokenizer_dir``.
+    Returns what was chosen: C and the gate per head, seconds."""
     started = time.perf_counter()
     vocab_size = net.encoder.config.vocab_size
     heads = net.head_labels
+    pieces = token_texts(tokenizer_dir, vocab_size) if settings.ngram_chars else None
     bag, record = fit_bag(
         (train.sequences, train.labels),
         vocab_size,
@@ -28,6 +47,7 @@ def attach_bag(net, train, valid, settings, pad_id: int, device, log=print) -> d
         (valid.sequences, valid.labels),
         IGNORE_INDEX,
         log=log,
+        pieces=pieces,
     )
     net.bag = None
     encoder = predict_logits(net, valid.sequences, settings.batch_size * 2, pad_id, device)

@@ -7,6 +7,12 @@ only a few times in training the two are complementary. The bag reads the same t
 the encoder (unigrams, and bi- and trigrams hashed into ``buckets`` slots each), so serving,
 export and quantization see one graph with the same two inputs, and no second artifact.
 
+With ``pieces`` (the tokenizer's token strings), each token also brings the character 2- to
+5-grams of its own characters (a word-initial piece led by a space): what TF-IDF's ``char_wb``
+analyzer sees of a word, from the ids alone, so a truncated or inflected merchant word shares
+most of its features with the whole one. The regression's weights of those n-grams fold into
+one row per token (``char_score``, and ``char_sq`` for the norm), so the graph stays a gather.
+
 Features of a text: each n-gram occurrence weighted by its inverse document frequency on the
 labeled training rows, divided by the L2 norm of those weights (sublinear TF-IDF's shape,
 computable from the ids alone). One multinomial logistic regression per head, C chosen on the
@@ -26,6 +32,7 @@ unless a share gains a clear margin there (``choose_gates``).
 from __future__ import annotations
 
 import time
+import zlib
 from collections.abc import Callable, Sequence
 
 import numpy as np
@@ -39,6 +46,49 @@ THRESHOLDS = (0.6, 0.7, 0.8, 0.85, 0.9, 0.95)
 LOWS = (0.0, 0.1, 0.2, 0.3)
 HIGHS = (0.5, 0.7, 0.85, 1.0)
 LOW_GAIN_PT = 1.0  # what a share of the bag for unseen rows must gain on validation
+GRAM_SIZES = (2, 3, 4, 5)  # character n-grams of a token, as TF-IDF's char_wb (2, 5)
+
+
+def piece_texts(pieces: Sequence[str | None], special_ids: Sequence[int] = ()) -> list[str]:
+    """Each token's characters as they sit in a word: a word-initial piece led by a space, a
+    continuation without its marker; "" for special and unknown ids. WordPiece marks
+    continuations ("##"); SentencePiece and byte-level BPE mark word starts ("▁", "Ġ")."""
+    special = set(special_ids)
+    wordpiece = any(p.startswith("##") for p in pieces if p)
+    texts = []
+    for i, piece in enumerate(pieces):
+        if not piece or i in special:
+            texts.append("")
+        elif wordpiece:
+            texts.append(piece[2:] if piece.startswith("##") else " " + piece)
+        else:
+            texts.append(" " + piece[1:] if piece[:1] in ("▁", "Ġ") else piece)
+    return texts
+
+
+def token_grams(texts: Sequence[str], buckets: int):
+    """(tokens x buckets) sparse counts of each token's hashed character n-grams."""
+    from scipy.sparse import csr_matrix
+
+    rows, columns = [], []
+    for token, text in enumerate(texts):
+        for n in GRAM_SIZES:
+            for start in range(len(text) - n + 1):
+                rows.append(token)
+                columns.append(zlib.crc32(text[start : start + n].encode()) % buckets)
+    ones = np.ones(len(rows), dtype=np.float64)
+    return csr_matrix((ones, (rows, columns)), shape=(len(texts), buckets))
+
+
+def token_counts(sequences: Sequence[np.ndarray], vocab_size: int):
+    """(rows x vocab) sparse counts of each sequence's token ids."""
+    from scipy.sparse import csr_matrix
+
+    lengths = [len(s) for s in sequences]
+    columns = np.concatenate([np.asarray(s) for s in sequences]) if sequences else np.zeros(0)
+    rows = np.repeat(np.arange(len(sequences)), lengths)
+    ones = np.ones(len(columns), dtype=np.float64)
+    return csr_matrix((ones, (rows, columns.astype(np.int64))), shape=(len(sequences), vocab_size))
 
 
 def ngram_keys_numpy(ids: np.ndarray, vocab_size: int, buckets: int) -> np.ndarray:
@@ -50,8 +100,9 @@ def ngram_keys_numpy(ids: np.ndarray, vocab_size: int, buckets: int) -> np.ndarr
     return np.concatenate([ids, vocab_size + bigrams, vocab_size + buckets + trigrams])
 
 
-def bag_matrix(sequences: Sequence[np.ndarray], vocab_size: int, buckets: int, idf: np.ndarray):
-    """The rows' features as a sparse matrix (scipy CSR), as the graph computes them."""
+def key_matrix(sequences: Sequence[np.ndarray], vocab_size: int, buckets: int, idf: np.ndarray):
+    """(token n-gram features, each occurrence weighted by its idf and not normalized; the
+    sum of the squared weights of each row) as a sparse matrix (scipy CSR) and an array."""
     from scipy.sparse import csr_matrix
 
     keys = [ngram_keys_numpy(np.asarray(s), vocab_size, buckets) for s in sequences]
@@ -59,9 +110,29 @@ def bag_matrix(sequences: Sequence[np.ndarray], vocab_size: int, buckets: int, i
     columns = np.concatenate(keys) if keys else np.zeros(0, dtype=np.int64)
     weights = idf[columns].astype(np.float64)
     rows = np.repeat(np.arange(len(keys)), lengths)
-    norms = np.sqrt(np.bincount(rows, weights=weights**2, minlength=len(keys)))
-    values = weights / np.maximum(norms[rows], 1e-6)
-    return csr_matrix((values.astype(np.float32), (rows, columns)), shape=(len(keys), idf.shape[0]))
+    squares = np.bincount(rows, weights=weights**2, minlength=len(keys))
+    return csr_matrix((weights, (rows, columns)), shape=(len(keys), idf.shape[0])), squares
+
+
+def bag_matrix(
+    sequences: Sequence[np.ndarray],
+    vocab_size: int,
+    buckets: int,
+    idf: np.ndarray,
+    grams=None,
+    gram_idf: np.ndarray | None = None,
+):
+    """The rows' features as a sparse matrix (scipy CSR), as the graph computes them: the token
+    n-grams, then (with ``grams``, from ``token_grams``) the character n-grams, one norm."""
+    from scipy.sparse import diags, hstack
+
+    matrix, squares = key_matrix(sequences, vocab_size, buckets, idf)
+    if grams is not None:
+        counts = token_counts(sequences, vocab_size) @ grams  # rows x character n-grams
+        squares = squares + counts @ (gram_idf.astype(np.float64) ** 2)
+        matrix = hstack([matrix, counts @ diags(gram_idf.astype(np.float64))])
+    scale = diags(1.0 / np.maximum(np.sqrt(squares), 1e-6))
+    return (scale @ matrix).astype(np.float32).tocsr()
 
 
 def fit_idf(
@@ -78,9 +149,11 @@ def fit_idf(
 class NgramBag(nn.Module):
     """The bag in the graph: ids and mask in, log-probabilities per head and coverage out."""
 
-    def __init__(self, vocab_size: int, buckets: int, heads: dict[str, int]):
+    def __init__(
+        self, vocab_size: int, buckets: int, heads: dict[str, int], char_grams: bool = False
+    ):
         super().__init__()
-        self.vocab_size, self.buckets = vocab_size, buckets
+        self.vocab_size, self.buckets, self.char_grams = vocab_size, buckets, char_grams
         self.head_sizes = dict(heads)
         rows, columns = vocab_size + 2 * buckets, sum(heads.values())
         self.register_buffer("idf", torch.ones(rows))
@@ -89,9 +162,17 @@ class NgramBag(nn.Module):
         self.register_buffer("bias", torch.zeros(columns))
         # per head: (threshold, low, high) of the coverage gate
         self.register_buffer("gate", torch.zeros(len(heads), 3))
+        if char_grams:  # per token: its character n-grams' weighted scores, and squared idfs
+            self.register_buffer("char_score", torch.zeros(vocab_size, columns))
+            self.register_buffer("char_sq", torch.zeros(vocab_size))
 
     def config(self) -> dict:
-        return {"vocab_size": self.vocab_size, "buckets": self.buckets, "heads": self.head_sizes}
+        return {
+            "vocab_size": self.vocab_size,
+            "buckets": self.buckets,
+            "heads": self.head_sizes,
+            "char_grams": self.char_grams,
+        }
 
     def keys(self, ids: torch.Tensor, mask: torch.Tensor) -> tuple[torch.Tensor, torch.Tensor]:
         """(keys, present) of shape (batch, n-grams): an n-gram counts where all its ids do."""
@@ -115,8 +196,13 @@ class NgramBag(nn.Module):
         """(log-probabilities per head, coverage per row)."""
         keys, present = self.keys(ids, mask)
         weights = self.idf[keys] * present  # (batch, n)
-        norm = torch.sqrt((weights * weights).sum(dim=1, keepdim=True)).clamp_min(1e-6)
-        scores = (self.table[keys] * weights.unsqueeze(-1)).sum(dim=1) / norm + self.bias
+        squares = (weights * weights).sum(dim=1, keepdim=True)
+        scores = (self.table[keys] * weights.unsqueeze(-1)).sum(dim=1)
+        if self.char_grams:
+            valid = mask.to(torch.float32)
+            squares = squares + (self.char_sq[ids.long()] * valid).sum(dim=1, keepdim=True)
+            scores = scores + (self.char_score[ids.long()] * valid.unsqueeze(-1)).sum(dim=1)
+        scores = scores / torch.sqrt(squares).clamp_min(1e-6) + self.bias
         logprobs = [
             torch.log_softmax(part, dim=-1)
             for part in torch.split(scores, list(self.head_sizes.values()), dim=1)
@@ -160,22 +246,37 @@ def fit_bag(
     ignore_index: int,
     max_iter: int = 1000,
     log: Callable[[str], None] = print,
+    pieces: Sequence[str] | None = None,
 ) -> tuple[NgramBag, dict]:
     """The bag fit on the labeled train rows, C per head by validation accuracy (the gates are
-    left at 0, encoder only: ``choose_gates`` sets them)."""
+    left at 0, encoder only: ``choose_gates`` sets them). ``pieces``: each token id's text
+    (``piece_texts``), for the character n-grams; None: token n-grams only."""
     from sklearn.linear_model import LogisticRegression
 
     started = time.perf_counter()
     train_sequences, train_labels = train
     idf, documents = fit_idf(train_sequences, vocab_size, buckets)
+    grams = gram_idf = None
+    all_documents = documents
+    if pieces is not None:
+        grams = token_grams(pieces, buckets)
+        gram_documents = np.asarray(
+            ((token_counts(train_sequences, vocab_size) @ grams) > 0).sum(axis=0)
+        ).ravel()
+        gram_idf = np.log((1 + len(train_sequences)) / (1 + gram_documents)) + 1
+        all_documents = np.concatenate([documents, gram_documents])
     # the regression sees the rows of n-grams in at least 2 training rows (TF-IDF's min_df):
     # 20x fewer columns, the same accuracy; the others keep weight 0
-    kept = np.flatnonzero(documents >= 2)
-    x_train = bag_matrix(train_sequences, vocab_size, buckets, idf)[:, kept]
-    x_valid = bag_matrix(valid[0], vocab_size, buckets, idf)[:, kept]
-    bag = NgramBag(vocab_size, buckets, {h: len(names) for h, names in heads.items()})
+    kept = np.flatnonzero(all_documents >= 2)
+    x_train = bag_matrix(train_sequences, vocab_size, buckets, idf, grams, gram_idf)[:, kept]
+    x_valid = bag_matrix(valid[0], vocab_size, buckets, idf, grams, gram_idf)[:, kept]
+    sizes = {h: len(names) for h, names in heads.items()}
+    bag = NgramBag(vocab_size, buckets, sizes, char_grams=pieces is not None)
     bag.idf.copy_(torch.from_numpy(idf))
     bag.seen.copy_(torch.from_numpy((documents > 0).astype(np.float32)))
+    if grams is not None:
+        squares = grams @ gram_idf**2
+        bag.char_sq.copy_(torch.from_numpy(np.asarray(squares, dtype=np.float32)))
     record: dict = {"c": {}, "valid_accuracy": {}}
     column = 0
     for head, names in heads.items():
@@ -200,12 +301,17 @@ def fit_bag(
             weights[classes[1]], intercept[classes[1]] = model.coef_[0], model.intercept_[0]
         else:
             weights[classes], intercept[classes] = model.coef_, model.intercept_
-        full = np.zeros((idf.shape[0], len(names)), dtype=np.float32)
+        full = np.zeros((all_documents.shape[0], len(names)), dtype=np.float32)
         full[kept] = weights.T
         if len(classes) < len(names):  # a label no train row carries: never predicted
             absent = [i for i in range(len(names)) if i not in classes]
             intercept[absent] = -1e4
-        bag.table[:, column : column + len(names)] = torch.from_numpy(full)
+        bag.table[:, column : column + len(names)] = torch.from_numpy(full[: idf.shape[0]])
+        if grams is not None:  # each token's n-grams, weighted, folded into one row per token
+            folded = grams @ (gram_idf[:, None] * full[idf.shape[0] :].astype(np.float64))
+            bag.char_score[:, column : column + len(names)] = torch.from_numpy(
+                np.asarray(folded, dtype=np.float32)
+            )
         bag.bias[column : column + len(names)] = torch.from_numpy(intercept)
         column += len(names)
         record["c"][head], record["valid_accuracy"][head] = c, round(score, 4)
@@ -261,9 +367,15 @@ def choose_gates(
 
 def bag_logprobs_numpy(bag: NgramBag, sequences) -> dict[str, np.ndarray]:
     """The bag's log-probabilities per head, in numpy (as ``NgramBag.forward`` computes)."""
-    idf = bag.idf.numpy()
-    scores = bag_matrix(sequences, bag.vocab_size, bag.buckets, idf) @ bag.table.numpy()
-    scores = scores + bag.bias.numpy()
+    from scipy.sparse import diags
+
+    matrix, squares = key_matrix(sequences, bag.vocab_size, bag.buckets, bag.idf.numpy())
+    scores = matrix @ bag.table.numpy().astype(np.float64)
+    if bag.char_grams:
+        counts = token_counts(sequences, bag.vocab_size)
+        squares = squares + counts @ bag.char_sq.numpy().astype(np.float64)
+        scores = scores + counts @ bag.char_score.numpy().astype(np.float64)
+    scores = diags(1.0 / np.maximum(np.sqrt(squares), 1e-6)) @ scores + bag.bias.numpy()
     out, column = {}, 0
     for head, size in bag.head_sizes.items():
         part = torch.from_numpy(np.asarray(scores[:, column : column + size], dtype=np.float32))

@@ -217,7 +217,9 @@ def train_multitask_model(
         from ml_assets.training.bag_fitting import attach_bag
 
         encoder_only = evaluate(net, sets["test"], 128, meta["pad_id"], device)
-        bag = attach_bag(net, sets["train"], every_valid, settings, meta["pad_id"], device, log=log)
+        bag = attach_bag(
+            net, sets["train"], every_valid, settings, meta["pad_id"], device, log, tokenizer_dir
+        )
     test = evaluate(net, sets["test"], 128, meta["pad_id"], device)
     test_heldout = (
         evaluate(net, heldout, 128, meta["pad_id"], device) if len(heldout.sequences) else {}
