@@ -42,8 +42,9 @@ STAGE = Stage(
         "mean), trained on the labeled training rows of the tokenized corpus, validated every N "
         "steps and stopped early on mean macro-F1 over the valid rows `early_stopping_rows` names "
         "(default: merchants never seen in training); optionally LoRA adapters. Beside it an "
-        "n-gram bag (TF-IDF + logistic regression over the token ids, in the same model) mixed "
-        "in per row by how much of the row training has seen (`ngram_bag`). Runs as a Pipes "
+        "n-gram bag (TF-IDF + logistic regression over the token ids and their characters, in "
+        "the same model) mixed in per row by how much of the row training has seen "
+        "(`ngram_bag`). Runs as a Pipes "
         "job through the launcher (local or GCP Batch GPUs). Reports test accuracy and macro-F1 "
         "per head, overall and on held-out merchants, and with the encoder alone."
     ),
