@@ -21,6 +21,14 @@ from resources.artifact_store import ArtifactStore
 
 MEMO_FILE = "memo.json"  # provenance: fingerprint components, producing run, seconds, metadata
 
+# The tags Dagster reads a materialization's data version and its inputs' versions from. Dagster
+# exports no name for them (only ``dg.Output(data_version=...)``, which a per-day
+# ``AssetMaterialization`` cannot take); tests/test_day_versions.py checks them against
+# Dagster's own, so an upgrade that renames them fails there, not silently here.
+DATA_VERSION_TAG = "dagster/data_version"
+DATA_VERSION_IS_USER_PROVIDED_TAG = "dagster/data_version_is_user_provided"
+INPUT_DATA_VERSION_TAG_PREFIX = "dagster/input_data_version/"  # + the input asset's key
+
 
 def fingerprint_components(
     code: CodeVersion, params: dict[str, Any], input_digests: dict[str, str]
@@ -210,12 +218,6 @@ def day_materializations(
     provenance tags (code version, input pointers) with the day's own versions, which is what
     Dagster's staleness compares for daily dependencies. ``upstream``: input name -> day -> ref.
     """
-    from dagster._core.definitions.data_version import (  # no public name for these tags
-        DATA_VERSION_IS_USER_PROVIDED_TAG,
-        DATA_VERSION_TAG,
-        get_input_data_version_tag,
-    )
-
     if len(entries) < 2:
         return  # a one-day output already is the day's own record
     key = dg.AssetKey(asset)
@@ -232,7 +234,7 @@ def day_materializations(
             DATA_VERSION_IS_USER_PROVIDED_TAG: "true",
         }
         for name, refs in (upstream or {}).items():
-            tags[get_input_data_version_tag(dg.AssetKey(name))] = refs[day].digest
+            tags[INPUT_DATA_VERSION_TAG_PREFIX + name] = refs[day].digest
         yield dg.AssetMaterialization(
             asset_key=key,
             partition=day,

@@ -54,3 +54,20 @@ def test_a_range_run_records_each_days_own_version_and_numbers(tiny_graph, tmp_p
             assert alone.metadata[key] == ranged.metadata[key], key
         features = latest(instance, "transaction_features", day)
         assert features.metadata["partition"].value == day
+
+
+def test_the_data_version_tags_are_dagsters_own():
+    """ml_assets/artifacts.py names the tags without importing Dagster's private module."""
+    from dagster._core.definitions import data_version
+
+    from ml_assets import artifacts
+
+    assert artifacts.DATA_VERSION_TAG == data_version.DATA_VERSION_TAG
+    assert (
+        artifacts.DATA_VERSION_IS_USER_PROVIDED_TAG
+        == data_version.DATA_VERSION_IS_USER_PROVIDED_TAG
+    )
+    key = dg.AssetKey("training_features")
+    assert (
+        data_version.get_input_data_version_tag(key)
+    ) == artifacts.INPUT_DATA_VERSION_TAG_PREFIX + "training_features"
