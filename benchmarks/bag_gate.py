@@ -1,0 +1,84 @@
+"""What the n-gram bag adds: a run's multitask_model scored in PyTorch fp32 on its valid and
+test splits with the bag's gate varied: the encoder alone, the bag alone, the gate chosen with
+the unseen rows' share of the bag capped at 0.3, 0.5 (shipped) and 1.0. Category (the first
+head) accuracy, %: all / held-out merchants / seen merchants.
+
+Usage: python benchmarks/bag_gate.py ARTIFACTS_DIR   (a store a run of the graph left, e.g.
+       $TMPDIR/foreign-data/hard-seed1/artifacts from benchmarks/foreign_data.py)
+"""
+
+from __future__ import annotations
+
+import sys
+from pathlib import Path
+
+import numpy as np
+import torch
+
+REPO = Path(__file__).resolve().parents[1]
+sys.path.insert(0, str(REPO))
+
+from ml_assets.core.corpus import TokenizedSplit  # noqa: E402
+from ml_assets.core.labels import IGNORE_INDEX  # noqa: E402
+from ml_assets.training import ngram_bag  # noqa: E402
+from ml_assets.training.finetune import labeled_view, predict_logits  # noqa: E402
+from ml_assets.training.model import MultiTaskModel  # noqa: E402
+
+
+def newest(root: Path, asset: str, marker: str) -> Path:
+    found = sorted((root / asset).glob(f"*/{marker}"), key=lambda p: p.stat().st_mtime)
+    if not found:
+        raise SystemExit(f"{root / asset}: no entry with {marker}; run the graph first")
+    return found[-1].parent
+
+
+def main() -> None:
+    root = Path(sys.argv[1])
+    net = MultiTaskModel.load(newest(root, "multitask_model", "model.safetensors")).eval()
+    if net.bag is None:
+        raise SystemExit("this multitask_model has no n-gram bag (multitask_model.ngram_bag)")
+    corpus = newest(root, "tokenized_corpus", "corpus.json")
+    bag, head = net.bag, net.head_names[0]
+    net.bag = None  # the encoder's own logits
+    scored = {}
+    for name in ("valid", "test"):
+        data = labeled_view(TokenizedSplit(corpus, name, 512), net.head_labels)
+        scored[name] = (
+            predict_logits(net, data.sequences, 128, 0, torch.device("cpu")),
+            ngram_bag.bag_logprobs_numpy(bag, data.sequences),
+            ngram_bag.coverage_numpy(
+                data.sequences, bag.vocab_size, bag.buckets, bag.seen.numpy(), bag.idf.numpy()
+            ),
+            data.labels,
+            data.sequences.row_table()["heldout_merchant"].to_numpy(),
+        )
+
+    def accuracy(split: str, gate: tuple[float, float, float]) -> str:
+        encoder, bagged, coverage, labels, heldout = scored[split]
+        threshold, low, high = gate
+        w = low + (high - low) / (1 + np.exp(-ngram_bag.SHARPNESS * (coverage - threshold)))
+        logprobs = torch.log_softmax(torch.from_numpy(encoder[head]).float(), -1).numpy()
+        predicted = ((1 - w[:, None]) * logprobs + w[:, None] * bagged[head]).argmax(axis=1)
+        y = labels[head]
+        keep = y != IGNORE_INDEX
+        return " / ".join(
+            f"{100 * (predicted[m] == y[m]).mean():.1f}"
+            for m in (keep, keep & heldout, keep & ~heldout)
+        )
+
+    rows = [("encoder alone", (0.5, 0.0, 0.0)), ("bag alone", (0.5, 1.0, 1.0))]
+    shipped = ngram_bag.LOWS
+    for cap in (0.3, 0.5, 1.0):
+        ngram_bag.LOWS = tuple(x for x in (0.0, 0.1, 0.2, 0.3, 0.5, 0.7, 0.85, 1.0) if x <= cap)
+        encoder, bagged, coverage, labels, heldout = scored["valid"]
+        gate = ngram_bag.choose_gates(encoder, bagged, coverage, labels, heldout, IGNORE_INDEX)
+        rows.append((f"gated, unseen share at most {cap}", gate[head]))
+    ngram_bag.LOWS = shipped
+    print(f"| variant ({head}) | gate | valid | test |\n|---|---|---|---|")
+    for name, gate in rows:
+        print(f"| {name} | {tuple(round(float(x), 2) for x in gate)} | "
+              f"{accuracy('valid', gate)} | {accuracy('test', gate)} |")  # fmt: skip
+
+
+if __name__ == "__main__":
+    main()
