@@ -163,3 +163,18 @@ def test_unseen_rows_get_a_share_of_the_bag_only_for_a_clear_gain():
         {"category": clueless}, bag, coverage, labels, heldout, -100
     ).values()
     assert low > 0.0
+
+
+def test_a_tokenizer_folder_gives_each_id_its_text_in_a_word(tiny_tokenizer_dir):
+    """The training job reads the pieces from the run's tokenizer folder: a continuation loses
+    its "##", a word start gains a space, special tokens bring no characters."""
+    from ml_assets.core.tokenizer_folder import FolderTokenizer
+    from ml_assets.training.bag_fitting import token_texts
+
+    tokenizer = FolderTokenizer.load(tiny_tokenizer_dir)
+    texts = token_texts(tiny_tokenizer_dir, len(tokenizer))
+    assert len(texts) == len(tokenizer)
+    assert all(texts[i] == "" for i in tokenizer.all_special_ids)
+    (ids,) = tokenizer.encode(["starbucks coffee"], 32)
+    spelled = "".join(texts[i] for i in ids)
+    assert spelled == " starbucks coffee"
