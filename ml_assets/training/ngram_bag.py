@@ -331,6 +331,7 @@ def choose_gates(
     heldout: np.ndarray,
     ignore_index: int,
     low_gain_pt: float = LOW_GAIN_PT,
+    lows: Sequence[float] = LOWS,
 ) -> dict[str, tuple[float, float, float]]:
     """Per head, the gate ``(threshold, low, high)`` with the best mean of seen- and
     held-out-merchant accuracy on the validation rows (overall accuracy where one slice is
@@ -350,7 +351,7 @@ def choose_gates(
         # the bag's full weight first: where validation cannot tell, a seen merchant's row is
         # the bag's (TF-IDF's memory is what it is there for)
         for high in sorted(HIGHS, reverse=True):
-            for low in (x for x in LOWS if x <= high):
+            for low in (x for x in lows if x <= high):
                 for threshold in THRESHOLDS:
                     gate = 1 / (1 + np.exp(-SHARPNESS * (coverage - threshold)))
                     w = (low + (high - low) * gate)[:, None]
