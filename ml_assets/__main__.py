@@ -3,6 +3,8 @@ covers (``first...last``, for ``dg launch --partition-range``);
 ``python -m ml_assets plan`` explains what a run would recompute and why;
 ``python -m ml_assets materialize-stale`` materializes only stale or missing assets;
 ``python -m ml_assets dvc-yaml [--check]`` regenerates (or checks) dvc.yaml from the graph;
+``python -m ml_assets params-yaml [--check]`` regenerates (or checks) params.yaml from the
+params schema;
 ``python -m ml_assets comparison`` prints the last evaluation's side-by-side table (markdown)
 and the promotion verdict on it;
 ``python -m ml_assets gc [--keep N] [--dry-run]`` removes what no pointer, champion or resume
@@ -26,7 +28,7 @@ if TYPE_CHECKING:
     from resources.artifact_store import ArtifactStore
 
 # The asset graph, torch and dagster load only for the commands that need them: `--help`,
-# `days` and `dvc-yaml` stay quick.
+# `days`, `dvc-yaml` and `params-yaml` stay quick.
 
 
 def build_parser() -> argparse.ArgumentParser:
@@ -34,7 +36,16 @@ def build_parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(prog="python -m ml_assets", description=__doc__)
     parser.add_argument(
         "command",
-        choices=["days", "plan", "materialize-stale", "dvc-yaml", "comparison", "gc", "inspect"],
+        choices=[
+            "days",
+            "plan",
+            "materialize-stale",
+            "dvc-yaml",
+            "params-yaml",
+            "comparison",
+            "gc",
+            "inspect",
+        ],
     )
     parser.add_argument(
         "path", nargs="?", help="inspect: an export file, or a folder of them, to read"
@@ -47,7 +58,8 @@ def build_parser() -> argparse.ArgumentParser:
     parser.add_argument(
         "--check",
         action="store_true",
-        help="dvc-yaml: write nothing; exit 1 with a diff if dvc.yaml drifted from the graph",
+        help="dvc-yaml, params-yaml: write nothing; exit 1 with a diff if the file drifted "
+        "from the graph (dvc.yaml) or the params schema (params.yaml)",
     )
     parser.add_argument(
         "--keep",
@@ -63,6 +75,8 @@ def main(argv: list[str] | None = None) -> int:
     args = build_parser().parse_args(argv)
     if args.command == "dvc-yaml":
         return dvc_yaml_command(check=args.check)
+    if args.command == "params-yaml":
+        return params_yaml_command(check=args.check)
     if args.command == "days":
         return days_command(args.params, args.profile, args.artifacts)
     if args.command == "inspect":
@@ -221,18 +235,18 @@ def gc_command(store: ArtifactStore, keep: int, dry_run: bool) -> int:
 
 
 def dvc_yaml_command(check: bool) -> int:
-    from ml_assets.dvc_stages import DVC_YAML, dvc_yaml_drift, write_dvc_yaml
+    from ml_assets.dvc_stages import DVC_YAML, render_dvc_yaml
+    from ml_assets.generated_files import check_or_write
 
-    drift = dvc_yaml_drift(DVC_YAML)
-    if not drift:
-        print(f"{DVC_YAML} is up to date")
-        return 0
-    if check:
-        print(drift, end="")
-        print(f"{DVC_YAML} drifted from the asset graph; run `python -m ml_assets dvc-yaml`")
-        return 1
-    print(f"wrote {write_dvc_yaml(DVC_YAML)}")
-    return 0
+    return check_or_write(DVC_YAML, render_dvc_yaml(), "the asset graph", "dvc-yaml", check)
+
+
+def params_yaml_command(check: bool) -> int:
+    from ml_assets.generated_files import check_or_write
+    from ml_assets.params_yaml import PARAMS_YAML, render_params_yaml
+
+    source = "the params schema (ml_assets/core/params.py, ml_assets/core/profiles.py)"
+    return check_or_write(PARAMS_YAML, render_params_yaml(), source, "params-yaml", check)
 
 
 if __name__ == "__main__":

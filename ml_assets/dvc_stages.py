@@ -19,13 +19,13 @@ not change are memo hits (a Dagster start-up, ~8 s each, no compute; persisted o
 
 from __future__ import annotations
 
-import difflib
 from pathlib import Path
 from typing import Any
 
 import yaml
 
 from ml_assets.definitions import GRAPH, PARTITIONED
+from ml_assets.generated_files import drift
 
 STORE_DIR = "artifacts"  # the ArtifactStore's default root, relative to the repo root
 PARAMS_FILE = "params.yaml"
@@ -72,21 +72,6 @@ def render_dvc_yaml() -> str:
     return HEADER + body
 
 
-def write_dvc_yaml(path: str | Path = DVC_YAML) -> Path:
-    path = Path(path)
-    path.write_text(render_dvc_yaml())
-    return path
-
-
 def dvc_yaml_drift(path: str | Path = DVC_YAML) -> str:
     """A unified diff from the file on disk to what the graph generates; "" when in sync."""
-    path = Path(path)
-    current = path.read_text() if path.is_file() else ""
-    return "".join(
-        difflib.unified_diff(
-            current.splitlines(keepends=True),
-            render_dvc_yaml().splitlines(keepends=True),
-            fromfile=f"{path} (on disk)",
-            tofile=f"{path} (generated)",
-        )
-    )
+    return drift(path, render_dvc_yaml())

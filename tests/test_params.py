@@ -77,23 +77,85 @@ def test_every_profile_is_validated_at_load_with_the_line_of_the_bad_value(tmp_p
         load_params(bad)  # the default profile is selected; the broken one still fails the load
 
 
-def test_the_schema_holds_the_defaults_params_yaml_states():
-    """params.yaml's sections state the defaults (with comments saying why); the section models
-    are what code that builds a section without params.yaml gets. They must be the same values."""
-    from ml_assets.core.params import PipelineParams
+def test_params_yaml_is_generated_from_the_schema():
+    from ml_assets.generated_files import drift
+    from ml_assets.params_yaml import render_params_yaml
 
-    data = yaml.safe_load((Path(__file__).resolve().parents[1] / "params.yaml").read_text())
-    data.pop("profiles")
-    schema = PipelineParams.model_fields
-    differing = []
-    for section, values in data.items():
-        defaults = schema[section].annotation().model_dump(mode="json")
-        for key, value in values.items():
-            if defaults[key] != value:
-                differing.append(
-                    f"{section}.{key}: params.yaml {value!r}, schema {defaults[key]!r}"
-                )
-    assert not differing, "\n".join(differing)
+    generated = render_params_yaml()
+    assert REPO_PARAMS.read_text() == generated, (
+        "params.yaml drifted from the params schema; run `python -m ml_assets params-yaml`\n"
+        + drift(REPO_PARAMS, generated)
+    )
+
+
+def test_the_generated_file_loads_back_as_the_schema_defaults_and_profiles(tmp_path):
+    """Every section is in the file (DVC reads them), each loads as exactly the schema's
+    defaults, and its profiles are the built-in ones, each giving what it gives over the
+    defaults."""
+    from ml_assets.core.params import PipelineParams, deep_merge
+    from ml_assets.core.profiles import profile_values
+    from ml_assets.params_yaml import render_params_yaml
+
+    path = tmp_path / "params.yaml"
+    path.write_text(render_params_yaml())
+    raw = yaml.safe_load(path.read_text())
+    assert raw.pop("profiles") == profile_values()
+    assert list(raw) == list(PipelineParams.model_fields)
+    defaults = PipelineParams()
+    for section, values in raw.items():
+        assert values == defaults.section(section), section  # no key left to the schema
+    assert load_params(path) == defaults
+    for name, overrides in profile_values().items():
+        assert load_params(path, name) == PipelineParams.model_validate(deep_merge({}, overrides))
+
+
+def test_every_description_in_the_schema_is_a_comment_in_the_file():
+    from ml_assets.core.params import PipelineParams
+    from ml_assets.core.profiles import PROFILES
+
+    comments = " ".join(
+        line.split("# ", 1)[1] for line in REPO_PARAMS.read_text().splitlines() if "# " in line
+    )
+    texts = [PipelineParams.model_fields[s].annotation.__doc__ for s in PipelineParams.model_fields]
+    for field in PipelineParams.model_fields.values():
+        texts += [f.description for f in field.annotation.model_fields.values()]
+    for profile in PROFILES.values():
+        texts += [profile.why, *(o.why for o in profile.sections.values())]
+    missing = [t for t in texts if t and " ".join(t.split()) not in comments]
+    assert not missing, missing
+
+
+@pytest.mark.parametrize(
+    "value",
+    [
+        "2026-01-01", "yes", "null", "1.5", "", "a: b", "#x", "\t", "|", "%m/%d/%Y",
+        "^/(?!encoder/)", "txn-split-v1", "caf\u00e9", 5e-05, 2e-4, 1e16, -0.0, 0.25, 10,
+        True, None, [3.0, "on"], {"Chase*.CSV": {"csv_preset": "card_activity"}}, {},
+    ],
+)  # fmt: skip
+def test_a_written_value_reads_back_equal_and_of_its_type(value):
+    from ml_assets.params_yaml import scalar
+
+    read = yaml.safe_load(f"key: {scalar(value)}\n")["key"]
+    assert read == value and type(read) is type(value)
+
+
+def test_cli_check_reports_drift_and_regenerates(tmp_path, monkeypatch, capsys):
+    from ml_assets.__main__ import main
+    from ml_assets.params_yaml import render_params_yaml
+
+    target = tmp_path / "params.yaml"
+    monkeypatch.setattr("ml_assets.params_yaml.PARAMS_YAML", target)
+    target.write_text(render_params_yaml().replace("  seed: 7", "  seed: 8", 1))
+    assert main(["params-yaml", "--check"]) == 1
+    out = capsys.readouterr().out
+    assert "-  seed: 8" in out and "+  seed: 7" in out
+    assert "drifted from the params schema" in out and "`python -m ml_assets params-yaml`" in out
+    assert target.read_text().count("seed: 8") == 1  # --check writes nothing
+    assert main(["params-yaml"]) == 0
+    assert target.read_text() == render_params_yaml()
+    assert main(["params-yaml", "--check"]) == 0
+    assert "up to date" in capsys.readouterr().out
 
 
 def test_the_launchpad_shows_every_section_key_as_a_typed_optional_field():
