@@ -1,9 +1,9 @@
-"""Where a memoized run's records go: the whole tiny graph re-materialized on a store that
+"""What a memoized run's records cost: the whole tiny graph re-materialized on a store that
 already holds every entry (nothing is computed), recorded on
-- Dagster's SQLite event log (``dg.instance_for_test``; the baseline),
-- the local instance's SQLite event log that keeps its connections
-  (resources/sqlite_event_log.py, what scripts/init_dagster_home.sh configures),
-- an in-memory instance (``DagsterInstance.ephemeral``, what the memoization tests use).
+- Dagster's SQLite event log (``dg.instance_for_test``; what the local instance uses: it opens
+  and closes the database for every event),
+- an in-memory instance (``DagsterInstance.ephemeral``, what the memoization tests use; the
+  baseline: the run's own work with nearly free records).
 Same store, same process, interleaved rounds; the instances live in TMPDIR (tmpfs in the test
 suite, so run it with TMPDIR on a disk too).
 
@@ -30,7 +30,6 @@ def main() -> None:
 
     import dagster as dg
 
-    from resources.sqlite_event_log import instance_overrides
     from tests.graph import TINY_RANGE, compute_tiny_graph, materialize_tiny_graph
 
     with tempfile.TemporaryDirectory() as scratch:
@@ -41,27 +40,18 @@ def main() -> None:
             assert materialize_tiny_graph(root, instance).success
             return time.perf_counter() - started
 
-        seconds: dict[str, list[float]] = {"sqlite": [], "sqlite_pooled": [], "in_memory": []}
-        for round_ in range(args.rounds):
+        seconds: dict[str, list[float]] = {"sqlite": [], "in_memory": []}
+        for _ in range(args.rounds):
             with dg.instance_for_test() as instance:
                 seconds["sqlite"].append(memo_hit(instance))
-            home = Path(scratch) / f"pooled-{round_}"
-            home.mkdir()
-            with dg.instance_for_test(
-                temp_dir=str(home), overrides=instance_overrides(home)
-            ) as instance:
-                seconds["sqlite_pooled"].append(memo_hit(instance))
             with dg.DagsterInstance.ephemeral() as instance:
                 seconds["in_memory"].append(memo_hit(instance))
         with dg.DagsterInstance.ephemeral() as instance:  # what a run writes, counted once
             events = len(instance.all_logs(materialize_tiny_graph(root, instance).run_id))
-    sqlite, pooled, memory = (
-        statistics.median(seconds[k]) for k in ("sqlite", "sqlite_pooled", "in_memory")
-    )
+    sqlite, memory = (statistics.median(seconds[k]) for k in ("sqlite", "in_memory"))
     print(f"tiny graph, every asset a memo hit ({events} events a run; {TINY_RANGE}):")
     for name, values in seconds.items():
         print(f"  {name:10s} median {statistics.median(values):5.2f} s  rounds {values}")
-    print(f"ratio sqlite / sqlite_pooled: {sqlite / pooled:.2f}x")
     print(f"ratio sqlite / in-memory: {sqlite / memory:.2f}x")
 
 

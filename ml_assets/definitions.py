@@ -37,6 +37,7 @@ from ml_assets.daily import daily_partitions
 from ml_assets.plan import asset_graph, partitioned
 from ml_assets.stage import stage_of
 from resources.artifact_store import ArtifactRefIOManager, ArtifactStore
+from resources.dead_runs import sweeping
 from resources.launchers import TrainingLauncher
 from resources.model_registry import ModelRegistry
 from resources.notifications import SlackNotifier
@@ -145,7 +146,8 @@ def build_definitions(
         resources=build_resources(artifacts_root, profile, launcher),
         # The graph is a chain whose heavy steps use every core themselves; one process per run
         # avoids re-importing torch for each step (~7 s each) and keeps a memoized run cheap.
-        executor=dg.in_process_executor,
+        # Each run first frees the pool slots of runs killed on this host (resources/dead_runs.py).
+        executor=sweeping(dg.in_process_executor),
     )
 
 

@@ -1,21 +1,26 @@
 """Runs whose processes are gone are failed and give back their concurrency slots.
 
-A run started with `dagster asset materialize` executes in the CLI's own process; `kill -9`
-(or a closed laptop lid that ends in the OOM killer) leaves it STARTED forever, holding its
-`gpu` pool slot, and the next run's GPU step waits on that slot for good. Nothing frees it
-without the daemon (run monitoring needs `dagster-daemon`, and even the daemon cannot health-
-check a CLI run). So the local instance (scripts/init_dagster_home.sh) is a `DeadRunSafeInstance`:
-when a run starts, and when a step is blocked by a pool limit, it first fails the runs whose
-every recorded process is gone and frees their slots. `python -m resources.dead_runs` does the same on demand.
+A run started with `dg launch` or `dagster asset materialize` executes in the CLI's own process;
+`kill -9` (or a closed laptop lid that ends in the OOM killer) leaves it STARTED forever, holding
+its `gpu` pool slot, and the next run's GPU step waits on that slot for good. Dagster's run
+monitoring frees such slots only where the daemon runs, and even the daemon cannot health-check
+a CLI run. So every run of the pipeline first sweeps: its executor (`sweeping`, which the
+definitions use) fails the runs whose every recorded process is gone and frees their slots,
+before any step of the new run claims one. `python -m resources.dead_runs` does the same on
+demand.
 
 Which processes belong to a run: the ones that wrote its RUN_START (the orchestrating process:
-the CLI, or the run worker under `dagster dev`) and its STEP_STARTs (step subprocesses). A run
-with any of them alive is left alone (an orphaned step still holds the GPU). Runs that recorded
-no process yet (queued, starting) are left alone too. This is only sound where every run of the
-instance executes on this machine, which is what the local instance is. In production (deploy/)
-a run worker is a subprocess of the code server that launched it, so deploy/code_server.sh runs
-this for its own code location (`--location`) before it starts: the runs lost together with a
-previous code server (a lost host or container) are failed and their slots freed.
+the CLI, or the run worker under `dg dev`) and its STEP_STARTs (step subprocesses). A run with
+any of them alive is left alone (an orphaned step still holds the GPU). Runs that recorded no
+process yet (queued, starting) are left alone too. A process id means something only on its own
+host, so the executor sweeps only an instance kept in SQLite files (the local one: every run of
+it executes on this machine). In production (deploy/, Postgres) a run worker is a subprocess of
+the code server that launched it, so deploy/code_server.sh runs this for its own code location
+(`--location`) before it starts: the runs lost together with a previous code server (a lost host
+or container) are failed and their slots freed; the daemon's run monitoring does the rest.
+
+What it does not cover: a run already waiting on a slot when the holder dies keeps waiting until
+the next run starts, `dg dev`'s daemon notices (runs it launched), or this module runs.
 """
 
 from __future__ import annotations
@@ -60,7 +65,11 @@ def fail_dead_runs(instance: dg.DagsterInstance, location: str | None = None) ->
     gone and free the concurrency slots of those and of any finished run still holding one.
     Returns the ids of the runs it failed."""
     failed = []
-    for run in instance.get_runs(filters=dg.RunsFilter(statuses=[dg.DagsterRunStatus.STARTED])):
+    started = instance.get_run_records(
+        filters=dg.RunsFilter(statuses=[dg.DagsterRunStatus.STARTED])
+    )
+    for record in started:
+        run = record.dagster_run
         if not launched_from(run, location):
             continue
         processes = run_processes(instance, run.run_id)
@@ -80,52 +89,49 @@ def fail_dead_runs(instance: dg.DagsterInstance, location: str | None = None) ->
     if storage.supports_global_concurrency_limits:
         holders = storage.get_concurrency_run_ids()
         if holders:
-            finished = instance.get_runs(
+            finished = instance.get_run_records(
                 filters=dg.RunsFilter(run_ids=list(holders), statuses=_FINISHED)
             )
-            for run in finished:
-                storage.free_concurrency_slots_for_run(run.run_id)
-                logger.info("freed the concurrency slots of run %s (%s)", run.run_id, run.status)
+            for record in finished:
+                storage.free_concurrency_slots_for_run(record.dagster_run.run_id)
+                logger.info(
+                    "freed the concurrency slots of run %s (%s)",
+                    record.dagster_run.run_id,
+                    record.dagster_run.status,
+                )
     return failed
 
 
-def may_wait_on_a_slot(event: dg.EventLogEntry) -> bool:
-    """A run starting, or a step blocked by a pool limit ("Step blocked by limit for pool gpu",
-    logged when it starts waiting and every 5 minutes while it waits)."""
-    dagster_event = event.dagster_event
-    if dagster_event is None:
-        return False
-    if dagster_event.event_type == dg.DagsterEventType.RUN_START:
-        return True
-    data = dagster_event.engine_event_data if dagster_event.is_engine_event else None
-    return bool(data and "pool" in data.metadata)
+def runs_execute_here(instance: dg.DagsterInstance) -> bool:
+    """Whether every run of `instance` executes on this machine: its runs are kept in SQLite
+    files, which only processes on this machine write (Dagster's SQLite storage is single-host).
+    Told by the storage's class name: Dagster exports no public type to test against."""
+    return type(instance.run_storage).__name__.startswith("Sqlite")
 
 
-class DeadRunSafeInstance(dg.DagsterInstance):
-    """The local instance: sweeps dead runs (above) when a run starts and when a step is blocked
-    by a pool limit, whichever way runs are started (`dagster asset materialize`, `dagster dev`,
-    tests). Selected in dagster.yaml with
-    `instance_class: {module: resources.dead_runs, class: DeadRunSafeInstance}`."""
+def sweeping(executor_def: dg.ExecutorDefinition) -> dg.ExecutorDefinition:
+    """`executor_def` that first fails the instance's dead runs and frees their slots (on an
+    instance whose runs all execute here). The executor is created in the run's orchestrating
+    process when the run starts, before any of its steps claims a pool slot."""
+    create = executor_def.executor_creation_fn
+    assert create is not None, f"executor {executor_def.name} has no creation function"
 
-    @classmethod
-    def config_schema(cls) -> Mapping:
-        return {}  # no settings of its own
-
-    @staticmethod
-    def config_defaults(base_dir: str) -> Mapping:
-        from dagster._core.instance.ref import InstanceRef
-
-        return InstanceRef.config_defaults(base_dir)
-
-    def handle_new_event(self, event: dg.EventLogEntry, *, batch_metadata=None) -> None:
-        # every event of every run passes here: the one place that sees a run start or a step
-        # wait, in whichever process runs it
-        if may_wait_on_a_slot(event):
-            for run_id in fail_dead_runs(self):
+    def sweep_then_create(init_context: dg.InitExecutorContext):
+        if runs_execute_here(init_context.instance):
+            for run_id in fail_dead_runs(init_context.instance):
                 logger.warning(
                     "run %s had no live process left: marked failed, slots freed", run_id
                 )
-        super().handle_new_event(event, batch_metadata=batch_metadata)
+        return create(init_context)
+
+    return dg.ExecutorDefinition(
+        name=executor_def.name,
+        config_schema=executor_def.config_schema,
+        requirements=executor_def.get_requirements,
+        executor_creation_fn=sweep_then_create,
+        description=f"Dagster's `{executor_def.name}` executor, after failing the dead runs of "
+        "this host and freeing their pool slots (resources/dead_runs.py).",
+    )
 
 
 def main(argv: Sequence[str] | None = None) -> int:

@@ -89,11 +89,8 @@ def compute_tiny_graph(folder: Path) -> tuple[str, Path, Path]:
 
 
 def local_instance(home: Path) -> dg.DagsterInstance:
-    """A persistent instance in ``home`` with the local instance's event log (the one
-    scripts/init_dagster_home.sh configures)."""
-    from resources.sqlite_event_log import instance_overrides
-
-    return dg.DagsterInstance.local_temp(tempdir=str(home), overrides=instance_overrides(home))
+    """A persistent instance in ``home``, on SQLite files as the local one is."""
+    return dg.DagsterInstance.local_temp(tempdir=str(home))
 
 
 def materialize_tiny_graph(root: Path, instance: dg.DagsterInstance, resources=None):

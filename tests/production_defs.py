@@ -10,6 +10,7 @@ from pathlib import Path
 import dagster as dg
 
 from ml_assets.gpu_training import GPU_POOL
+from resources.dead_runs import sweeping
 
 HOLD_LIMIT_SECONDS = 180  # a held step never outlives a failed test by much
 
@@ -41,8 +42,10 @@ def scheduled_marker(context: dg.AssetExecutionContext) -> None:
     (control_dir() / f"{context.run_id}.scheduled").write_text("")
 
 
-# in process: the run worker is the step's process, so killing one kills the other
-gpu_job = dg.define_asset_job("gpu_job", ["gpu_step"], executor_def=dg.in_process_executor)
+# in process: the run worker is the step's process, so killing one kills the other; the
+# pipeline's executor (which sweeps dead runs first on a local instance)
+EXECUTOR = sweeping(dg.in_process_executor)
+gpu_job = dg.define_asset_job("gpu_job", ["gpu_step"], executor_def=EXECUTOR)
 marker_job = dg.define_asset_job(
     "marker_job", ["scheduled_marker"], executor_def=dg.in_process_executor
 )
@@ -54,5 +57,8 @@ every_minute = dg.ScheduleDefinition(
 )
 
 defs = dg.Definitions(
-    assets=[gpu_step, scheduled_marker], jobs=[gpu_job, marker_job], schedules=[every_minute]
+    assets=[gpu_step, scheduled_marker],
+    jobs=[gpu_job, marker_job],
+    schedules=[every_minute],
+    executor=EXECUTOR,
 )

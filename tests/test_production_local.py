@@ -1,6 +1,7 @@
 """The local instance (scripts/init_dagster_home.sh) after kill -9: a rerun never waits on the
-dead run's `gpu` slot, with no daemon running. Real CLI processes on a real DAGSTER_HOME. And
-the script brings a dagster.yaml it wrote in an earlier version up to date."""
+dead run's `gpu` slot, with no daemon running (the run's executor sweeps dead runs first,
+resources/dead_runs.py). Real CLI processes on a real DAGSTER_HOME. And the script brings a
+dagster.yaml it wrote in an earlier version up to date."""
 
 from __future__ import annotations
 
@@ -51,12 +52,20 @@ def test_a_file_an_earlier_version_wrote_is_brought_up_to_date(written, tmp_path
     (home / "dagster.yaml").write_text(written.read_text())
     subprocess.run([*INIT, str(home)], check=True)
     config = yaml.safe_load((home / "dagster.yaml").read_text())
-    assert config["instance_class"]["class"] == "DeadRunSafeInstance"
-    assert config["event_log_storage"]["config"]["base_dir"] == str(home / "history/runs")
+    # Dagster's own instance and storage: nothing of the project's in the file
+    assert "instance_class" not in config and "event_log_storage" not in config
+    assert config["run_monitoring"]["enabled"] and config["concurrency"]["pools"]
     edited = (home / "dagster.yaml").read_text() + "# my own line\n"
     (home / "dagster.yaml").write_text(edited)
     subprocess.run([*INIT, str(home)], check=True)
     assert (home / "dagster.yaml").read_text() == edited  # edited by hand: left alone
+
+
+def test_a_hand_edited_file_naming_a_class_no_longer_shipped_is_refused(tmp_path):
+    (tmp_path / "dagster.yaml").write_text(EARLIER[-1].read_text() + "# my own line\n")
+    done = subprocess.run([*INIT, str(tmp_path)], capture_output=True, text=True)
+    assert done.returncode == 1
+    assert "resources.dead_runs or resources.sqlite_event_log" in done.stderr
 
 
 def materialize(config: str, **popen) -> subprocess.Popen:
@@ -89,7 +98,7 @@ def test_rerun_after_kill_9_does_not_wait_on_the_dead_runs_gpu_slot(local_home, 
     print(f"rerun after kill -9 finished in {took:.1f} s (CLI start-up included)")
 
     with dg.DagsterInstance.get() as instance:
-        assert type(instance).__name__ == "DeadRunSafeInstance"
+        assert type(instance) is dg.DagsterInstance  # Dagster's own
         dead_run = instance.get_run_by_id(dead_run_id)
         assert dead_run.status == dg.DagsterRunStatus.FAILURE
         (failure,) = instance.all_logs(dead_run_id, of_type=dg.DagsterEventType.RUN_FAILURE)
