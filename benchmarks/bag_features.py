@@ -1,5 +1,5 @@
 """Which n-gram features carry the hard data set: one logistic regression per feature set on
-``core/synthetic_hard.py``'s labeled rows (15 % of merchants held out), C chosen on a valid
+``core/synthetic/hard.py``'s labeled rows (15 % of merchants held out), C chosen on a valid
 split. Category accuracy, %: test / held-out merchants / seen merchants.
 
 * sklearn TF-IDF, char_wb 2-5 + words 1-2 (``tfidf_reference``'s features);
@@ -23,9 +23,9 @@ import polars as pl
 REPO = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(REPO))
 
-from ml_assets.core.backbones import resolve_backbone  # noqa: E402
-from ml_assets.core.synthetic_hard import generate_hard_transactions  # noqa: E402
-from ml_assets.core.tokenizer_folder import FolderTokenizer  # noqa: E402
+from ml_assets.core.synthetic.hard import generate_hard_transactions  # noqa: E402
+from ml_assets.core.text.backbones import resolve_backbone  # noqa: E402
+from ml_assets.core.text.tokenizer_folder import FolderTokenizer  # noqa: E402
 from ml_assets.training import ngram_bag  # noqa: E402
 
 

@@ -18,8 +18,8 @@ import torch
 REPO = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(REPO))
 
-from ml_assets.core.corpus import TokenizedSplit  # noqa: E402
-from ml_assets.core.labels import IGNORE_INDEX  # noqa: E402
+from ml_assets.core.training_data.corpus import TokenizedSplit  # noqa: E402
+from ml_assets.core.training_data.labels import IGNORE_INDEX  # noqa: E402
 from ml_assets.training import ngram_bag  # noqa: E402
 from ml_assets.training.finetune import labeled_view, predict_logits  # noqa: E402
 from ml_assets.training.model import MultiTaskModel  # noqa: E402

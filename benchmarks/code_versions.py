@@ -17,7 +17,7 @@ import tempfile
 import time
 
 from ml_assets import stage as stage_module
-from ml_assets.core import versioning
+from ml_assets.core.infra import versioning
 from ml_assets.core.params import load_params
 from ml_assets.definitions import ASSETS
 from ml_assets.stage import stage_of

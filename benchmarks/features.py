@@ -21,11 +21,11 @@ import numpy as np
 import pandas as pd
 import polars as pl
 
-from ml_assets.core.features import build_features
-from ml_assets.core.ingest import read_validated_jsonl
+from ml_assets.core.intake.ingest import read_validated_jsonl
 from ml_assets.core.params import TransactionFeaturesParams
-from ml_assets.core.synthetic import generate_transactions
-from ml_assets.core.text import _PREFIXES
+from ml_assets.core.synthetic.demo import generate_transactions
+from ml_assets.core.text.normalize import _PREFIXES
+from ml_assets.core.training_data.features import build_features
 
 P = TransactionFeaturesParams()
 SPLIT_ARGS = dict(

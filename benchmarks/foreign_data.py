@@ -6,7 +6,7 @@ side-by-side table of `model_evaluation` is printed (category accuracy, %: all t
 merchants never seen in training, merchants seen):
 
 * ``default``: the built-in generator (README command 1), generator and model seeds = seed;
-* ``hard``: ``core/synthetic_hard.py``: a long tail of merchants from 18 countries in 13
+* ``hard``: ``core/synthetic/hard.py``: a long tail of merchants from 18 countries in 13
   languages and 6 scripts, processor prefixes, truncation, five bank styles, 3 % label noise;
   30 % labeled; written as a card export with a category column and no transaction type;
 * ``nsi``: the name-suggestion-index (npm, BSD-3-Clause): brand names and their spellings as
@@ -106,7 +106,7 @@ def write_export(data: str, seed: int, rows: int, folder: Path) -> dict:
     with path.open("w", newline="", encoding="utf-8") as handle:
         out = csv.writer(handle)
         if data == "hard":
-            from ml_assets.core.synthetic_hard import generate_hard_transactions
+            from ml_assets.core.synthetic.hard import generate_hard_transactions
 
             frame = generate_hard_transactions(rows, seed=seed, labeled_fraction=0.3, days=90)
             out.writerow(["Date", "Description", "Amount", "Category"])  # a card export: no type

@@ -60,8 +60,8 @@ def main() -> None:
     import polars as pl
     import torch
 
-    from ml_assets.core.io import read_json
-    from ml_assets.core.scoring import OnnxScorer, encode_for_model
+    from ml_assets.core.infra.io import read_json
+    from ml_assets.core.serving.scoring import OnnxScorer, encode_for_model
     from ml_assets.training.export import quantize_int8
     from ml_assets.training.finetune import predict_logits
     from ml_assets.training.model import MultiTaskModel

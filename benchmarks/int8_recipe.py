@@ -35,14 +35,14 @@ import numpy as np
 REPO = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(REPO))
 
-from ml_assets.core.backbones import resolve_backbone  # noqa: E402
-from ml_assets.core.io import read_json  # noqa: E402
-from ml_assets.core.labels import label_ids  # noqa: E402
-from ml_assets.core.scoring import OnnxScorer, encode_for_model  # noqa: E402
-from ml_assets.core.synthetic import generate_transactions  # noqa: E402
-from ml_assets.core.text import normalize_texts  # noqa: E402
-from ml_assets.core.tokenizer_folder import FolderTokenizer  # noqa: E402
-from ml_assets.core.vocab import prune_vocabulary  # noqa: E402
+from ml_assets.core.infra.io import read_json  # noqa: E402
+from ml_assets.core.serving.scoring import OnnxScorer, encode_for_model  # noqa: E402
+from ml_assets.core.synthetic.demo import generate_transactions  # noqa: E402
+from ml_assets.core.text.backbones import resolve_backbone  # noqa: E402
+from ml_assets.core.text.normalize import normalize_texts  # noqa: E402
+from ml_assets.core.text.tokenizer_folder import FolderTokenizer  # noqa: E402
+from ml_assets.core.text.vocab import prune_vocabulary  # noqa: E402
+from ml_assets.core.training_data.labels import label_ids  # noqa: E402
 
 HEADS_FP32 = ("^/(?!encoder/)",)
 SCENARIOS = {

@@ -2,7 +2,7 @@
 
 Builds the default-sized model (all-MiniLM-L6-v2, 6 layers, pruned vocabulary, int8 as
 onnx_model exports it; random heads: latency does not depend on what they learned), then
-measures it the way onnx_model does (``core/latency.py``: each request back to back with a
+measures it the way onnx_model does (``core/serving/latency.py``: each request back to back with a
 fixed reference workload, rounds over the same texts) alternately quiet and beside a CPU hog
 (busy-looping processes this script starts and stops). Prints, for each condition, the raw
 p50 / p99 and the normalized p50 / p99 the gate judges, the ratio hog / quiet of both, and
@@ -34,11 +34,11 @@ def busy(seconds: float) -> None:
 def build_model(folder: Path, layers: int):
     import torch
 
-    from ml_assets.core.backbones import resolve_backbone
-    from ml_assets.core.io import read_json
-    from ml_assets.core.synthetic import generate_transactions
-    from ml_assets.core.text import normalize_texts
-    from ml_assets.core.vocab import prune_vocabulary
+    from ml_assets.core.infra.io import read_json
+    from ml_assets.core.synthetic.demo import generate_transactions
+    from ml_assets.core.text.backbones import resolve_backbone
+    from ml_assets.core.text.normalize import normalize_texts
+    from ml_assets.core.text.vocab import prune_vocabulary
     from ml_assets.training.export import export_onnx, quantize_int8
     from ml_assets.training.model import MultiTaskModel, load_pruned_mlm
 
@@ -70,10 +70,10 @@ def main() -> None:
     parser.add_argument("--budget-ms", type=float, default=10.0)
     args = parser.parse_args()
 
-    from ml_assets.core.export_gates import on_serving_hardware
-    from ml_assets.core.latency import measure_against_reference, reference_workload
     from ml_assets.core.params import ExportGatesParams
-    from ml_assets.core.scoring import OnnxScorer, encode_for_model
+    from ml_assets.core.quality.export_gates import on_serving_hardware
+    from ml_assets.core.serving.latency import measure_against_reference, reference_workload
+    from ml_assets.core.serving.scoring import OnnxScorer, encode_for_model
 
     reference_ms = ExportGatesParams().reference_ms
     with tempfile.TemporaryDirectory() as tmp:

@@ -28,13 +28,13 @@ import polars as pl
 REPO = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(REPO))
 
-from ml_assets.core.backbones import resolve_backbone  # noqa: E402
-from ml_assets.core.corpus import write_corpus  # noqa: E402
-from ml_assets.core.io import atomic_write_json  # noqa: E402
-from ml_assets.core.layouts import PARAMS_FILE, training_texts  # noqa: E402
+from ml_assets.core.infra.io import atomic_write_json  # noqa: E402
+from ml_assets.core.infra.layouts import PARAMS_FILE, training_texts  # noqa: E402
 from ml_assets.core.params import load_params  # noqa: E402
-from ml_assets.core.tokenizer_folder import FolderTokenizer  # noqa: E402
-from ml_assets.core.vocab import prune_vocabulary  # noqa: E402
+from ml_assets.core.text.backbones import resolve_backbone  # noqa: E402
+from ml_assets.core.text.tokenizer_folder import FolderTokenizer  # noqa: E402
+from ml_assets.core.text.vocab import prune_vocabulary  # noqa: E402
+from ml_assets.core.training_data.corpus import write_corpus  # noqa: E402
 
 # name -> overrides of the default params (sections pruned_tokenizer, mlm_backbone,
 # multitask_model); "mlm": False finetunes from the un-adapted backbone (baseline_model's path).

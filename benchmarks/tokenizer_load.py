@@ -22,19 +22,19 @@ from pathlib import Path
 REPO = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(REPO))
 
-from ml_assets.core.backbones import resolve_backbone  # noqa: E402
-from ml_assets.core.synthetic import generate_transactions  # noqa: E402
-from ml_assets.core.text import normalize_texts  # noqa: E402
-from ml_assets.core.tokenizer_folder import FolderTokenizer  # noqa: E402
-from ml_assets.core.vocab import load_tokenizer, prune_vocabulary  # noqa: E402
+from ml_assets.core.synthetic.demo import generate_transactions  # noqa: E402
+from ml_assets.core.text.backbones import resolve_backbone  # noqa: E402
+from ml_assets.core.text.normalize import normalize_texts  # noqa: E402
+from ml_assets.core.text.tokenizer_folder import FolderTokenizer  # noqa: E402
+from ml_assets.core.text.vocab import load_tokenizer, prune_vocabulary  # noqa: E402
 
 READERS = {
     "tokenizers (FolderTokenizer, shipped)": (
-        "from ml_assets.core.tokenizer_folder import FolderTokenizer as R; t = R.load(folder); "
+        "from ml_assets.core.text.tokenizer_folder import FolderTokenizer as R; t = R.load(folder); "
         "t.encode(texts, 48)"
     ),
     "transformers (AutoTokenizer)": (
-        "from ml_assets.core.vocab import load_tokenizer as R; t = R(folder); "
+        "from ml_assets.core.text.vocab import load_tokenizer as R; t = R(folder); "
         "t(texts, add_special_tokens=True, truncation=True, max_length=48)"
     ),
 }

@@ -25,14 +25,14 @@ from transformers import AutoTokenizer, BertForMaskedLM, DataCollatorForLanguage
 REPO = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(REPO))
 
-from ml_assets.core.backbones import resolve_backbone  # noqa: E402
-from ml_assets.core.corpus import TokenizedSplit, write_corpus  # noqa: E402
-from ml_assets.core.features import build_features  # noqa: E402
-from ml_assets.core.ingest import RAW_SCHEMA  # noqa: E402
+from ml_assets.core.intake.ingest import RAW_SCHEMA  # noqa: E402
 from ml_assets.core.params import MlmBackboneParams  # noqa: E402
-from ml_assets.core.synthetic import generate_transactions  # noqa: E402
-from ml_assets.core.tokenizer_folder import FolderTokenizer  # noqa: E402
-from ml_assets.core.vocab import prune_vocabulary  # noqa: E402
+from ml_assets.core.synthetic.demo import generate_transactions  # noqa: E402
+from ml_assets.core.text.backbones import resolve_backbone  # noqa: E402
+from ml_assets.core.text.tokenizer_folder import FolderTokenizer  # noqa: E402
+from ml_assets.core.text.vocab import prune_vocabulary  # noqa: E402
+from ml_assets.core.training_data.corpus import TokenizedSplit, write_corpus  # noqa: E402
+from ml_assets.core.training_data.features import build_features  # noqa: E402
 from ml_assets.training.mlm import MlmRun, pretrain_mlm  # noqa: E402
 from ml_assets.training.model import load_pruned_mlm  # noqa: E402
 from ml_assets.training.perf import peak_flops_for  # noqa: E402

@@ -29,7 +29,7 @@ sys.path.insert(0, str(REPO))
 
 from store_entries import current_entry  # noqa: E402  (benchmarks/, the script's folder)
 
-from ml_assets.core.corpus import TokenizedSplit  # noqa: E402
+from ml_assets.core.training_data.corpus import TokenizedSplit  # noqa: E402
 from ml_assets.training.finetune import evaluate, labeled_view  # noqa: E402
 from ml_assets.training.model import MultiTaskModel  # noqa: E402
 from ml_assets.training.stages import heldout_subset  # noqa: E402

@@ -120,9 +120,14 @@ def days_command(params_path: str | None, profile: str | None, artifacts: str | 
     """Print first...last of the days the source feeds, clipped to the partitions that exist."""
     import datetime as dt
 
-    from ml_assets.core.ingest import SchemaError
+    from ml_assets.core.intake.ingest import SchemaError
+    from ml_assets.core.intake.raw_days import (
+        export_days,
+        export_homes,
+        local_files,
+        synthetic_days,
+    )
     from ml_assets.core.params import ParamsError, load_params
-    from ml_assets.core.raw_days import export_days, export_homes, local_files, synthetic_days
     from resources.raw_sources import fetch_exports, is_remote
 
     try:
@@ -170,8 +175,8 @@ def days_command(params_path: str | None, profile: str | None, artifacts: str | 
 
 def inspect_command(path: str | None) -> int:
     """Print what an export (or each export of a folder) is and the params that read it."""
-    from ml_assets.core.inspect_export import inspect_path, report
-    from ml_assets.core.records import SchemaError
+    from ml_assets.core.intake.inspect_export import inspect_path, report
+    from ml_assets.core.intake.records import SchemaError
 
     if path is None:
         print("error: inspect needs a PATH: an export file or a folder of them", file=sys.stderr)
@@ -190,9 +195,9 @@ def comparison_command(store: ArtifactStore) -> int:
     from ml_assets.assets.model_evaluation import STAGE as EVALUATION
     from ml_assets.assets.registered_model import RECORD_FILE
     from ml_assets.assets.registered_model import STAGE as REGISTRY
-    from ml_assets.core.comparison import comparison_table
-    from ml_assets.core.io import read_json
-    from ml_assets.core.layouts import EVALUATION_FILE
+    from ml_assets.core.infra.io import read_json
+    from ml_assets.core.infra.layouts import EVALUATION_FILE
+    from ml_assets.core.quality.comparison import comparison_table
 
     current = store.current_ref(EVALUATION.key)
     if current is None:

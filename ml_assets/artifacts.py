@@ -14,9 +14,9 @@ from typing import Any
 
 import dagster as dg
 
-from ml_assets.core.io import ArtifactRef, atomic_write_json, read_json, sha256_json
-from ml_assets.core.layouts import PARAMS_FILE
-from ml_assets.core.versioning import CodeVersion
+from ml_assets.core.infra.io import ArtifactRef, atomic_write_json, read_json, sha256_json
+from ml_assets.core.infra.layouts import PARAMS_FILE
+from ml_assets.core.infra.versioning import CodeVersion
 from resources.artifact_store import ArtifactStore
 
 MEMO_FILE = "memo.json"  # provenance: fingerprint components, producing run, seconds, metadata

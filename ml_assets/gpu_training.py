@@ -12,9 +12,9 @@ from typing import Any
 import dagster as dg
 from pydantic import Field
 
-from ml_assets.core.io import ArtifactRef, read_json
-from ml_assets.core.job_protocol import TOKENIZER_INPUT
-from ml_assets.core.layouts import PARAMS_FILE, TOKENIZER_ID_MAP
+from ml_assets.core.infra.io import ArtifactRef, read_json
+from ml_assets.core.infra.job_protocol import TOKENIZER_INPUT
+from ml_assets.core.infra.layouts import PARAMS_FILE, TOKENIZER_ID_MAP
 from ml_assets.core.params import GpuParams
 from ml_assets.run_config import SectionConfig
 from ml_assets.stage import Stage
@@ -41,8 +41,8 @@ class TrainingConfig(SectionConfig):
 
 def estimate_model_params(tokenizer: ArtifactRef) -> int:
     """Size of the pruned backbone, from its config (no weights loaded): picks the `auto` tier."""
-    from ml_assets.core.backbones import resolve_backbone
-    from ml_assets.core.gpu_cost import estimate_bert_parameters
+    from ml_assets.core.infra.gpu_cost import estimate_bert_parameters
+    from ml_assets.core.text.backbones import resolve_backbone
 
     source = Path(resolve_backbone(read_json(tokenizer.dir / PARAMS_FILE)["backbone"]))
     if not (source / "config.json").is_file():
@@ -88,7 +88,7 @@ def run_training(
         spot=config.spot,
         model_params=estimate_model_params(inputs[TOKENIZER_INPUT]),
     )
-    from ml_assets.core.plots import markdown_image
+    from ml_assets.core.quality.plots import markdown_image
 
     for key, (name, alt) in (pictures or {}).items():
         metadata[key] = dg.MetadataValue.md(markdown_image((folder / name).read_bytes(), alt))

@@ -7,7 +7,7 @@ from typing import Any
 
 import dagster as dg
 
-from ml_assets.core.labels import HeadLabelsError, trainable_heads
+from ml_assets.core.training_data.labels import HeadLabelsError, trainable_heads
 
 
 def heads_with_labels(

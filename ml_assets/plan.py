@@ -15,7 +15,7 @@ from pathlib import Path
 from typing import Any
 
 from ml_assets.artifacts import MEMO_FILE, fingerprint_components, fingerprint_of
-from ml_assets.core.io import ArtifactIntegrityError, read_json
+from ml_assets.core.infra.io import ArtifactIntegrityError, read_json
 from ml_assets.core.params import load_params
 from ml_assets.stage import Stage, stage_of
 from resources.artifact_store import ArtifactStore

@@ -19,7 +19,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from ml_assets.core.versioning import CodeVersion
+from ml_assets.core.infra.versioning import CodeVersion
 
 # code versions leave this module out: names an asset's sections, libraries and hooks
 AFFECTS_OUTPUTS = False
@@ -79,8 +79,8 @@ def _code_version(
     params_path: str | None,
     profile: str | None,
 ) -> CodeVersion:
+    from ml_assets.core.infra.versioning import code_version
     from ml_assets.core.params import resolve_params_path
-    from ml_assets.core.versioning import code_version
 
     text = resolve_params_path(params_path).read_text()  # the key: an edited file is reread
     return code_version(module, _params(params_path, profile, text).section(section), libraries)

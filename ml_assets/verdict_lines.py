@@ -6,10 +6,10 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from ml_assets.core.export_gates import gate_verdicts
-from ml_assets.core.io import read_json
-from ml_assets.core.layouts import INT8_FILE, REGISTRY_RECORD_FILE, VERIFICATION_FILE
+from ml_assets.core.infra.io import read_json
+from ml_assets.core.infra.layouts import INT8_FILE, REGISTRY_RECORD_FILE, VERIFICATION_FILE
 from ml_assets.core.params import ExportGatesParams
+from ml_assets.core.quality.export_gates import gate_verdicts
 
 # code versions leave this module out: it words verdicts already kept, it makes no artifact
 AFFECTS_OUTPUTS = False

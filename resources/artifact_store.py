@@ -25,8 +25,8 @@ from typing import Any, Literal
 import dagster as dg
 from pydantic import Field
 
-from ml_assets.core.attempt_ledger import LEDGER_DIR as ATTEMPTS_DIR
-from ml_assets.core.io import (
+from ml_assets.core.infra.attempt_ledger import LEDGER_DIR as ATTEMPTS_DIR
+from ml_assets.core.infra.io import (
     ArtifactIntegrityError,
     ArtifactRef,
     atomic_write_json,

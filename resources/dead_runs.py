@@ -31,7 +31,7 @@ from collections.abc import Callable, Mapping, Sequence
 
 import dagster as dg
 
-from ml_assets.core.processes import is_running
+from ml_assets.core.infra.processes import is_running
 
 logger = logging.getLogger(__name__)
 

@@ -23,8 +23,8 @@ import dagster as dg
 from dagster._core.definitions.resource_annotation import TreatAsResourceParam
 from dagster._core.errors import DagsterExecutionInterruptedError
 
-from ml_assets.core.gpu_cost import Placement
-from ml_assets.core.job_protocol import (
+from ml_assets.core.infra.gpu_cost import Placement
+from ml_assets.core.infra.job_protocol import (
     GCS_TRANSPORT,
     RETRYABLE_EXIT_CODES,
     TRANSPORT_ENV,

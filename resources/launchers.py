@@ -20,8 +20,8 @@ from typing import Any, Literal
 import dagster as dg
 from pydantic import Field
 
-from ml_assets.core.attempt_ledger import current_job, summarize
-from ml_assets.core.gpu_cost import (
+from ml_assets.core.infra.attempt_ledger import current_job, summarize
+from ml_assets.core.infra.gpu_cost import (
     Attempt,
     accounting,
     choose_tier,
@@ -29,8 +29,8 @@ from ml_assets.core.gpu_cost import (
     steps_lost_per_resume,
     steps_since_checkpoint,
 )
-from ml_assets.core.io import MANIFEST, ArtifactRef
-from ml_assets.core.job_protocol import EVENT_PREEMPTED, JobRequest
+from ml_assets.core.infra.io import MANIFEST, ArtifactRef
+from ml_assets.core.infra.job_protocol import EVENT_PREEMPTED, JobRequest
 from ml_assets.core.params import GpuParams
 
 # code versions leave this module out: where a training job runs, not what it computes
@@ -167,7 +167,7 @@ class TrainingLauncher(dg.ConfigurableResource):
 
     def _stage_inputs(self, gcs, inputs: dict[str, ArtifactRef]) -> dict[str, str]:
         """Content-addressed by digest: an input already in the bucket is not uploaded again."""
-        from ml_assets.core.gcs_folders import upload_folder
+        from ml_assets.core.infra.gcs_folders import upload_folder
 
         uris = {}
         for name, ref in inputs.items():
@@ -184,7 +184,7 @@ class TrainingLauncher(dg.ConfigurableResource):
     def _train_gcp(
         self, context, stage, settings, inputs, output, fingerprint, gpu, tier, spot, model_params
     ) -> dict:
-        from ml_assets.core.gcs_folders import download_folder
+        from ml_assets.core.infra.gcs_folders import download_folder
         from resources.gcp_batch import PipesGcpBatchClient
 
         self._check_gcp_settings()

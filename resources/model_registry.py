@@ -20,7 +20,7 @@ from typing import Any, Literal
 import dagster as dg
 from pydantic import Field
 
-from ml_assets.core.io import canonical_json
+from ml_assets.core.infra.io import canonical_json
 
 SCHEMA = """CREATE TABLE IF NOT EXISTS models (
     model_id TEXT PRIMARY KEY,
@@ -216,7 +216,7 @@ class ModelRegistry(dg.ConfigurableResource):
             return {}
         from dagster_aws.s3 import S3Resource
 
-        from ml_assets.core.transfer import split_uri
+        from ml_assets.core.infra.transfer import split_uri
         from resources.blob_backends import s3_backend_from_resource
 
         _, bucket, prefix = split_uri(self.s3_uri)

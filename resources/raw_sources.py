@@ -9,9 +9,8 @@ import os
 from collections.abc import Callable
 from pathlib import Path
 
-from ml_assets.core.ingest import format_of
-from ml_assets.core.io import safe_join
-from ml_assets.core.transfer import (
+from ml_assets.core.infra.io import safe_join
+from ml_assets.core.infra.transfer import (
     GCSSource,
     RangeSource,
     RemoteObject,
@@ -19,6 +18,7 @@ from ml_assets.core.transfer import (
     download_verified,
     split_uri,
 )
+from ml_assets.core.intake.ingest import format_of
 
 
 def is_remote(path: str) -> bool:

@@ -17,8 +17,8 @@ import shutil
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from ml_assets.core.attempt_ledger import LEDGER_DIR
-from ml_assets.core.io import folder_bytes, temp_owner_gone
+from ml_assets.core.infra.attempt_ledger import LEDGER_DIR
+from ml_assets.core.infra.io import folder_bytes, temp_owner_gone
 from resources.artifact_store import CHECKPOINTS, CORRUPT_PREFIX
 
 _ENTRY = re.compile(r"^[0-9a-f]{32}$")

@@ -10,8 +10,8 @@ import json
 import dagster as dg
 
 from ml_assets.assets import raw_transactions
+from ml_assets.core.intake.raw_days import export_days, export_homes
 from ml_assets.core.params import RawTransactionsParams
-from ml_assets.core.raw_days import export_days, export_homes
 from ml_assets.daily import daily_partitions, range_tags
 from resources.artifact_store import ArtifactStore
 from resources.params import ParamsResource

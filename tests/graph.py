@@ -13,8 +13,8 @@ from typing import NamedTuple
 
 import dagster as dg
 
+from ml_assets.core.intake.raw_days import synthetic_days
 from ml_assets.core.params import load_params
-from ml_assets.core.raw_days import synthetic_days
 from ml_assets.daily import range_tags
 
 TINY_DAYS = synthetic_days(load_params(profile="tiny").raw_transactions)

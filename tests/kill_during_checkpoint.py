@@ -9,7 +9,7 @@ from pathlib import Path
 import torch
 
 import ml_assets.training.checkpoint as checkpoint
-from ml_assets.core.backbones import resolve_backbone
+from ml_assets.core.text.backbones import resolve_backbone
 from tests.test_training import _train
 
 real_save_file = checkpoint.save_file

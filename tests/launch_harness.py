@@ -8,7 +8,7 @@ from pathlib import Path
 
 import dagster as dg
 
-from ml_assets.core.io import sha256_file
+from ml_assets.core.infra.io import sha256_file
 from ml_assets.definitions import ASSETS, build_resources
 from resources.launchers import TrainingLauncher
 from tests.graph import copy_store

@@ -9,7 +9,7 @@ import subprocess
 import sys
 import time
 
-from ml_assets.core.attempt_ledger import (
+from ml_assets.core.infra.attempt_ledger import (
     FINISHED,
     RUNNING,
     begin_attempt,

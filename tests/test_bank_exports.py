@@ -10,10 +10,10 @@ from pathlib import Path
 import dagster as dg
 import pytest
 
-from ml_assets.core.ingest import SchemaError, scan_transactions
+from ml_assets.core.intake.ingest import SchemaError, scan_transactions
+from ml_assets.core.intake.partitions import days_between
+from ml_assets.core.intake.raw_days import files_split
 from ml_assets.core.params import RawTransactionsParams
-from ml_assets.core.partitions import days_between
-from ml_assets.core.raw_days import files_split
 
 CARD_HEADER = "Transaction Date,Post Date,Description,Category,Type,Amount,Memo"
 CARD_COLUMNS = {
@@ -259,7 +259,7 @@ def test_a_million_character_field_is_quarantined_with_its_line(tmp_path):
 
 
 def test_a_line_over_the_limit_is_skipped_unread_and_quarantined(tmp_path, monkeypatch):
-    from ml_assets.core import csv_exports
+    from ml_assets.core.intake import csv_exports
 
     monkeypatch.setattr(csv_exports, "MAX_LINE_CHARS", 100_000)
     path = tmp_path / "export.csv"
@@ -414,7 +414,7 @@ def test_an_empty_source_fails_at_raw_transactions(tmp_path):
 
 def test_batch_source_is_validated_like_raw_transactions(tmp_path):
     from ml_assets.core.params import BatchPredictionsParams
-    from ml_assets.core.predictions import read_batch_source
+    from ml_assets.core.serving.predictions import read_batch_source
 
     path = tmp_path / "to_score.CSV"
     write_card_csv(
@@ -435,7 +435,7 @@ def test_an_all_rejected_batch_gives_an_empty_table_not_a_crash(tmp_path):
     import polars as pl
 
     from ml_assets.core.params import BatchPredictionsParams
-    from ml_assets.core.predictions import predictions_frame, read_batch_source
+    from ml_assets.core.serving.predictions import predictions_frame, read_batch_source
 
     path = tmp_path / "to_score.csv"
     path.write_text("posted_date,amount,description\nnot a date,-1,A\n2026-03-01,abc,B\n")

@@ -11,7 +11,7 @@ from pathlib import Path
 
 import pytest
 
-from ml_assets.core.ingest import SchemaError, scan_transactions
+from ml_assets.core.intake.ingest import SchemaError, scan_transactions
 
 BANKS = Path(__file__).parent / "fixtures" / "banks"
 QIF = BANKS / "quicken_checking.qif"

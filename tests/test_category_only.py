@@ -12,7 +12,7 @@ import dagster as dg
 import pytest
 import yaml
 
-from ml_assets.core.synthetic import generate_transactions
+from ml_assets.core.synthetic.demo import generate_transactions
 from ml_assets.daily import range_tags
 from ml_assets.definitions import ASSETS, CHECKS, build_resources
 

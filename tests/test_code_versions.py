@@ -9,7 +9,7 @@ from pathlib import Path
 
 import pytest
 
-from ml_assets.core.versioning import code_version, module_closure
+from ml_assets.core.infra.versioning import code_version, module_closure
 from ml_assets.definitions import GRAPH
 from tests.graph import copy_store
 
@@ -40,7 +40,10 @@ def edit(path: Path, old: str, new: str) -> None:
 
 def test_closure_follows_imports_but_not_other_assets():
     closure = module_closure("ml_assets.assets.transaction_features")
-    assert "ml_assets.core.features" in closure and "ml_assets.core.text" in closure
+    assert (
+        "ml_assets.core.training_data.features" in closure
+        and "ml_assets.core.text.normalize" in closure
+    )
     assert "ml_assets.assets.raw_transactions" not in closure  # assets never import each other
     assert "ml_assets.core.params" not in closure  # the schema; resolved values are hashed instead
     assert "ml_assets.training.model" in module_closure("ml_assets.assets.onnx_model")
@@ -53,7 +56,7 @@ def tree(tmp_path) -> Path:
 
 def test_comments_formatting_and_docstrings_do_not_count(tree):
     before = versions(tree)
-    features = tree / "ml_assets/core/features.py"
+    features = tree / "ml_assets/core/training_data/features.py"
     edit(
         features,
         "def stable_bucket(",
@@ -70,7 +73,7 @@ def test_comments_formatting_and_docstrings_do_not_count(tree):
 
 def test_helper_change_moves_only_assets_that_import_it(tree):
     before = versions(tree)
-    edit(tree / "ml_assets/core/features.py", "% 10000", "% 10007")
+    edit(tree / "ml_assets/core/training_data/features.py", "% 10000", "% 10007")
     after = versions(tree)
     assert {a for a in before if before[a] != after[a]} == {"transaction_features"}
     edit(
@@ -88,7 +91,7 @@ def test_helper_change_moves_only_assets_that_import_it(tree):
 def source_cache(tmp_path, monkeypatch) -> Path:
     """A folder of its own for the analyses kept between processes; the module's caches are
     emptied before and after, so each call of ``versions`` reads the folder."""
-    from ml_assets.core import versioning
+    from ml_assets.core.infra import versioning
 
     monkeypatch.setenv(versioning.SOURCE_CACHE_ENV, str(tmp_path / "cache"))
     versioning._cache_folder.cache_clear()
@@ -99,7 +102,7 @@ def source_cache(tmp_path, monkeypatch) -> Path:
 
 
 def test_analyses_kept_between_processes_give_the_same_versions(tree, source_cache, monkeypatch):
-    from ml_assets.core import versioning
+    from ml_assets.core.infra import versioning
 
     def in_a_new_process() -> dict[str, str]:
         versioning._analyse.cache_clear()  # what a new process starts with
@@ -117,7 +120,7 @@ def test_analyses_kept_between_processes_give_the_same_versions(tree, source_cac
     assert in_a_new_process() == first
     assert all(json.loads(path.read_text())["digest"] for path in kept)
     # an edited file is a new text, and a new entry: the version moves as without the folder
-    edit(tree / "ml_assets/core/features.py", "% 10000", "% 10007")
+    edit(tree / "ml_assets/core/training_data/features.py", "% 10000", "% 10007")
     edited = in_a_new_process()
     assert edited["transaction_features"] != first["transaction_features"]
     monkeypatch.setenv(versioning.SOURCE_CACHE_ENV, "off")
@@ -176,7 +179,7 @@ def test_edited_source_recomputes_exactly_what_it_affects(tree, tmp_path, tiny_g
     artifacts = copy_store(tiny_graph.root, tmp_path / "artifacts")
     # a comment in a module every asset imports: nothing recomputes
     edit(
-        tree / "ml_assets/core/io.py",
+        tree / "ml_assets/core/infra/io.py",
         "_CHUNK = 1 << 20",
         "_CHUNK = 1 << 20  # read files in 1 MiB chunks",
     )
@@ -187,7 +190,7 @@ def test_edited_source_recomputes_exactly_what_it_affects(tree, tmp_path, tiny_g
     # content-addressed data versions leave mlm_backbone and multitask_model memoized, and
     # registered_model and batch_predictions after the re-scored, identical evaluation
     edit(
-        tree / "ml_assets/core/features.py",
+        tree / "ml_assets/core/training_data/features.py",
         '(pl.col("amount").abs() + 1).log(2)',
         '(pl.col("amount").abs() + 1).log(3)',
     )
@@ -208,7 +211,7 @@ def test_edited_source_recomputes_exactly_what_it_affects(tree, tmp_path, tiny_g
     # after that run has each of them to compute (running them would retrain the models; that
     # a run recomputes what the plan calls stale is test_memoization's)
     edit(
-        tree / "ml_assets/core/features.py",
+        tree / "ml_assets/core/training_data/features.py",
         'text=normalize_expr(pl.col("description"))',
         'text=normalize_expr(pl.col("description")).str.replace_all("#", " ")',
     )

@@ -6,13 +6,13 @@ import pytest
 import torch
 from transformers import DataCollatorForLanguageModeling
 
-from ml_assets.core.corpus import TokenizedSplit, write_corpus
-from ml_assets.core.features import build_features
-from ml_assets.core.ingest import RAW_SCHEMA
-from ml_assets.core.io import read_json
-from ml_assets.core.synthetic import generate_transactions
-from ml_assets.core.tokenizer_folder import FolderTokenizer
-from ml_assets.core.vocab import load_tokenizer
+from ml_assets.core.infra.io import read_json
+from ml_assets.core.intake.ingest import RAW_SCHEMA
+from ml_assets.core.synthetic.demo import generate_transactions
+from ml_assets.core.text.tokenizer_folder import FolderTokenizer
+from ml_assets.core.text.vocab import load_tokenizer
+from ml_assets.core.training_data.corpus import TokenizedSplit, write_corpus
+from ml_assets.core.training_data.features import build_features
 from ml_assets.training.data import BucketedBatches, collate, encode_texts
 from ml_assets.training.mlm import mlm_loss
 from ml_assets.training.model import load_pruned_mlm
@@ -153,7 +153,7 @@ def test_mlm_stage_with_no_steps_only_slices_the_backbone(corpus, tiny_tokenizer
     """mlm_backbone.steps: 0 (pretraining off) writes the same layout as a pretrained run."""
     import shutil
 
-    from ml_assets.core.io import atomic_write_json
+    from ml_assets.core.infra.io import atomic_write_json
     from ml_assets.core.params import MlmBackboneParams
     from ml_assets.training.model import load_pruned_mlm
     from ml_assets.training.stages import MLM_CURVE_PNG, train_mlm_backbone

@@ -78,7 +78,7 @@ def test_every_benchmark_says_how_when_and_where():
 
 
 def test_the_csv_preset_table_lists_every_preset():
-    from ml_assets.core.csv_exports import CSV_PRESETS
+    from ml_assets.core.intake.csv_exports import CSV_PRESETS
 
     page = (REPO / "docs" / "guides" / "bank-formats.md").read_text()
     listed = {row[0].strip("`") for row in table_after(page, "## CSV presets")}
@@ -106,3 +106,11 @@ def test_the_readmes_figures_are_recorded_ones():
     best = max(models["frozen_encoder_reference"][1], models["tfidf_reference"][1])
     margin = round(models["candidate_int8"][1] - best, 1)
     assert f"+{margin} points over the best reference on held-out" in " ".join(prose.split())
+
+
+def test_the_layout_names_every_room_of_core():
+    """docs/index.md's layout block lists each subpackage of ml_assets/core, and only those."""
+    index = (REPO / "docs/index.md").read_text()
+    rooms = {p.parent.name for p in (REPO / "ml_assets/core").glob("*/__init__.py")}
+    listed = set(re.findall(r"^  (\w+)/ ", index, flags=re.MULTILINE))
+    assert listed == rooms

@@ -7,7 +7,7 @@ import math
 import numpy as np
 import pytest
 
-from ml_assets.core.evaluation import (
+from ml_assets.core.quality.evaluation import (
     average_precision,
     confusion_matrix,
     evaluate_slices,
@@ -63,8 +63,8 @@ def test_regressions_flag_only_drops_beyond_the_threshold():
 
 
 def test_parity_gate_names_the_head_and_threshold():
-    from ml_assets.core.export_gates import parity_verdict
     from ml_assets.core.params import ExportGatesParams
+    from ml_assets.core.quality.export_gates import parity_verdict
 
     gates = ExportGatesParams()
     parity = {
@@ -83,8 +83,8 @@ def test_parity_gate_names_the_head_and_threshold():
 def test_parity_gate_rejects_a_model_no_int8_recipe_fixed():
     """The test split may pass by luck; a recipe that missed on validation still rejects, with
     the best agreement it reached."""
-    from ml_assets.core.export_gates import parity_verdict
     from ml_assets.core.params import ExportGatesParams
+    from ml_assets.core.quality.export_gates import parity_verdict
 
     parity = {"category": {"agreement": 0.995, "accuracy_delta_pt": -0.1}}
     missed = {"passed": False, "reason": "best agreement reached 98.70 % with 12 MatMuls fp32"}
@@ -95,8 +95,8 @@ def test_parity_gate_rejects_a_model_no_int8_recipe_fixed():
 
 
 def test_latency_gate_on_an_export_without_a_reference_measurement_says_rematerialize():
-    from ml_assets.core.export_gates import latency_verdict
     from ml_assets.core.params import ExportGatesParams
+    from ml_assets.core.quality.export_gates import latency_verdict
 
     old = {"latency": {"p50_ms": 3.0, "p99_ms": 5.0}}
     verdict = latency_verdict(old, ExportGatesParams())
@@ -104,7 +104,7 @@ def test_latency_gate_on_an_export_without_a_reference_measurement_says_remateri
 
 
 def test_a_champion_with_other_labels_is_scored_by_label_name():
-    from ml_assets.core.comparison import by_label_name
+    from ml_assets.core.quality.comparison import by_label_name
 
     probs = np.array([[0.7, 0.2, 0.1], [0.1, 0.1, 0.8]], dtype=np.float32)
     aligned = by_label_name(probs, ["fuel", "coffee", "old"], ["coffee", "fuel", "new"])
@@ -114,8 +114,8 @@ def test_a_champion_with_other_labels_is_scored_by_label_name():
 def test_latency_gate_judges_the_kept_measurement_on_the_serving_hardware():
     """The same measurement and thresholds: the same verdict, every time; a machine twice as
     slow as the serving hardware (its reference took twice reference_ms) halves the p99."""
-    from ml_assets.core.export_gates import latency_verdict
     from ml_assets.core.params import ExportGatesParams
+    from ml_assets.core.quality.export_gates import latency_verdict
 
     measured = {
         "own_p50_ms": 6.0, "own_p99_ms": 16.0, "reference_ms_measured": 1.0,

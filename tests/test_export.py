@@ -7,14 +7,14 @@ import polars as pl
 import pytest
 import torch
 
-from ml_assets.core.features import build_features
-from ml_assets.core.ingest import RAW_SCHEMA
-from ml_assets.core.io import read_json
-from ml_assets.core.latency import measure_latency
-from ml_assets.core.scoring import OnnxScorer, encode_for_model
-from ml_assets.core.synthetic import generate_transactions
-from ml_assets.core.tokenizer_folder import FolderTokenizer
-from ml_assets.core.vocab import load_tokenizer
+from ml_assets.core.infra.io import read_json
+from ml_assets.core.intake.ingest import RAW_SCHEMA
+from ml_assets.core.serving.latency import measure_latency
+from ml_assets.core.serving.scoring import OnnxScorer, encode_for_model
+from ml_assets.core.synthetic.demo import generate_transactions
+from ml_assets.core.text.tokenizer_folder import FolderTokenizer
+from ml_assets.core.text.vocab import load_tokenizer
+from ml_assets.core.training_data.features import build_features
 from ml_assets.training.data import encode_texts
 from ml_assets.training.export import export_onnx, quantize_int8
 from ml_assets.training.finetune import predict_logits
@@ -146,8 +146,8 @@ def test_serving_token_ids_equal_training_token_ids(tiny_tokenizer_dir):
 def test_latency_keeps_each_texts_fastest_time_and_scales_by_the_reference():
     """Noise only adds: a text slowed in one round counts at its fastest; a machine twice as
     slow for the reference as the serving hardware halves the figures."""
-    from ml_assets.core.export_gates import on_serving_hardware
-    from ml_assets.core.latency import measure_against_reference
+    from ml_assets.core.quality.export_gates import on_serving_hardware
+    from ml_assets.core.serving.latency import measure_against_reference
 
     cost = {0: 0.002, 1: 0.004}  # seconds per text
     calls = {"n": 0}

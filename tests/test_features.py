@@ -4,10 +4,10 @@ import random
 import polars as pl
 import pytest
 
-from ml_assets.core.features import build_features, split_summary
-from ml_assets.core.ingest import RAW_SCHEMA, SchemaError, read_transactions
-from ml_assets.core.synthetic import generate_transactions
-from ml_assets.core.text import merchant_key_expr, normalize_expr, normalize_texts
+from ml_assets.core.intake.ingest import RAW_SCHEMA, SchemaError, read_transactions
+from ml_assets.core.synthetic.demo import generate_transactions
+from ml_assets.core.text.normalize import merchant_key_expr, normalize_expr, normalize_texts
+from ml_assets.core.training_data.features import build_features, split_summary
 
 SPLIT_ARGS = dict(
     max_description_chars=200,

@@ -7,7 +7,7 @@ import datetime as dt
 
 import pytest
 
-from ml_assets.core.gpu_cost import (
+from ml_assets.core.infra.gpu_cost import (
     Attempt,
     accounting,
     choose_tier,
@@ -15,7 +15,7 @@ from ml_assets.core.gpu_cost import (
     steps_lost_per_resume,
     steps_since_checkpoint,
 )
-from ml_assets.core.job_protocol import EXIT_PREEMPTED
+from ml_assets.core.infra.job_protocol import EXIT_PREEMPTED
 from ml_assets.core.params import load_params
 
 GPU = load_params().gpu
@@ -140,12 +140,12 @@ def test_gcs_checkpoint_mirror_skips_an_uncommitted_upload(gcs_emulator, tmp_pat
     from google.auth.credentials import AnonymousCredentials
     from google.cloud import storage
 
-    from ml_assets.core.gcs_folders import (
+    from ml_assets.core.infra.gcs_folders import (
         mirror_checkpoint,
         remote_checkpoints,
         restore_checkpoints,
     )
-    from ml_assets.core.io import staged_directory
+    from ml_assets.core.infra.io import staged_directory
 
     client = storage.Client(project="test", credentials=AnonymousCredentials())
     client.create_bucket("ckpt-mirror")
@@ -178,7 +178,7 @@ def test_gpu_assets_share_the_gpu_pool_limited_to_one_job(tmp_path, monkeypatch)
 
     import dagster as dg
 
-    from ml_assets.core.job_protocol import STAGES
+    from ml_assets.core.infra.job_protocol import STAGES
     from ml_assets.definitions import build_definitions
 
     repo = build_definitions().get_repository_def()
@@ -208,7 +208,7 @@ def test_slack_webhook_is_read_through_envvar(monkeypatch):
 
 
 def test_the_job_request_round_trips_and_names_what_is_missing():
-    from ml_assets.core.job_protocol import JobRequest
+    from ml_assets.core.infra.job_protocol import JobRequest
 
     request = JobRequest(
         stage="multitask_model",

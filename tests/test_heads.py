@@ -3,7 +3,7 @@
 import polars as pl
 import pytest
 
-from ml_assets.core.labels import HeadLabelsError, label_vocabularies, trainable_heads
+from ml_assets.core.training_data.labels import HeadLabelsError, label_vocabularies, trainable_heads
 
 HEADS = ("category", "transaction_type")
 

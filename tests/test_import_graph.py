@@ -103,7 +103,7 @@ def refuse(*args, **kwargs):
 
 # the two ways a module could do work at import: read params.yaml, hash a source closure
 import ml_assets.core.params as params
-import ml_assets.core.versioning as versioning
+import ml_assets.core.infra.versioning as versioning
 
 params.load_params = versioning.code_version = versioning.normalized_source_hash = refuse
 

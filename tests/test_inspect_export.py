@@ -11,10 +11,10 @@ import pytest
 import yaml
 
 from ml_assets.__main__ import main
-from ml_assets.core.ingest import scan_transactions
-from ml_assets.core.inspect_export import inspect_file
+from ml_assets.core.intake.ingest import scan_transactions
+from ml_assets.core.intake.inspect_export import inspect_file
+from ml_assets.core.intake.raw_days import scan_exports
 from ml_assets.core.params import RawTransactionsParams
-from ml_assets.core.raw_days import scan_exports
 from tests.test_bank_formats_sheets_qif import write_activity_xlsx
 
 BANKS = Path(__file__).parent / "fixtures" / "banks"

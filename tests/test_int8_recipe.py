@@ -9,11 +9,11 @@ import onnx
 import pytest
 import torch
 
-from ml_assets.core.io import read_json
-from ml_assets.core.labels import IGNORE_INDEX
-from ml_assets.core.scoring import OnnxScorer, encode_for_model
-from ml_assets.core.synthetic import generate_transactions
-from ml_assets.core.tokenizer_folder import FolderTokenizer
+from ml_assets.core.infra.io import read_json
+from ml_assets.core.serving.scoring import OnnxScorer, encode_for_model
+from ml_assets.core.synthetic.demo import generate_transactions
+from ml_assets.core.text.tokenizer_folder import FolderTokenizer
+from ml_assets.core.training_data.labels import IGNORE_INDEX
 from ml_assets.training.data import length_sorted_batches
 from ml_assets.training.export import (
     export_onnx,

@@ -1,6 +1,6 @@
 import pytest
 
-from ml_assets.core.io import (
+from ml_assets.core.infra.io import (
     ArtifactIntegrityError,
     ArtifactRef,
     manifest_digest,

@@ -27,8 +27,8 @@ from pathlib import Path
 import dagster as dg
 import pytest
 
-from ml_assets.core.attempt_ledger import FINISHED, LEDGER_DIR, RUNNING, current_job
-from ml_assets.core.io import sha256_file
+from ml_assets.core.infra.attempt_ledger import FINISHED, LEDGER_DIR, RUNNING, current_job
+from ml_assets.core.infra.io import sha256_file
 from ml_assets.core.params import load_params
 from tests.graph import TINY_DAYS
 

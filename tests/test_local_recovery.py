@@ -76,7 +76,7 @@ def test_releasing_a_committed_entrys_checkpoints_spares_a_live_writers(tmp_path
     keeps the checkpoint it is writing (its owner is alive), a dead writer's goes."""
     import socket
 
-    from ml_assets.core.io import temp_name
+    from ml_assets.core.infra.io import temp_name
 
     store = ArtifactStore(root=str(tmp_path))
     root = store.checkpoint_root("mlm_backbone", "f" * 32)

@@ -168,7 +168,7 @@ def test_unseen_rows_get_a_share_of_the_bag_only_for_a_clear_gain():
 def test_a_tokenizer_folder_gives_each_id_its_text_in_a_word(tiny_tokenizer_dir):
     """The training job reads the pieces from the run's tokenizer folder: a continuation loses
     its "##", a word start gains a space, special tokens bring no characters."""
-    from ml_assets.core.tokenizer_folder import FolderTokenizer
+    from ml_assets.core.text.tokenizer_folder import FolderTokenizer
     from ml_assets.training.bag_fitting import token_texts
 
     tokenizer = FolderTokenizer.load(tiny_tokenizer_dir)

@@ -10,8 +10,8 @@ import dagster as dg
 import polars as pl
 import pytest
 
-from ml_assets.core.ingest import scan_transactions
-from ml_assets.core.partitions import (
+from ml_assets.core.intake.ingest import scan_transactions
+from ml_assets.core.intake.partitions import (
     date_in_key,
     scan_window,
     split_by_day,

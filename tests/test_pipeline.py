@@ -10,7 +10,7 @@ import dagster as dg
 import numpy as np
 import pytest
 
-from ml_assets.core.io import verify_entry
+from ml_assets.core.infra.io import verify_entry
 from ml_assets.daily import range_tags
 from ml_assets.definitions import ASSETS, CHECKS, PARTITIONED, build_resources
 from tests.graph import TINY_DAYS
@@ -282,10 +282,10 @@ def test_serving_tokenizes_exactly_like_training(materialized):
     byte-identical to the ids training read from the corpus (built from the features' text)."""
     import polars as pl
 
-    from ml_assets.core.corpus import TokenizedSplit
-    from ml_assets.core.io import read_json
-    from ml_assets.core.scoring import encode_for_model
-    from ml_assets.core.tokenizer_folder import FolderTokenizer
+    from ml_assets.core.infra.io import read_json
+    from ml_assets.core.serving.scoring import encode_for_model
+    from ml_assets.core.text.tokenizer_folder import FolderTokenizer
+    from ml_assets.core.training_data.corpus import TokenizedSplit
     from resources.artifact_store import ArtifactStore
 
     _, _, root = materialized
@@ -331,7 +331,7 @@ def test_the_registry_holds_the_exported_model(materialized):
 def test_the_comparison_puts_every_model_on_the_same_rows(materialized):
     import json
 
-    from ml_assets.core.comparison import BASELINE, CANDIDATE, FP32_TWIN, REFERENCES
+    from ml_assets.core.quality.comparison import BASELINE, CANDIDATE, FP32_TWIN, REFERENCES
 
     result, _, _ = materialized
     (event,) = result.asset_materializations_for_node("model_evaluation")

@@ -11,8 +11,8 @@ import time
 import psutil
 import pytest
 
-from ml_assets.core import processes
-from ml_assets.core.processes import is_running, process_start_time
+from ml_assets.core.infra import processes
+from ml_assets.core.infra.processes import is_running, process_start_time
 
 
 @pytest.fixture

@@ -119,7 +119,7 @@ def test_a_run_is_dead_only_when_every_process_it_recorded_is_gone():
 
 
 def test_a_reused_pid_is_not_the_process_that_was_seen():
-    from ml_assets.core.processes import is_running
+    from ml_assets.core.infra.processes import is_running
 
     child = subprocess.Popen([sys.executable, "-c", "import time; time.sleep(30)"])
     try:

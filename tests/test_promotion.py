@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from ml_assets.core.promotion import decide
+from ml_assets.core.quality.promotion import decide
 
 SETTINGS = dict(
     primary_head="category",
@@ -77,8 +77,8 @@ def test_no_held_out_rows_cannot_be_judged():
 
 
 def test_a_failed_export_gate_rejects_a_candidate_that_wins_every_rule():
-    from ml_assets.core.comparison import CANDIDATE, FP32_TWIN
-    from ml_assets.core.promotion import decide_from_evaluation, verdict_line
+    from ml_assets.core.quality.comparison import CANDIDATE, FP32_TWIN
+    from ml_assets.core.quality.promotion import decide_from_evaluation, verdict_line
 
     comparison = {
         CANDIDATE: report(0.86, 0.76, 0.95),
@@ -99,8 +99,8 @@ def test_a_failed_export_gate_rejects_a_candidate_that_wins_every_rule():
 
 
 def test_the_verdict_names_the_model_that_won_on_this_data():
-    from ml_assets.core.comparison import CANDIDATE
-    from ml_assets.core.promotion import verdict_line
+    from ml_assets.core.quality.comparison import CANDIDATE
+    from ml_assets.core.quality.promotion import verdict_line
 
     comparison = {CANDIDATE: report(0.63, 0.55, 0.9), "tfidf_reference": report(0.70, 0.585, 0.9)}
     decision = decide(comparison[CANDIDATE], {"tfidf_reference": comparison["tfidf_reference"]},

@@ -8,7 +8,7 @@ import json
 
 import pytest
 
-from ml_assets.core.ingest import scan_transactions
+from ml_assets.core.intake.ingest import scan_transactions
 
 GOOD = {
     "transaction_id": "t1",

@@ -7,11 +7,11 @@ import numpy as np
 import polars as pl
 import pytest
 
-from ml_assets.core.comparison import accuracy_grid, aligned_probabilities, comparison_table
-from ml_assets.core.features import build_features
-from ml_assets.core.io import read_json
-from ml_assets.core.layouts import PREDICTIONS_FILE
-from ml_assets.core.synthetic import generate_transactions
+from ml_assets.core.infra.io import read_json
+from ml_assets.core.infra.layouts import PREDICTIONS_FILE
+from ml_assets.core.quality.comparison import accuracy_grid, aligned_probabilities, comparison_table
+from ml_assets.core.synthetic.demo import generate_transactions
+from ml_assets.core.training_data.features import build_features
 from ml_assets.training.references import (
     REFERENCE_FIT,
     REFERENCE_LABELS,

@@ -8,7 +8,7 @@ import pytest
 
 from ml_assets.assets.raw_transactions import raw_transactions
 from ml_assets.assets.transaction_features import transaction_features
-from ml_assets.core.io import verify_entry
+from ml_assets.core.infra.io import verify_entry
 from ml_assets.definitions import ASSETS, build_resources
 from resources.artifact_store import ArtifactRefIOManager, ArtifactStore
 from tests.graph import TINY_DAYS, materialization_metadata

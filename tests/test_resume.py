@@ -102,9 +102,9 @@ def _finetune(
     """A real (1-layer) MultiTaskModel finetuned 9 steps with evaluation every 3."""
     import numpy as np
 
-    from ml_assets.core.io import read_json
+    from ml_assets.core.infra.io import read_json
     from ml_assets.core.params import MultitaskModelParams
-    from ml_assets.core.tokenizer_folder import FolderTokenizer
+    from ml_assets.core.text.tokenizer_folder import FolderTokenizer
     from ml_assets.training.data import encode_texts
     from ml_assets.training.finetune import LabeledSet, finetune
     from ml_assets.training.model import MultiTaskModel, load_pruned_mlm

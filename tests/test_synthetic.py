@@ -9,7 +9,7 @@ import re
 import polars as pl
 import pytest
 
-from ml_assets.core.synthetic import (
+from ml_assets.core.synthetic.demo import (
     CATEGORIES,
     MERCHANTS,
     TRANSACTION_TYPES,
@@ -217,8 +217,8 @@ def test_invalid_arguments_raise(kwargs: dict, message: str) -> None:
 
 def test_a_live_window_ends_yesterday_and_reproduces_for_an_end_date():
     from ml_assets.assets.raw_transactions import fingerprint_params
+    from ml_assets.core.intake.raw_days import synthetic_days, synthetic_start
     from ml_assets.core.params import RawTransactionsParams
-    from ml_assets.core.raw_days import synthetic_days, synthetic_start
 
     fixed = RawTransactionsParams(days=30)
     assert synthetic_days(fixed, dt.date(2026, 12, 1))[0] == "2026-01-01"  # the default

@@ -8,9 +8,9 @@ import datetime as dt
 import polars as pl
 import pytest
 
-from ml_assets.core.synthetic import CATEGORIES, MERCHANTS, TRANSACTION_TYPES
-from ml_assets.core.synthetic import generate_transactions as generate_default
-from ml_assets.core.synthetic_hard import (
+from ml_assets.core.synthetic.demo import CATEGORIES, MERCHANTS, TRANSACTION_TYPES
+from ml_assets.core.synthetic.demo import generate_transactions as generate_default
+from ml_assets.core.synthetic.hard import (
     CONFUSIONS,
     STYLES,
     fold,

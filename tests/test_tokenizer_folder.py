@@ -10,8 +10,8 @@ from pathlib import Path
 
 import pytest
 
-from ml_assets.core.tokenizer_folder import FolderTokenizer
-from ml_assets.core.vocab import load_tokenizer, pipeline_digest, read_original
+from ml_assets.core.text.tokenizer_folder import FolderTokenizer
+from ml_assets.core.text.vocab import load_tokenizer, pipeline_digest, read_original
 from tests.conftest import SAMPLE_DESCRIPTIONS
 
 REPO = Path(__file__).resolve().parents[1]
@@ -74,7 +74,7 @@ def test_a_broken_folder_names_the_file(tiny_tokenizer_dir, tmp_path):
 
 def test_serving_and_tokenizing_need_no_transformers():
     """The ONNX scorer, the corpus writer and the training input path import without it."""
-    modules = "ml_assets.core.scoring, ml_assets.core.corpus, ml_assets.training.data"
+    modules = "ml_assets.core.serving.scoring, ml_assets.core.training_data.corpus, ml_assets.training.data"
     code = f"import sys, {modules}; print('transformers' in sys.modules)"
     result = subprocess.run(
         [sys.executable, "-c", code], cwd=REPO, capture_output=True, text=True, check=True
@@ -105,7 +105,7 @@ def test_the_original_is_read_directly_only_when_it_is_the_pipeline_transformers
     (changed / "tokenizer.json").write_text(json.dumps(spec))
     assert pipeline_digest(FolderTokenizer.load(changed).backend) != recorded
     code = (
-        "import sys; from ml_assets.core.vocab import read_original;"
+        "import sys; from ml_assets.core.text.vocab import read_original;"
         f"read_original({backbone_source!r}, {recorded!r}); print('transformers' in sys.modules)"
     )
     result = subprocess.run(

@@ -2,10 +2,10 @@ import numpy as np
 import pytest
 import torch
 
-from ml_assets.core.io import read_json
+from ml_assets.core.infra.io import read_json
 from ml_assets.core.params import MlmBackboneParams
-from ml_assets.core.tokenizer_folder import FolderTokenizer
-from ml_assets.core.vocab import load_tokenizer
+from ml_assets.core.text.tokenizer_folder import FolderTokenizer
+from ml_assets.core.text.vocab import load_tokenizer
 from ml_assets.training.checkpoint import find_latest_checkpoint, list_checkpoints
 from ml_assets.training.data import (
     BucketedBatches,
@@ -107,7 +107,7 @@ def test_the_weight_average_is_a_bias_corrected_ema_and_swaps_in_and_out():
 def test_pruned_model_hidden_states_match_original(backbone_source, tiny_tokenizer_dir):
     from transformers import AutoTokenizer, BertModel
 
-    from ml_assets.core.io import read_json
+    from ml_assets.core.infra.io import read_json
 
     new_to_old = read_json(tiny_tokenizer_dir / "id_map.json")["new_to_old"]
     pruned, params_before = load_pruned_mlm(backbone_source, new_to_old)
@@ -151,7 +151,7 @@ def _train(
     hooks=None,
 ):
     tokenizer = FolderTokenizer.load(tokenizer_dir)
-    from ml_assets.core.io import read_json
+    from ml_assets.core.infra.io import read_json
 
     new_to_old = read_json(tokenizer_dir / "id_map.json")["new_to_old"]
     sequences = encode_texts(tokenizer, [t.lower() for t in SAMPLE_DESCRIPTIONS] * 6, 32)

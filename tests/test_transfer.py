@@ -9,7 +9,7 @@ import os
 
 import pytest
 
-from ml_assets.core.transfer import ChecksumMismatch, GCSSource, S3Source, download_verified
+from ml_assets.core.infra.transfer import ChecksumMismatch, GCSSource, S3Source, download_verified
 
 CHUNK = 256 * 1024
 PAYLOAD = os.urandom(5 * CHUNK + 1234)  # 6 chunks, the last one short

@@ -1,4 +1,4 @@
-"""Pins the behaviour and on-disk layout of ml_assets.core.vocab on the real MiniLM tokenizer."""
+"""Pins the behaviour and on-disk layout of ml_assets.core.text.vocab on the real MiniLM tokenizer."""
 
 from __future__ import annotations
 
@@ -11,9 +11,9 @@ import pytest
 from tokenizers import Tokenizer, models, pre_tokenizers
 from transformers import AutoTokenizer
 
-from ml_assets.core.text import normalize_texts
-from ml_assets.core.tokenizer_folder import FolderTokenizer
-from ml_assets.core.vocab import (
+from ml_assets.core.text.normalize import normalize_texts
+from ml_assets.core.text.tokenizer_folder import FolderTokenizer
+from ml_assets.core.text.vocab import (
     OUTPUT_FILES,
     PruneReport,
     compare_tokenization,

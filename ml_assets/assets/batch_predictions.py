@@ -12,14 +12,14 @@ from ml_assets.artifacts import (
     memoized_output,
     table_preview,
 )
-from ml_assets.core.io import ArtifactRef, read_json
-from ml_assets.core.layouts import (
+from ml_assets.core.infra.io import ArtifactRef, read_json
+from ml_assets.core.infra.layouts import (
     PREDICTIONS_FILE,
     QUARANTINE_FILE,
     RAW_FILE,
     SERVING_CONFIG,
 )
-from ml_assets.core.layouts import (
+from ml_assets.core.infra.layouts import (
     REGISTRY_RECORD_FILE as RECORD_FILE,
 )
 from ml_assets.core.params import BatchPredictionsParams, RawTransactionsParams
@@ -33,7 +33,7 @@ from resources.params import ParamsResource
 def input_identity(settings: BatchPredictionsParams, store: ArtifactStore) -> dict:
     """What is scored, as fingerprint input: the files' sha256, or the newest raw day's entry."""
     if settings.source:
-        from ml_assets.core.raw_days import local_listing
+        from ml_assets.core.intake.raw_days import local_listing
 
         return {"files": local_listing(Path(settings.source), settings.format)}
     days = store.partition_refs("raw_transactions")
@@ -69,7 +69,7 @@ def fingerprint_section(params, store: ArtifactStore, overrides: dict | None = N
     settings = BatchPredictionsParams.model_validate(section)
     if not settings.source:
         return {**section, "_input": input_identity(settings, store)}
-    from ml_assets.core.predictions import batch_reading
+    from ml_assets.core.serving.predictions import batch_reading
 
     reading = batch_reading(raw_reading(params), settings).model_dump(mode="json")
     kept = ("format", "csv_preset", "column_map", "date_format", "encoding", "transaction_ids")
@@ -122,10 +122,10 @@ def batch_predictions(
     champion_id, onnx_model = champion_model(artifact_store, registered_model)
 
     def build(folder: Path, fingerprint: str) -> dict:
-        from ml_assets.core.accounting import QUARANTINE_SCHEMA
-        from ml_assets.core.predictions import predictions_frame, read_batch_source
-        from ml_assets.core.records import read_validated_jsonl
-        from ml_assets.core.scoring import encode_for_model, scorer_for
+        from ml_assets.core.intake.accounting import QUARANTINE_SCHEMA
+        from ml_assets.core.intake.records import read_validated_jsonl
+        from ml_assets.core.serving.predictions import predictions_frame, read_batch_source
+        from ml_assets.core.serving.scoring import encode_for_model, scorer_for
 
         if settings.source:
             result = read_batch_source(raw_reading(params), settings)

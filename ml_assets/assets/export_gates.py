@@ -13,15 +13,15 @@ import dagster as dg
 
 from ml_assets.assets.onnx_model import onnx_model
 from ml_assets.check_reasons import logged_check
-from ml_assets.core.export_gates import (
+from ml_assets.core.infra.io import ArtifactRef, read_json
+from ml_assets.core.infra.layouts import INT8_FILE, VERIFICATION_FILE
+from ml_assets.core.params import ExportGatesParams
+from ml_assets.core.quality.export_gates import (
     GateVerdict,
     latency_verdict,
     parity_verdict,
     size_verdict,
 )
-from ml_assets.core.io import ArtifactRef, read_json
-from ml_assets.core.layouts import INT8_FILE, VERIFICATION_FILE
-from ml_assets.core.params import ExportGatesParams
 from resources.params import ParamsResource
 
 FAILED_GATE = " A failed gate keeps the candidate from promotion; the comparison still runs."

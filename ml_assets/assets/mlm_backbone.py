@@ -3,8 +3,8 @@
 import dagster as dg
 
 from ml_assets.artifacts import automation_condition
-from ml_assets.core.io import ArtifactRef
-from ml_assets.core.job_protocol import CORPUS_INPUT, TOKENIZER_INPUT
+from ml_assets.core.infra.io import ArtifactRef
+from ml_assets.core.infra.job_protocol import CORPUS_INPUT, TOKENIZER_INPUT
 from ml_assets.core.params import MlmBackboneParams
 from ml_assets.daily import single_run_asset
 from ml_assets.gpu_training import GPU_POOL, TrainingConfig, training_outputs

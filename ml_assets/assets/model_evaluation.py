@@ -11,15 +11,8 @@ from ml_assets.artifacts import (
     automation_condition,
     memoized_output,
 )
-from ml_assets.core.comparison import (
-    BASELINE,
-    CANDIDATE,
-    FP32_TWIN,
-    champion_label,
-    primary_head,
-)
-from ml_assets.core.io import ArtifactRef, atomic_write_json, read_json
-from ml_assets.core.layouts import (
+from ml_assets.core.infra.io import ArtifactRef, atomic_write_json, read_json
+from ml_assets.core.infra.layouts import (
     EVALUATION_FILE,
     FP32_FILE,
     MODEL_HISTORY_FILE,
@@ -30,6 +23,13 @@ from ml_assets.core.layouts import (
     read_features,
 )
 from ml_assets.core.params import ModelEvaluationParams, OnnxModelParams
+from ml_assets.core.quality.comparison import (
+    BASELINE,
+    CANDIDATE,
+    FP32_TWIN,
+    champion_label,
+    primary_head,
+)
 from ml_assets.daily import single_run_asset
 from ml_assets.run_config import section_config
 from ml_assets.stage import Stage
@@ -151,9 +151,9 @@ def pytorch_probabilities(model_dir: Path, texts: list[str]) -> dict[str, np.nda
     """A finetuned PyTorch model's softmax on raw descriptions (its own tokenizer, fp32, CPU)."""
     import torch
 
-    from ml_assets.core.evaluation import softmax
-    from ml_assets.core.scoring import encode_for_model
-    from ml_assets.core.tokenizer_folder import FolderTokenizer
+    from ml_assets.core.quality.evaluation import softmax
+    from ml_assets.core.serving.scoring import encode_for_model
+    from ml_assets.core.text.tokenizer_folder import FolderTokenizer
     from ml_assets.training.finetune import predict_logits
     from ml_assets.training.model import MultiTaskModel
 
@@ -246,9 +246,9 @@ def model_evaluation(
     threads = OnnxModelParams.model_validate(params.section("onnx_model")).intra_op_num_threads
 
     def build(folder: Path, fingerprint: str) -> dict:
-        from ml_assets.core.comparison import accuracy_grid, comparison_table
-        from ml_assets.core.eval_plots import comparison_png, confusion_png, reliability_png
-        from ml_assets.core.evaluation import (
+        from ml_assets.core.quality.comparison import accuracy_grid, comparison_table
+        from ml_assets.core.quality.eval_plots import comparison_png, confusion_png, reliability_png
+        from ml_assets.core.quality.evaluation import (
             confusion_matrix,
             evaluate_slices,
             merchant_breakdown,
@@ -257,9 +257,9 @@ def model_evaluation(
             slice_masks,
             softmax,
         )
-        from ml_assets.core.labels import IGNORE_INDEX, label_ids
-        from ml_assets.core.plots import markdown_image
-        from ml_assets.core.scoring import encode_for_model, scorer_for
+        from ml_assets.core.quality.plots import markdown_image
+        from ml_assets.core.serving.scoring import encode_for_model, scorer_for
+        from ml_assets.core.training_data.labels import IGNORE_INDEX, label_ids
 
         started = time.perf_counter()
         serving = read_json(onnx_model.dir / SERVING_CONFIG)
@@ -450,10 +450,10 @@ def compare_models(
     champion: tuple[str, ArtifactRef] | None,
 ) -> dict[str, dict]:
     """Every other model's report on exactly the candidate's test rows and slices."""
-    from ml_assets.core.comparison import aligned_probabilities, by_label_name
-    from ml_assets.core.evaluation import evaluate_slices, softmax
-    from ml_assets.core.labels import IGNORE_INDEX
-    from ml_assets.core.scoring import OnnxScorer, encode_for_model, scorer_for
+    from ml_assets.core.quality.comparison import aligned_probabilities, by_label_name
+    from ml_assets.core.quality.evaluation import evaluate_slices, softmax
+    from ml_assets.core.serving.scoring import OnnxScorer, encode_for_model, scorer_for
+    from ml_assets.core.training_data.labels import IGNORE_INDEX
     from ml_assets.training.references import REFERENCE_LABELS
 
     texts = test["description"].to_list()

@@ -3,8 +3,8 @@
 import dagster as dg
 
 from ml_assets.artifacts import automation_condition
-from ml_assets.core.io import ArtifactRef
-from ml_assets.core.job_protocol import BACKBONE_INPUT, CORPUS_INPUT, TOKENIZER_INPUT
+from ml_assets.core.infra.io import ArtifactRef
+from ml_assets.core.infra.job_protocol import BACKBONE_INPUT, CORPUS_INPUT, TOKENIZER_INPUT
 from ml_assets.core.params import MultitaskModelParams
 from ml_assets.daily import single_run_asset
 from ml_assets.gpu_training import GPU_POOL, TrainingConfig, training_outputs
@@ -59,7 +59,7 @@ def multitask_model(
     artifact_store: ArtifactStore,
     launcher: TrainingLauncher,
 ):
-    from ml_assets.core.corpus import corpus_labels
+    from ml_assets.core.training_data.corpus import corpus_labels
     from ml_assets.training.stages import VALID_CURVE_PNG
 
     settings = params.section(STAGE.key, config.overrides)

@@ -10,9 +10,8 @@ from ml_assets.artifacts import (
     automation_condition,
     memoized_output,
 )
-from ml_assets.core.io import ArtifactRef, atomic_write_json
-from ml_assets.core.labels import label_ids
-from ml_assets.core.layouts import (
+from ml_assets.core.infra.io import ArtifactRef, atomic_write_json
+from ml_assets.core.infra.layouts import (
     FP32_FILE,
     INT8_FILE,
     SERVING_CONFIG,
@@ -22,6 +21,7 @@ from ml_assets.core.layouts import (
     read_features,
 )
 from ml_assets.core.params import OnnxModelParams
+from ml_assets.core.training_data.labels import label_ids
 from ml_assets.daily import single_run_asset
 from ml_assets.run_config import section_config
 from ml_assets.stage import Stage
@@ -86,9 +86,9 @@ def onnx_model(
         # torch/onnxruntime load here, not when the definitions load (UI, CLI, plan stay fast)
         import torch
 
-        from ml_assets.core.latency import measure_latency
-        from ml_assets.core.scoring import OnnxScorer, encode_for_model
-        from ml_assets.core.tokenizer_folder import FolderTokenizer
+        from ml_assets.core.serving.latency import measure_latency
+        from ml_assets.core.serving.scoring import OnnxScorer, encode_for_model
+        from ml_assets.core.text.tokenizer_folder import FolderTokenizer
         from ml_assets.training.export import export_onnx
         from ml_assets.training.finetune import predict_logits
         from ml_assets.training.int8_recipe import choose_int8_recipe

@@ -9,10 +9,15 @@ from ml_assets.artifacts import (
     automation_condition,
     memoized_output,
 )
-from ml_assets.core.backbones import resolve_backbone
-from ml_assets.core.io import ArtifactRef, read_json
-from ml_assets.core.layouts import TOKENIZER_ID_MAP, entry_params, read_features, training_texts
+from ml_assets.core.infra.io import ArtifactRef, read_json
+from ml_assets.core.infra.layouts import (
+    TOKENIZER_ID_MAP,
+    entry_params,
+    read_features,
+    training_texts,
+)
 from ml_assets.core.params import PrunedTokenizerParams
+from ml_assets.core.text.backbones import resolve_backbone
 from ml_assets.daily import single_run_asset
 from ml_assets.run_config import section_config
 from ml_assets.stage import Stage
@@ -60,8 +65,8 @@ def pruned_tokenizer(
 
     def build(folder: Path, fingerprint: str) -> dict:
         # transformers loads here, not when the definitions load (UI, CLI, plan stay fast)
-        from ml_assets.core.tokenizer_folder import FolderTokenizer
-        from ml_assets.core.vocab import compare_tokenization, load_tokenizer, prune_vocabulary
+        from ml_assets.core.text.tokenizer_folder import FolderTokenizer
+        from ml_assets.core.text.vocab import compare_tokenization, load_tokenizer, prune_vocabulary
 
         features = read_features(training_features)
         source = resolve_backbone(settings.backbone)
@@ -113,8 +118,8 @@ def pruned_tokenizer(
 def pruned_tokenizer_identical_on_training_text(
     pruned_tokenizer: ArtifactRef, training_features: ArtifactRef
 ) -> dg.AssetCheckResult:
-    from ml_assets.core.tokenizer_folder import FolderTokenizer
-    from ml_assets.core.vocab import compare_tokenization, read_original
+    from ml_assets.core.text.tokenizer_folder import FolderTokenizer
+    from ml_assets.core.text.vocab import compare_tokenization, read_original
 
     texts = pl.Series(training_texts(read_features(training_features)))
     sample = texts.sample(min(CHECK_SAMPLE, texts.len()), seed=1).to_list()

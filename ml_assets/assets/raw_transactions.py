@@ -16,11 +16,10 @@ from ml_assets.artifacts import (
     table_preview,
 )
 from ml_assets.check_reasons import logged_check
-from ml_assets.core.io import ArtifactRef, atomic_write_json, read_json
-from ml_assets.core.layouts import INGEST_REPORT_FILE, QUARANTINE_FILE, RAW_FILE
-from ml_assets.core.params import RawTransactionsParams
-from ml_assets.core.quarantine import quarantine_verdict
-from ml_assets.core.raw_days import (
+from ml_assets.core.infra.io import ArtifactRef, atomic_write_json, read_json
+from ml_assets.core.infra.layouts import INGEST_REPORT_FILE, QUARANTINE_FILE, RAW_FILE
+from ml_assets.core.intake.quarantine import quarantine_verdict
+from ml_assets.core.intake.raw_days import (
     IntakeSplit,
     export_homes,
     feeding,
@@ -30,6 +29,7 @@ from ml_assets.core.raw_days import (
     synthetic_split,
     synthetic_start,
 )
+from ml_assets.core.params import RawTransactionsParams
 from ml_assets.daily import DAILY_PARTITIONS, single_run_asset
 from ml_assets.run_config import section_config
 from ml_assets.stage import Stage

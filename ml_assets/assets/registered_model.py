@@ -1,6 +1,6 @@
 """registered_model: every candidate's record in the model registry, promoted or rejected.
 
-The promotion decision (``core/promotion.py``) takes the export gates' verdicts on onnx_model
+The promotion decision (``core/quality/promotion.py``) takes the export gates' verdicts on onnx_model
 and compares the candidate with the reference models and the current champion, all scored by
 model_evaluation on the same test rows. Only a promoted candidate moves the ``champion`` alias,
 which batch_predictions and every consumer read; a rejected one is recorded with its reasons
@@ -16,8 +16,8 @@ from ml_assets.artifacts import (
     automation_condition,
     memoized_output,
 )
-from ml_assets.core.io import ArtifactRef, atomic_write_json, read_json
-from ml_assets.core.layouts import (
+from ml_assets.core.infra.io import ArtifactRef, atomic_write_json, read_json
+from ml_assets.core.infra.layouts import (
     EVALUATION_FILE,
     FP32_FILE,
     INT8_FILE,
@@ -132,9 +132,9 @@ def registered_model(
     artifact_store: ArtifactStore,
     model_registry: ModelRegistry,
 ):
-    from ml_assets.core.comparison import primary_head
-    from ml_assets.core.export_gates import gate_verdicts
-    from ml_assets.core.promotion import decide_from_evaluation, verdict_line
+    from ml_assets.core.quality.comparison import primary_head
+    from ml_assets.core.quality.export_gates import gate_verdicts
+    from ml_assets.core.quality.promotion import decide_from_evaluation, verdict_line
 
     model_id = onnx_model.digest[:32]
     resolved = params.load()

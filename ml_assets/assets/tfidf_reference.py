@@ -8,8 +8,8 @@ from ml_assets.artifacts import (
     automation_condition,
     memoized_output,
 )
-from ml_assets.core.io import ArtifactRef
-from ml_assets.core.layouts import read_features
+from ml_assets.core.infra.io import ArtifactRef
+from ml_assets.core.infra.layouts import read_features
 from ml_assets.core.params import ReferenceModelsParams
 from ml_assets.daily import single_run_asset
 from ml_assets.heads import heads_with_labels
@@ -69,7 +69,7 @@ def tfidf_reference(
     settings = fingerprint_section(params, overrides=config.overrides)
 
     def build(folder: Path, fingerprint: str) -> dict:
-        from ml_assets.core.labels import label_vocabularies
+        from ml_assets.core.training_data.labels import label_vocabularies
         from ml_assets.training.references import fit_per_head, tfidf_matrices, write_reference
 
         def fit(features):

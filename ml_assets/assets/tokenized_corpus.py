@@ -9,8 +9,8 @@ from ml_assets.artifacts import (
     automation_condition,
     memoized_output,
 )
-from ml_assets.core.io import ArtifactRef
-from ml_assets.core.layouts import read_features
+from ml_assets.core.infra.io import ArtifactRef
+from ml_assets.core.infra.layouts import read_features
 from ml_assets.core.params import TokenizedCorpusParams
 from ml_assets.daily import single_run_asset
 from ml_assets.run_config import section_config
@@ -51,8 +51,8 @@ def tokenized_corpus(
     settings = TokenizedCorpusParams.model_validate(section)
 
     def build(folder: Path, fingerprint: str) -> dict:
-        from ml_assets.core.corpus import write_corpus
-        from ml_assets.core.tokenizer_folder import FolderTokenizer
+        from ml_assets.core.text.tokenizer_folder import FolderTokenizer
+        from ml_assets.core.training_data.corpus import write_corpus
 
         started = time.perf_counter()
         meta = write_corpus(

@@ -11,10 +11,10 @@ from ml_assets.artifacts import (
     memoized_output,
     split_table,
 )
-from ml_assets.core.io import ArtifactRef
-from ml_assets.core.layouts import FEATURES_FILE
+from ml_assets.core.infra.io import ArtifactRef
+from ml_assets.core.infra.layouts import FEATURES_FILE
+from ml_assets.core.intake.partitions import scan_window, window_days
 from ml_assets.core.params import TrainingFeaturesParams
-from ml_assets.core.partitions import scan_window, window_days
 from ml_assets.daily import single_run_asset
 from ml_assets.run_config import section_config
 from ml_assets.stage import Stage

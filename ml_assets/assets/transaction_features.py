@@ -14,11 +14,11 @@ from ml_assets.artifacts import (
     split_table,
     table_preview,
 )
-from ml_assets.core.features import build_features, split_summary
-from ml_assets.core.io import ArtifactRef
-from ml_assets.core.layouts import FEATURES_FILE, RAW_FILE
+from ml_assets.core.infra.io import ArtifactRef
+from ml_assets.core.infra.layouts import FEATURES_FILE, RAW_FILE
+from ml_assets.core.intake.records import read_validated_jsonl
 from ml_assets.core.params import TransactionFeaturesParams
-from ml_assets.core.records import read_validated_jsonl
+from ml_assets.core.training_data.features import build_features, split_summary
 from ml_assets.daily import DAILY_PARTITIONS, single_run_asset
 from ml_assets.run_config import section_config
 from ml_assets.stage import Stage

@@ -49,7 +49,7 @@ def _check_reading(section: BaseModel) -> None:
     """A csv_preset or encoding that does not exist fails when params load."""
     preset, encoding = getattr(section, "csv_preset", None), getattr(section, "encoding", None)
     if preset is not None:
-        from ml_assets.core.csv_exports import CSV_PRESETS
+        from ml_assets.core.intake.csv_exports import CSV_PRESETS
 
         if preset not in CSV_PRESETS:
             raise ValueError(f"unknown csv_preset {preset!r}; known: {', '.join(CSV_PRESETS)}")
@@ -67,7 +67,7 @@ def _check_reading(section: BaseModel) -> None:
 _READING = {
     "csv_preset": "an issuer CSV layout: card_activity | card_activity_positive | "
     "card_debit_credit | checking_activity (columns, date format, sign convention, encoding; "
-    "ml_assets/core/csv_exports.py); null: column_map alone",
+    "ml_assets/core/intake/csv_exports.py); null: column_map alone",
     "column_map": "your column -> ours, e.g. {txn_desc: description, booking_date: posted_date}",
     "date_format": 'strftime format of posted_date when it is not ISO (e.g. "%m/%d/%Y")',
     "encoding": "CSV/QIF text encoding (e.g. cp1252); null: the preset's, else UTF-8",
@@ -514,7 +514,7 @@ class OnnxModelParams(_Section):
         500,
         ge=10,
         description="batch-1 latency, measured once with the export (tokenization included, "
-        "ml_assets/core/latency.py): requests over test texts, each timed back to back with a "
+        "ml_assets/core/serving/latency.py): requests over test texts, each timed back to back with a "
         "fixed reference workload",
     )
     latency_rounds: int = Field(5, ge=1, description="rounds of those requests over the same texts")
@@ -550,7 +550,7 @@ class ExportGatesParams(_Section):
         gt=0.0,
         description="p99 at batch 1 on onnx_model.intra_op_num_threads, tokenization included, "
         "stated on the serving hardware on which the reference workload "
-        "(ml_assets/core/latency.py) takes reference_ms",
+        "(ml_assets/core/serving/latency.py) takes reference_ms",
     )
     reference_ms: float = Field(
         0.5, gt=0.0, description="0.5 ms is a 2-core cloud VM at its quietest"

@@ -8,8 +8,8 @@ from pathlib import Path
 
 import torch
 
-from ml_assets.core.labels import IGNORE_INDEX
-from ml_assets.core.tokenizer_folder import FolderTokenizer
+from ml_assets.core.text.tokenizer_folder import FolderTokenizer
+from ml_assets.core.training_data.labels import IGNORE_INDEX
 from ml_assets.training.finetune import predict_logits
 from ml_assets.training.ngram_bag import (
     bag_logprobs_numpy,

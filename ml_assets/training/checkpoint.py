@@ -27,7 +27,7 @@ import numpy as np
 import torch
 from safetensors.torch import load_file, save_file
 
-from ml_assets.core.io import (
+from ml_assets.core.infra.io import (
     ArtifactIntegrityError,
     read_json,
     remove_stale_temps,

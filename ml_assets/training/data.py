@@ -12,9 +12,9 @@ from dataclasses import dataclass
 import numpy as np
 import torch
 
-from ml_assets.core.batching import pad_sequences
-from ml_assets.core.labels import IGNORE_INDEX  # noqa: F401  (re-exported)
-from ml_assets.core.tokenizer_folder import FolderTokenizer
+from ml_assets.core.text.tokenizer_folder import FolderTokenizer
+from ml_assets.core.training_data.batching import pad_sequences
+from ml_assets.core.training_data.labels import IGNORE_INDEX  # noqa: F401  (re-exported)
 
 
 def encode_texts(

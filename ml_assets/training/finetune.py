@@ -12,9 +12,9 @@ import numpy as np
 import torch
 from torch.nn import functional as F
 
-from ml_assets.core.corpus import TokenizedSplit
-from ml_assets.core.metrics import head_metrics
 from ml_assets.core.params import MultitaskModelParams
+from ml_assets.core.quality.metrics import head_metrics
+from ml_assets.core.training_data.corpus import TokenizedSplit
 from ml_assets.training.checkpoint import TrainingState
 from ml_assets.training.data import (
     IGNORE_INDEX,
@@ -378,7 +378,7 @@ def finetune(
 
 
 def head_vocabularies(meta: dict, heads: tuple[str, ...]) -> dict[str, list[str]]:
-    from ml_assets.core.labels import trainable_heads
+    from ml_assets.core.training_data.labels import trainable_heads
 
     vocab = {head: meta["labels"][head] for head in heads}
     for head, names in vocab.items():  # the asset left out empty heads; here every one trains

@@ -34,8 +34,8 @@ from pathlib import Path
 import numpy as np
 import onnx
 
-from ml_assets.core.labels import IGNORE_INDEX
-from ml_assets.core.scoring import cpu_session
+from ml_assets.core.serving.scoring import cpu_session
+from ml_assets.core.training_data.labels import IGNORE_INDEX
 from ml_assets.training.data import length_sorted_batches
 from ml_assets.training.export import quantize_int8, quantized_weight_nodes, restore_fp32_nodes
 

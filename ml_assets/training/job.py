@@ -34,8 +34,8 @@ from dagster_pipes import (
     open_dagster_pipes,
 )
 
-from ml_assets.core.attempt_ledger import FAILED, FINISHED
-from ml_assets.core.job_protocol import (
+from ml_assets.core.infra.attempt_ledger import FAILED, FINISHED
+from ml_assets.core.infra.job_protocol import (
     BACKBONE_INPUT,
     CORPUS_INPUT,
     EVENT_CHECKPOINT,
@@ -137,7 +137,7 @@ class Reporter:
         if self.pipes is not None:
             self.pipes.report_custom_message({"event": event, "attempt": self.attempt, **fields})
         if self.ledger is not None and "step" in fields:
-            from ml_assets.core.attempt_ledger import PREEMPTED, update_attempt
+            from ml_assets.core.infra.attempt_ledger import PREEMPTED, update_attempt
 
             record = {"last_step": fields["step"]}
             if event == EVENT_RESUMED:
@@ -150,7 +150,7 @@ class Reporter:
 
     def ended(self, outcome: str) -> None:
         if self.ledger is not None:
-            from ml_assets.core.attempt_ledger import update_attempt
+            from ml_assets.core.infra.attempt_ledger import update_attempt
 
             update_attempt(self.ledger, outcome=outcome)
 
@@ -187,7 +187,7 @@ def _init_distributed() -> tuple[int, int]:
 def _stage_inputs(
     spec: JobRequest, scratch: Path, rank: int, world: int, client
 ) -> dict[str, Path]:
-    from ml_assets.core.gcs_folders import download_folder, is_remote
+    from ml_assets.core.infra.gcs_folders import download_folder, is_remote
 
     inputs = {}
     for name, location in spec.inputs.items():
@@ -205,7 +205,7 @@ def run(
     spec: JobRequest, reporter: Reporter, rank: int, world: int, guard: PreemptionGuard
 ) -> dict:
     """Stage inputs, train with checkpoints mirrored where they must survive, commit the output."""
-    from ml_assets.core.gcs_folders import is_remote
+    from ml_assets.core.infra.gcs_folders import is_remote
 
     remote = any(is_remote(loc) for loc in [spec.output, *spec.inputs.values()])
     client = _gcs_client() if remote else None
@@ -221,13 +221,13 @@ def run(
 
 
 def _run_in(scratch, spec, reporter, rank, world, guard, client) -> dict:
-    from ml_assets.core.gcs_folders import (
+    from ml_assets.core.infra.gcs_folders import (
         is_remote,
         mirror_checkpoint,
         restore_checkpoints,
         upload_folder,
     )
-    from ml_assets.core.io import staged_directory
+    from ml_assets.core.infra.io import staged_directory
     from ml_assets.core.params import MlmBackboneParams, MultitaskModelParams
     from ml_assets.training.preemption import TrainingHooks
     from ml_assets.training.stages import (
@@ -312,8 +312,8 @@ def _run_in(scratch, spec, reporter, rank, world, guard, client) -> dict:
 def _ledger_record(spec: JobRequest, rank: int) -> Path | None:
     """This attempt's record beside local checkpoints (rank 0). Remote checkpoints have the
     GCP launcher's own ledger of Batch attempts."""
-    from ml_assets.core.attempt_ledger import begin_attempt
-    from ml_assets.core.gcs_folders import is_remote
+    from ml_assets.core.infra.attempt_ledger import begin_attempt
+    from ml_assets.core.infra.gcs_folders import is_remote
 
     if rank != 0 or not spec.checkpoints or is_remote(spec.checkpoints):
         return None

@@ -16,7 +16,7 @@ from torch import nn
 from transformers import BertConfig, BertForMaskedLM, BertModel
 from transformers.utils import logging as hf_logging
 
-from ml_assets.core.backbones import resolve_backbone
+from ml_assets.core.text.backbones import resolve_backbone
 from ml_assets.training.ngram_bag import NgramBag
 
 hf_logging.disable_progress_bar()  # weight-loading bars would flood the Dagster run logs

@@ -5,8 +5,8 @@ from __future__ import annotations
 import numpy as np
 import torch
 
-from ml_assets.core.labels import IGNORE_INDEX
-from ml_assets.core.scoring import OnnxScorer, encode_for_model
+from ml_assets.core.serving.scoring import OnnxScorer, encode_for_model
+from ml_assets.core.training_data.labels import IGNORE_INDEX
 from ml_assets.training.finetune import predict_logits
 from ml_assets.training.model import MultiTaskModel
 

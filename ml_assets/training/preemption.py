@@ -2,7 +2,7 @@
 
 GCE gives a Spot VM about 30 s between the ACPI soft-off (SIGTERM to the container) and the
 hard stop. The handler only sets a flag: the loop finishes the step it is in, writes an
-emergency checkpoint and the job exits with ``EXIT_PREEMPTED`` (``core/job_protocol.py``),
+emergency checkpoint and the job exits with ``EXIT_PREEMPTED`` (``core/infra/job_protocol.py``),
 which the launcher (and a Batch lifecycle policy) treats as "retry", never as a failure.
 """
 

@@ -24,8 +24,8 @@ from pathlib import Path
 import numpy as np
 import polars as pl
 
-from ml_assets.core.backbones import resolve_backbone
-from ml_assets.core.labels import trainable_heads
+from ml_assets.core.text.backbones import resolve_backbone
+from ml_assets.core.training_data.labels import trainable_heads
 
 
 @dataclass
@@ -198,8 +198,8 @@ def write_reference(features: pl.DataFrame, heads: Sequence[str], folder: Path, 
     """Fit a reference (``fit(features) -> (ReferenceFit, details)``) on the labeled rows,
     write its test-split probabilities into ``folder`` and return its metadata: test accuracy
     per head, overall and on held-out merchants."""
-    from ml_assets.core.io import atomic_write_json
-    from ml_assets.core.layouts import PREDICTIONS_FILE
+    from ml_assets.core.infra.io import atomic_write_json
+    from ml_assets.core.infra.layouts import PREDICTIONS_FILE
 
     rows = labeled_features(features, heads)
     started = time.perf_counter()

@@ -13,9 +13,8 @@ from pathlib import Path
 
 import numpy as np
 
-from ml_assets.core.backbones import resolve_backbone
-from ml_assets.core.io import atomic_write_json, read_json
-from ml_assets.core.layouts import (
+from ml_assets.core.infra.io import atomic_write_json, read_json
+from ml_assets.core.infra.layouts import (
     MODEL_HISTORY_FILE,
     MODEL_METRICS_FILE,
     PARAMS_FILE,
@@ -24,6 +23,7 @@ from ml_assets.core.layouts import (
     TOKENIZER_ID_MAP,
 )
 from ml_assets.core.params import MlmBackboneParams, MultitaskModelParams
+from ml_assets.core.text.backbones import resolve_backbone
 from ml_assets.training.preemption import TrainingHooks
 
 MLM_CURVE_PNG = "loss_curve.png"
@@ -47,8 +47,8 @@ def train_mlm_backbone(
     log: Callable[[str], None] = print,
     hooks: TrainingHooks | None = None,
 ) -> dict:
-    from ml_assets.core.corpus import TokenizedSplit
-    from ml_assets.core.plots import line_chart_png
+    from ml_assets.core.quality.plots import line_chart_png
+    from ml_assets.core.training_data.corpus import TokenizedSplit
     from ml_assets.training.mlm import MlmRun, pretrain_mlm, probe_batch_size
     from ml_assets.training.model import count_parameters, load_pruned_mlm, pick_device
     from ml_assets.training.perf import peak_flops_for
@@ -145,9 +145,9 @@ def train_multitask_model(
     log: Callable[[str], None] = print,
     hooks: TrainingHooks | None = None,
 ) -> dict:
-    from ml_assets.core.corpus import TokenizedSplit
-    from ml_assets.core.layouts import copy_tokenizer
-    from ml_assets.core.plots import line_chart_png
+    from ml_assets.core.infra.layouts import copy_tokenizer
+    from ml_assets.core.quality.plots import line_chart_png
+    from ml_assets.core.training_data.corpus import TokenizedSplit
     from ml_assets.training.finetune import (
         LabeledSet,
         evaluate,
@@ -177,7 +177,7 @@ def train_multitask_model(
                 "or set multitask_model.early_stopping_rows: all"
             )
     if settings.valid_sample and settings.valid_sample < full_valid:  # tier 1: cheap, stratified
-        from ml_assets.core.labels import stratified_sample
+        from ml_assets.core.training_data.labels import stratified_sample
 
         first_head = settings.heads[0]
         rows = stratified_sample(

@@ -1,0 +1,1 @@
+"""Plumbing: verified artifact IO, transfers, attempt records, processes, GPU cost, code versions."""

@@ -1,0 +1,1 @@
+"""Reading bank exports: formats, layouts, encodings, the raw days, quarantine."""

@@ -1,0 +1,251 @@
+"""How one export file's records become rows: opening it by format (a table's header, preamble
+and sniffed settings; a statement format's own reader), renaming its columns to ours, making
+its amounts plain and signed, and what its balance lines and totals rows say (core.statements).
+"""
+
+from __future__ import annotations
+
+import json
+import zlib
+from collections import Counter
+from collections.abc import Iterator
+from dataclasses import dataclass
+from pathlib import Path
+
+import polars as pl
+
+from ml_assets.core.intake.bank_formats import iter_camt053, iter_mt940, iter_ofx
+from ml_assets.core.intake.csv_exports import (
+    ColumnMapping,
+    CsvPreset,
+    head_lines,
+    iter_csv_rows,
+    signed_amount,
+)
+from ml_assets.core.intake.export_settings import ExportSettings
+from ml_assets.core.intake.jsonl_exports import iter_jsonl
+from ml_assets.core.intake.qif import iter_qif
+from ml_assets.core.intake.records import (
+    SchemaError,
+    coerce_record,
+    derived_id,
+    identity_key,
+)
+from ml_assets.core.intake.sniffing import amount_or_none, normalize_amount, sniff_delimiter
+from ml_assets.core.intake.spreadsheets import open_sheet
+from ml_assets.core.intake.statements import ExportNotes, RunningBalance, balance_in
+from ml_assets.core.intake.tables import AMOUNT_FIELDS, TableHead, header_names, read_table
+
+Records = Iterator[tuple[int, dict | SchemaError, bytes]]
+TABLE_FORMATS = ("csv", "xlsx")  # a header, columns mapped to ours, text to sniff
+STATEMENT_FORMATS = ("ofx", "camt053", "mt940", "qif")  # records arrive in our column names
+_UNREADABLE = (OSError, EOFError, zlib.error, pl.exceptions.PolarsError)
+
+
+def _iter_parquet(path: Path) -> Iterator[tuple[int, dict, bytes]]:
+    for index, record in enumerate(pl.read_parquet(path).iter_rows(named=True)):
+        yield index, record, json.dumps(record, default=str).encode()
+
+
+_READERS = {
+    "jsonl": iter_jsonl,
+    "parquet": _iter_parquet,
+    "ofx": iter_ofx,
+    "camt053": iter_camt053,
+    "mt940": iter_mt940,
+}
+
+
+@dataclass(frozen=True)
+class FileReading:
+    """How one file's records become rows: its format, our names for its columns, its date
+    format and decimal mark, the CSV preset and sign convention, and how errors name a row."""
+
+    fmt: str
+    mapping: dict[str, str]
+    date_format: str | None
+    decimal: str = "."
+    layout: CsvPreset | None = None
+    spending: str | None = None
+    place: str = "{file}:{line}"
+
+    def where(self, file: Path, line: int) -> str:
+        return self.place.format(file=file, line=line)
+
+    def renamed(self, record: dict) -> dict:
+        """The record in our names; several columns mapped to ``description`` (a counterparty
+        and a purpose text) are joined in the file's order, as CAMT.053's are."""
+        out: dict = {}
+        for key, value in record.items():
+            ours = self.mapping.get(key, key)
+            if ours == "description" and ours in out:
+                parts = (out[ours], value)
+                value = " ".join(str(p).strip() for p in parts if p is not None and str(p).strip())
+            out[ours] = value
+        return out
+
+    def repeat_key(self, record: dict, renamed: dict) -> tuple | None:
+        """A row with a running balance is a repeat when every cell repeats: the same balance
+        twice means the bank listed one transaction twice (two real ones move the balance)."""
+        balance = renamed.get("balance")
+        if self.fmt not in TABLE_FORMATS or balance is None or balance == "":
+            return None
+        return tuple(record.items())
+
+    def to_row(
+        self,
+        renamed: dict,
+        where: str,
+        max_description_chars: int | None,
+        transaction_ids: str,
+        occurrences: Counter,
+        original: dict,
+    ) -> tuple[dict, bool, float | None]:
+        """The validated row, whether its id was derived, and its running balance (None when
+        the file has none or the cell is not a number). ``occurrences`` counts identical rows
+        of one account and day in this file, for derived ids."""
+        balance = None
+        if self.fmt in TABLE_FORMATS:
+            balance = self._plain_amounts(renamed, where)
+            if self.layout or self.spending or {"debit", "credit", "direction"} & set(renamed):
+                renamed["amount"] = signed_amount(renamed, self.layout, self.spending, where)
+        derive = transaction_ids == "derived" or (
+            transaction_ids == "auto" and "transaction_id" not in renamed
+        )
+        if derive:
+            renamed["transaction_id"] = "derived"  # replaced once the row is coerced
+        row = coerce_record(
+            renamed, where, self.date_format, max_description_chars, self.mapping, original
+        )
+        if derive:
+            identity = identity_key(row)
+            row["transaction_id"] = derived_id(row, occurrences[identity])
+            occurrences[identity] += 1
+        return row, derive, balance
+
+    def _plain_amounts(self, renamed: dict, where: str) -> float | None:
+        """Amount cells as plain numbers in place (thousands separators, decimal commas,
+        trailing minus), and the running balance, which never fails a row."""
+        debit_credit = self.layout.debit_credit if self.layout is not None else None
+        for key in (*AMOUNT_FIELDS[:3], *(debit_credit or ())):
+            if key in renamed:
+                renamed[key] = normalize_amount(renamed[key], self.decimal, where, key)
+        return amount_or_none(renamed.get("balance"), self.decimal)
+
+
+def note_statement_line(
+    notes: ExportNotes,
+    chain: RunningBalance,
+    line: int,
+    kind: str,
+    renamed: dict,
+    reading: FileReading,
+) -> None:
+    """A balance line or totals row among the rows: counted and used for the checks."""
+    notes.statement_lines.append((line, kind))
+    cells = [renamed.get("description"), renamed.get("posted_date"), renamed.get("balance")]
+    if kind == "balance" and (found := balance_in(cells, reading.decimal, line)) is not None:
+        if not any((b.kind, b.amount) == (found.kind, found.amount) for b in notes.balances):
+            notes.balances.append(found)  # (the preamble may state it too)
+        chain.add(line, "", 0.0, found.amount)  # the first row's balance follows from it
+    if kind == "total":
+        amounts = [renamed.get(k) for k in ("amount", "debit", "credit")]
+        numbers = [n for a in amounts if (n := amount_or_none(a, reading.decimal)) is not None]
+        if len(numbers) == 1:  # (a debit and a credit total are not one sum to check)
+            notes.totals.append((line, numbers[0]))
+
+
+def continue_chain(chain: RunningBalance, reading: FileReading, line: int, renamed: dict) -> None:
+    """A row quarantined for its date or text still moved the balance: with its amount and
+    balance readable, the running balance goes on through it instead of breaking after it."""
+    amount = amount_or_none(renamed.get("amount"), reading.decimal)
+    balance = amount_or_none(renamed.get("balance"), reading.decimal)
+    if reading.fmt in TABLE_FORMATS and amount is not None and balance is not None:
+        chain.add(line, "", amount, balance)
+
+
+def open_export(
+    file: Path, fmt: str, settings: ExportSettings, require_id: bool, notes: ExportNotes
+) -> tuple[FileReading, Records]:
+    """How to read one file, and its records (an unreadable file: one error record)."""
+    if fmt in TABLE_FORMATS:
+        try:
+            return _open_table(file, fmt, settings, require_id, notes)
+        except _UNREADABLE as err:
+            return FileReading(fmt, {}, None), iter([(1, unreadable(file, 1, err), b"")])
+    if fmt == "qif":
+        encoding = settings.encoding or "utf-8-sig"
+        notes.settings.update(encoding=encoding, date_format=settings.date_format)
+        rows = iter_qif(
+            file, encoding, settings.date_format, settings.decimal, notes.statement_lines
+        )
+        return FileReading(fmt, {}, None), rows
+    if fmt in STATEMENT_FORMATS:  # records arrive in our names, dates as dates
+        return FileReading(fmt, {}, None), _READERS[fmt](file)
+    if fmt not in _READERS:
+        raise SchemaError(f"{file}: unsupported format {fmt!r}")
+    place = "{file} row {line}" if fmt == "parquet" else "{file}:{line}"
+    reading = FileReading(fmt, settings.column_map, settings.date_format, place=place)
+    return reading, _READERS[fmt](file)
+
+
+def _open_table(
+    file: Path, fmt: str, settings: ExportSettings, require_id: bool, notes: ExportNotes
+) -> tuple[FileReading, Records]:
+    mapping = ColumnMapping(settings.csv_preset, settings.column_map, require_id)
+    layout = mapping.layout
+    if fmt == "csv":
+        encoding = settings.encoding or (layout.encoding if layout else "utf-8-sig")
+        delimiter = settings.delimiter
+        if delimiter == "auto":
+            delimiter = sniff_delimiter(head_lines(file, encoding))
+        rows = iter_csv_rows(file, encoding, delimiter)
+        table, records = read_table(str(file), rows, mapping, settings, delimiter=delimiter)
+        notes.settings.update(encoding=encoding, delimiter=delimiter)
+        place = "{file}:{line}"
+    else:
+        sheet, rows = open_sheet(
+            file, settings.sheet, lambda c: not mapping.problems(header_names(c))
+        )
+        where = f"{file} sheet {sheet!r}" if sheet else str(file)
+        table, records = read_table(where, rows, mapping, settings, unit="row", pad=True)
+        notes.settings["sheet"] = sheet
+        notes.unit = "row"
+        place = where.replace("{", "{{").replace("}", "}}") + " row {line}"
+    _note_table(notes, table)
+    notes.place = place.replace("{file}", "{source}")
+    reading = FileReading(
+        fmt, table.columns, table.date_format, table.decimal, layout, settings.spending, place
+    )
+    return reading, records
+
+
+def _note_table(notes: ExportNotes, table: TableHead) -> None:
+    notes.header_line = table.line
+    notes.preamble_lines = (table.line or 1) - 1
+    notes.balance_column = next((c for c, ours in table.columns.items() if ours == "balance"), None)
+    notes.settings.update(date_format=table.date_format, decimal=table.decimal)
+    notes.sniffed.update(table.sniffed)
+    for line, cells in table.preamble:
+        if (found := balance_in(cells, table.decimal, line)) is not None:
+            notes.balances.append(found)
+
+
+def unreadable(file: Path, line: int, err: Exception) -> SchemaError:
+    return SchemaError(
+        f"{file}:{line}: the file is not readable from here on ({type(err).__name__}: {err}); "
+        "re-download or re-export it",
+        "unreadable_file",
+    )
+
+
+def guarded(file: Path, records: Records) -> Records:
+    """The file's records; a file that stops being readable part-way (a corrupt gzip stream or
+    Parquet footer, an I/O error) ends with one ``unreadable_file`` record naming the line it
+    stopped at: the rows before it count, and the load never dies without naming the file."""
+    number = 0
+    try:
+        for number, record, raw in records:
+            yield number, record, raw
+    except _UNREADABLE as err:
+        yield number + 1, unreadable(file, number + 1, err), b""

@@ -1,0 +1,358 @@
+"""``python -m ml_assets inspect PATH``: what an export is and how the pipeline would read it,
+and the ``raw_transactions:`` settings that read it, ready to paste.
+
+For each file: its format, text encoding and line ends, delimiter, header line and preamble,
+the column mapping (a preset that fits, or a guess from the header and the values), date
+format, decimal mark, sign convention, whether it has ids and labels, what its balances say,
+and five rows read exactly as the load reads them with the settings printed. Every finding is
+a YAML comment, so the whole output is a params file:
+``python -m ml_assets inspect export.csv > my-params.yaml``. A folder of several banks'
+downloads gets one ``exports:`` entry per layout, keyed by a file-name pattern.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import datetime as dt
+import itertools
+import re
+from dataclasses import dataclass, field
+from pathlib import Path
+
+import polars as pl
+import yaml
+
+from ml_assets.core.intake.column_names import INTAKE_FIELDS
+from ml_assets.core.intake.csv_exports import CellRow, head_lines, iter_csv_rows
+from ml_assets.core.intake.export_settings import READING_KEYS, matches
+from ml_assets.core.intake.ingest import (
+    TABLE_FORMATS,
+    ScanResult,
+    format_of,
+    list_input_files,
+    scan_transactions,
+)
+from ml_assets.core.intake.layout_guess import (
+    LayoutGuess,
+    choose_sign,
+    guess_layout,
+    matching_preset,
+)
+from ml_assets.core.intake.records import RAW_SCHEMA, SchemaError, open_binary
+from ml_assets.core.intake.sniffing import (
+    detect_encoding,
+    sniff_date_format,
+    sniff_decimal,
+    sniff_delimiter,
+)
+from ml_assets.core.intake.spreadsheets import open_sheet
+
+_FIELD_NAMES = {*RAW_SCHEMA, *INTAKE_FIELDS}  # the values of a column_map
+SAMPLE_ROWS = 250
+PREVIEW_ROWS = 5
+DEFAULT_START = dt.date(2026, 1, 1)  # partitions.start_date's default (params.yaml)
+
+
+@dataclass
+class Inspection:
+    """One file's findings (label, text), the reading keys that read it, and what they read."""
+
+    file: Path
+    fmt: str | None
+    facts: list[tuple[str, str]] = field(default_factory=list)
+    settings: dict[str, object] = field(default_factory=dict)
+    result: ScanResult | None = None
+    error: str | None = None
+
+
+def inspect_path(path: Path) -> list[Inspection]:
+    """An inspection of the file, or of each export file in the folder."""
+    return [inspect_file(file) for file in list_input_files(path, "auto")]
+
+
+def inspect_file(file: Path) -> Inspection:
+    fmt = format_of(file, "auto", strict=False)
+    found = Inspection(file, fmt)
+    if fmt is None:
+        found.error = f"{file}: not an export by its extension; set raw_transactions.format"
+        return found
+    found.facts.append(("format", f"{fmt} (by the extension {''.join(file.suffixes[-2:])})"))
+    try:
+        if fmt in TABLE_FORMATS:
+            _inspect_table(found)
+        elif fmt == "qif":
+            _inspect_text_encoding(found)
+        found.result = scan_transactions(file, files=[file], **_scan_keys(found.settings))
+    except SchemaError as err:
+        found.error = str(err)
+        return found
+    _describe_result(found)
+    return found
+
+
+def _scan_keys(settings: dict[str, object]) -> dict[str, object]:
+    keys = {k: v for k, v in settings.items() if k in READING_KEYS}
+    return {**keys, "column_map": keys.get("column_map") or {}}
+
+
+def _inspect_text_encoding(found: Inspection) -> None:
+    with open_binary(found.file) as handle:
+        head = handle.read(1 << 16)
+    encoding, why = detect_encoding(head)
+    ends = "CRLF" if b"\r\n" in head else "LF"
+    found.facts.append(("encoding", f"{encoding}: {why}; {ends} line ends"))
+    if encoding not in ("utf-8", "utf-8-sig"):
+        found.settings["encoding"] = encoding
+
+
+def _inspect_table(found: Inspection) -> None:
+    """Header, columns, dates, decimal mark and sign of a CSV or spreadsheet, from its rows."""
+    file = found.file
+    if found.fmt == "csv":
+        _inspect_text_encoding(found)
+        encoding = str(found.settings.get("encoding", "utf-8-sig"))
+        delimiter = sniff_delimiter(head_lines(file, encoding))
+        found.facts.append(("delimiter", repr(delimiter)))
+        if delimiter != ",":
+            found.settings["delimiter"] = delimiter
+        cells = iter_csv_rows(file, encoding, delimiter)
+    else:
+        sheet, cells = open_sheet(file, None, lambda c: guess_layout([_row(c)]) is not None)
+        found.facts.append(("sheet", repr(sheet)))
+        if sheet is not None:
+            found.settings["sheet"] = sheet
+        delimiter = None
+    with contextlib.closing(cells):  # (a sample: the file is closed before it is read to the end)
+        rows = list(itertools.islice(cells, SAMPLE_ROWS))
+    errors = [r.cells for r in rows if isinstance(r.cells, SchemaError)]
+    if errors and len(errors) == len(rows):
+        raise errors[0]  # unreadable, or not in this encoding: say so, not "no header"
+    guess = guess_layout(rows)
+    if guess is None:
+        raise SchemaError(
+            f"{file}: no header line found in the first rows that gives a date, an amount and "
+            "a description, and the values give none either; set raw_transactions.header_line "
+            "and column_map by hand (see the README's 'Your own data')"
+        )
+    body = [r for r in rows if r.line > guess.line and not isinstance(r.cells, SchemaError)]
+    _describe_header(found, guess, rows)
+    _choose_reading(found, guess, body, delimiter)
+
+
+def _row(cells: list) -> CellRow:
+    return CellRow(1, cells, b"")
+
+
+def _describe_header(found: Inspection, guess: LayoutGuess, rows: list) -> None:
+    if guess.line == 0:
+        found.facts.append(("header", "none: the first line is a transaction"))
+        found.settings["header_line"] = 0
+        return
+    unit = "row" if found.fmt == "xlsx" else "line"
+    found.facts.append(("header", f"{unit} {guess.line}: {' | '.join(guess.header)}"))
+    above = guess.line - 1
+    if above:
+        shown = [
+            " ".join(str(c) for c in r.cells if str(c).strip()) for r in rows if r.line < guess.line
+        ]
+        found.facts.append(
+            ("preamble", f"{above} {unit}s above the header (not transactions): {shown[:6]}")
+        )
+
+
+def _choose_reading(
+    found: Inspection, guess: LayoutGuess, body: list, delimiter: str | None
+) -> None:
+    """Decimal mark, date format, sign and preset or column_map for the settings."""
+    positions = {name: i for i, name in enumerate(guess.header)}
+    source = {ours: theirs for theirs, ours in guess.columns.items()}
+    amounts = [
+        r.cells[positions[source[f]]]
+        for r in body
+        for f in ("amount", "debit", "credit", "balance")
+        if f in source and positions[source[f]] < len(r.cells)
+    ]
+    decimal, why = sniff_decimal([a for a in amounts if isinstance(a, str)], delimiter)
+    found.facts.append(("amounts", f"decimal {'comma' if decimal == ',' else 'point'} ({why})"))
+    if decimal == ",":
+        found.settings["decimal"] = ","
+    dates = [
+        r.cells[positions[source["posted_date"]]]
+        for r in body
+        if positions[source["posted_date"]] < len(r.cells)
+    ]
+    texts = [d for d in dates if isinstance(d, str) and d.strip()]
+    cells = [d for d in dates if isinstance(d, dt.date)]
+    if len(cells) >= len(texts):  # a spreadsheet's date cells need no format
+        date_format, why = None, f"{len(cells)} date cells, {len(texts)} text"
+    else:
+        date_format, _, why = sniff_date_format(texts, day_first_hint=decimal == ",")
+    found.facts.append(("dates", f"{date_format or 'ISO (YYYY-MM-DD) or date cells'} ({why})"))
+    choose_sign(guess, body, decimal)
+    guess.preset = matching_preset(guess)
+    if guess.preset is not None:
+        found.settings["csv_preset"] = guess.preset
+        found.facts.append(("columns", f"csv_preset {guess.preset} fits the header and the sign"))
+    else:
+        found.settings["column_map"] = dict(guess.columns)
+        mapped = ", ".join(f"{t} -> {o}" for t, o in guess.columns.items())
+        found.facts.append(("columns", f"{mapped} ({guess.why['columns']})"))
+        if date_format is not None:
+            found.settings["date_format"] = date_format
+        if guess.spending == "positive":
+            found.settings["spending"] = "positive"
+    sign = (
+        "purchases negative, as ours"
+        if guess.spending == "negative"
+        else "purchases positive: flipped"
+    )
+    found.facts.append(("sign", f"{sign} ({guess.why['sign']})"))
+
+
+def _describe_result(found: Inspection) -> None:
+    """What the settings read: ids, labels, balances, counts, warnings."""
+    result = found.result
+    notes = result.notes[0] if result.notes else None
+    kept = result.kept
+    derived = kept.height and kept["transaction_id"].str.starts_with("d-").all()
+    found.facts.append(
+        (
+            "ids",
+            "none: derived (account, day, amount, description)"
+            if derived or not kept.height
+            else "from the file",
+        )
+    )
+    labels = [
+        c for c in ("category", "transaction_type") if kept.height and kept[c].is_not_null().any()
+    ]
+    found.facts.append(("labels", ", ".join(labels) if labels else "none"))
+    if notes is not None:
+        _describe_notes(found, notes)
+    dropped = f", {result.duplicates} duplicates dropped" if result.duplicates else ""
+    found.facts.append(
+        (
+            "rows",
+            f"{result.rows_in} in: {kept.height} kept, {result.quarantined.height} quarantined{dropped}",
+        )
+    )
+    for row in result.quarantined.head(5).iter_rows(named=True):
+        found.facts.append(("quarantined", row["detail"]))
+    if kept.height and (first := min(kept["posted_date"])) < DEFAULT_START.isoformat():
+        found.settings["_start_date"] = first
+
+
+def _describe_notes(found: Inspection, notes) -> None:
+    balances = ", ".join(f"{b.kind} {b.amount:,.2f} (line {b.line})" for b in notes.balances)
+    if balances:
+        found.facts.append(("balances", balances))
+    if notes.statement_lines:
+        kinds = ", ".join(f"{k} {notes.unit} {n}" for n, k in notes.statement_lines[:5])
+        found.facts.append(("not transactions", f"{len(notes.statement_lines)}: {kinds}"))
+    if notes.balance_column:
+        repeats = sum(notes.duplicates_same_balance.values())
+        found.facts.append(
+            ("running balance", f"column {notes.balance_column!r}: {notes.balance_steps - len(notes.breaks)} of "
+             f"{notes.balance_steps} steps follow; {repeats} repeat(s) with the same balance dropped")
+        )  # fmt: skip
+    for warning in notes.warnings:
+        found.facts.append(("warning", warning))
+
+
+# --- the report -----------------------------------------------------------------------------
+
+
+def report(path: Path, inspections: list[Inspection]) -> str:
+    """The findings as YAML comments, then the params that read every file."""
+    lines = []
+    for found in inspections:
+        lines += [f"# {found.file}"]
+        lines += [f"#   {label + ':':<16} {text}" for label, text in found.facts]
+        if found.error:
+            lines += [f"#   error: {found.error}"]
+        elif found.result is not None:
+            lines += ["#   first rows, as the pipeline reads them:"]
+            lines += [f"#     {line}" for line in _preview(found.result.kept)]
+        lines.append("#")
+    readable = [f for f in inspections if f.error is None]
+    if not readable:
+        return "\n".join(lines) + "\n"
+    lines += [
+        "# paste into a small params file (or redirect this output to one), then:",
+        "#   python -m ml_assets days --params my-params.yaml",
+    ]
+    return (
+        "\n".join(lines)
+        + "\n"
+        + yaml.dump(
+            params_block(path, readable),
+            Dumper=_ParamsDumper,
+            sort_keys=False,
+            allow_unicode=True,
+            width=100,
+        )
+    )
+
+
+class _ParamsDumper(yaml.SafeDumper):
+    """Sections in block style, a column_map on one line, as a person writes them."""
+
+    def represent_mapping(self, tag, mapping, flow_style=None):
+        flat = all(not isinstance(v, dict) for v in mapping.values())
+        is_map = flat and all(v in _FIELD_NAMES for v in mapping.values())
+        return super().represent_mapping(tag, mapping, flow_style=bool(is_map and mapping))
+
+
+def _preview(kept: pl.DataFrame) -> list[str]:
+    columns = ["posted_date", "amount", "description"] + [
+        c for c in ("category", "transaction_type") if kept[c].is_not_null().any()
+    ]
+    head = kept.head(PREVIEW_ROWS)
+    rows = [
+        [f"{v:.2f}" if isinstance(v, float) else str(v) for v in row]
+        for row in head.select(columns).iter_rows()
+    ]
+    widths = [
+        max(len(c), *(min(len(r[i]), 48) for r in rows)) if rows else len(c)
+        for i, c in enumerate(columns)
+    ]
+    render = [" ".join(c.ljust(w) for c, w in zip(columns, widths, strict=True))]
+    render += [" ".join(v[:48].ljust(w) for v, w in zip(r, widths, strict=True)) for r in rows]
+    return [line.rstrip() for line in render]
+
+
+def params_block(path: Path, inspections: list[Inspection]) -> dict:
+    """raw_transactions (and partitions.start_date when the rows start before its default):
+    the reading keys at the top for one file or one layout, else per pattern in exports."""
+    section: dict[str, object] = {"source": "files", "path": str(path.resolve())}
+    layouts: dict[str, list[Inspection]] = {}
+    for found in inspections:
+        keys = {k: v for k, v in found.settings.items() if not k.startswith("_")}
+        layouts.setdefault(yaml.safe_dump(keys, sort_keys=True), []).append(found)
+    if len(layouts) == 1:
+        section.update({k: v for k, v in inspections[0].settings.items() if not k.startswith("_")})
+    else:
+        section["exports"] = _patterns(layouts, inspections)
+    block: dict[str, object] = {"raw_transactions": section}
+    starts = [f.settings["_start_date"] for f in inspections if "_start_date" in f.settings]
+    if starts:
+        block["partitions"] = {"start_date": min(starts)}
+    return block
+
+
+def _patterns(layouts: dict[str, list[Inspection]], everyone: list[Inspection]) -> dict[str, dict]:
+    """A file-name pattern per layout (digits as *: "Chase1234_Activity_20261129.CSV" ->
+    "Chase*_Activity_*.CSV", so next month's download matches too), or the exact names where
+    a pattern would match another layout's file."""
+    entries: dict[str, dict] = {}
+    for group in layouts.values():
+        keys = {k: v for k, v in group[0].settings.items() if not k.startswith("_")}
+        if not keys:
+            continue  # read with the defaults: OFX, CAMT.053, MT940, plain CSV
+        others = [f.file for f in everyone if f not in group]
+        names = {re.sub(r"\d+", "*", f.file.name) for f in group}
+        if any(matches(o, n) for o in others for n in names):
+            names = {f.file.name for f in group}
+        for name in sorted(names):
+            entries[name] = keys
+    return entries

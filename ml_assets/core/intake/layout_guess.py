@@ -1,0 +1,277 @@
+"""Guessing how a table-shaped export is laid out, for ``inspect``: which line is the header
+(or that there is none), which of its columns gives each of our fields, and which sign a
+purchase has. The load never guesses a column: it reads what these guesses became in params.
+
+Columns come from their names (core.column_names) and are checked against their values: a
+date column whose values are not dates, or an amount column that holds no numbers, is not
+taken. A file without a header is mapped by its values alone: the first column of dates,
+the first column of amounts, the text column with the most different values.
+"""
+
+from __future__ import annotations
+
+import datetime as dt
+import re
+from dataclasses import dataclass, field
+
+from ml_assets.core.intake.column_names import SYNONYMS, normalized
+from ml_assets.core.intake.csv_exports import CSV_PRESETS, CellRow, fitting_presets
+from ml_assets.core.intake.records import SchemaError
+from ml_assets.core.intake.sniffing import amount_or_none, sniff_date_format, sniff_decimal
+from ml_assets.core.intake.tables import HEADER_SEARCH_LINES, header_names
+
+# money coming in: a row whose description says so shows the file's sign for income
+_INCOME = re.compile(
+    r"(?i)payroll|salary|salaire|gehalt|lohn|deposit|direct dep|interest|refund|"
+    r"payment thank you|autopay payment|payment received|gutschrift|virement en votre faveur"
+)
+
+
+@dataclass
+class LayoutGuess:
+    """A guessed layout: the header's line (0: none) and names, their column -> ours, and
+    the evidence for each choice, in words."""
+
+    line: int
+    header: list[str]
+    columns: dict[str, str]
+    preset: str | None = None
+    spending: str = "negative"
+    why: dict[str, str] = field(default_factory=dict)
+
+    def required_ok(self) -> bool:
+        ours = set(self.columns.values())
+        return {"posted_date", "description"} <= ours and bool(ours & {"amount", "debit", "credit"})
+
+
+def columns_by_name(header: list[str]) -> dict[str, str]:
+    """Their column -> ours by the names banks use; each field from the column whose name is
+    likeliest for it, each column for one field; an amount column wins over debit/credit."""
+    best: dict[str, tuple[int, str]] = {}
+    for name in header:
+        key = normalized(name)
+        for ours, names in SYNONYMS.items():
+            if key in names and (ours not in best or names.index(key) < best[ours][0]):
+                best[ours] = (names.index(key), name)
+    _by_words(header, best)
+    if "amount" in best:
+        best.pop("debit", None)
+        best.pop("credit", None)
+    else:
+        best.pop("direction", None)  # (a direction signs an amount column)
+    chosen: dict[str, str] = {}
+    for ours, (_, theirs) in sorted(best.items(), key=lambda item: item[1][0]):
+        chosen.setdefault(theirs, "description" if ours == "counterparty" else ours)
+    return {name: chosen[name] for name in header if name in chosen}  # in the file's order
+
+
+# words that make a column a candidate for a field when no name matches whole ("Completed
+# Date", "Transaction Amount (GBP)"); a date column that names a posting wins
+_WORDS = {
+    "posted_date": ("date", "datum", "fecha", "data"),
+    "amount": ("amount", "betrag", "bedrag", "montant", "importe", "importo"),
+    "description": ("description", "omschrijving", "libelle", "memo", "details", "narrative"),
+    "balance": ("balance", "saldo", "solde", "kontostand"),
+    # (not "name": an "Account Name" column is no counterparty)
+    "counterparty": ("naam", "beguenstigter", "empfaenger", "counterparty", "tegenpartij"),
+}
+_POSTING = ("post", "book", "complet", "settle", "buchung", "boek")
+
+
+def _by_words(header: list[str], best: dict[str, tuple[int, str]]) -> None:
+    taken = {theirs for _, theirs in best.values()}
+    for ours, words in _WORDS.items():
+        if ours in best:
+            continue
+        found = [
+            name
+            for name in header
+            if name not in taken and set(normalized(name).split()) & set(words)
+        ]
+        found.sort(key=lambda n: not any(p in normalized(n) for p in _POSTING))
+        if found and (ours != "counterparty" or "description" in best):
+            best[ours] = (1000, found[0])  # after every whole-name match
+            taken.add(found[0])
+
+
+def guess_layout(rows: list[CellRow]) -> LayoutGuess | None:
+    """The layout of a table from its first rows, or None when neither a header nor the
+    values give a date, an amount and a description."""
+    good = [r for r in rows if not isinstance(r.cells, SchemaError)]
+    for index, row in enumerate(good):
+        if row.line > HEADER_SEARCH_LINES:
+            break
+        header = header_names(row.cells)
+        guess = LayoutGuess(row.line, header, columns_by_name(header))
+        if guess.required_ok():
+            _check_values(guess, good[index + 1 :])
+            if guess.required_ok():
+                guess.why["columns"] = "from the header's names"
+                guess.columns = {n: guess.columns[n] for n in header if n in guess.columns}
+                return guess
+    if good and _all_text(good[0].cells) and not any(_all_text(r.cells) for r in good[1:4]):
+        # a header whose names say nothing we know: its columns by their values
+        return _by_values(good[1:], header_names(good[0].cells), good[0].line)
+    return _by_values(good, [], 0)
+
+
+def _all_text(cells: list) -> bool:
+    values = [str(c).strip() for c in cells if str(c).strip()]
+    return len(values) >= 2 and not any(any(ch.isdigit() for ch in v) for v in values)
+
+
+def _column(rows: list[CellRow], position: int) -> list:
+    return [r.cells[position] for r in rows if position < len(r.cells)]
+
+
+def _date_share(values: list) -> float:
+    texts = [v for v in values if isinstance(v, str) and v.strip()]
+    dates = [v for v in values if isinstance(v, dt.date)]
+    if not texts and not dates:
+        return 0.0
+    fmt, _, why = sniff_date_format(texts) if texts else (None, [], "")
+    readable = len(dates)
+    if texts and (fmt is not None or why.startswith("ISO")):
+        readable += sum(1 for t in texts if _reads(t, fmt))
+    return readable / (len(texts) + len(dates))
+
+
+def _reads(text: str, fmt: str | None) -> bool:
+    try:
+        if fmt is None:
+            dt.date.fromisoformat(text.strip()[:10])
+        else:
+            dt.datetime.strptime(text.strip(), fmt)
+    except ValueError:
+        return False
+    return True
+
+
+def _number_share(values: list) -> float:
+    present = [v for v in values if v not in (None, "")]
+    if not present:
+        return 0.0
+    decimal, _ = sniff_decimal([v for v in present if isinstance(v, str)])
+    return sum(1 for v in present if amount_or_none(v, decimal) is not None) / len(present)
+
+
+def _check_values(guess: LayoutGuess, body: list[CellRow]) -> None:
+    """Drop a named column whose values are not what its name says (a "Date" column of
+    text, an "Amount" column without numbers, a reference column that is not filled in on
+    every row: a row without its id would be quarantined)."""
+    positions = {name: i for i, name in enumerate(guess.header)}
+    for theirs, ours in list(guess.columns.items()):
+        values = _column(body, positions[theirs])
+        if not body:
+            continue
+        if ours == "transaction_id":
+            filled = [str(v).strip() for v in values if str(v).strip()]
+            if len(filled) < len(body) or len(set(filled)) < len(filled):
+                del guess.columns[theirs]
+            continue
+        share = _date_share if ours == "posted_date" else _number_share
+        if ours in ("posted_date", "amount", "balance") and share(values) < 0.5:
+            del guess.columns[theirs]
+        elif ours == "posted_date" and any(not str(v).strip() for v in values):
+            _filled_date_column(guess, body, positions, theirs)
+
+
+def _filled_date_column(
+    guess: LayoutGuess, body: list[CellRow], positions: dict[str, int], theirs: str
+) -> None:
+    """A date column blank on some rows (a pending card payment has no completed date) gives
+    way to another date column filled on every row: a row without a date is quarantined."""
+    for name in guess.header:
+        if name in guess.columns or not set(normalized(name).split()) & set(_WORDS["posted_date"]):
+            continue
+        values = _column(body, positions[name])
+        if all(str(v).strip() for v in values) and _date_share(values) >= 0.8:
+            del guess.columns[theirs]
+            guess.columns[name] = "posted_date"
+            return
+
+
+def _by_values(rows: list[CellRow], header: list[str], line: int) -> LayoutGuess | None:
+    """Columns by their values, for a header of unknown names or a file without one (whose
+    first line is already a transaction: ``line`` 0, columns named by position)."""
+    body = rows[: HEADER_SEARCH_LINES * 4]
+    if len(body) < 2:
+        return None
+    width = max(len(r.cells) for r in body)
+    names = header + [str(i + 1) for i in range(len(header), width)] if header else None
+    names = names or [str(i + 1) for i in range(width)]
+    dates = [i for i in range(width) if _date_share(_column(body, i)) >= 0.8]
+    numbers = [
+        i
+        for i in range(width)
+        if i not in dates and _number_share(_column(body, i)) >= 0.8 and _signed(_column(body, i))
+    ]
+    texts = [
+        i for i in range(width) if i not in dates and i not in numbers and _distinct(body, i) > 1
+    ]
+    if not dates or not numbers or not texts:
+        return None
+    description = max(texts, key=lambda i: (_distinct(body, i), -i))
+    columns = {names[dates[0]]: "posted_date", names[numbers[0]]: "amount"}
+    columns[names[description]] = "description"
+    guess = LayoutGuess(line, names, columns)
+    how = "its header's names say nothing known" if line else "the file has no header line"
+    guess.why["columns"] = (
+        f"{how}: by the values (the first column of dates, the first of amounts, the text "
+        "column with the most different values)"
+    )
+    return guess
+
+
+def _signed(values: list) -> bool:
+    """Whether a numeric column holds money (signs or decimals), not a count or a code."""
+    texts = [str(v) for v in values]
+    return any(t.strip().startswith("-") or "." in t or "," in t for t in texts)
+
+
+def _distinct(rows: list[CellRow], position: int) -> int:
+    return len({str(v).strip() for v in _column(rows, position) if str(v).strip()})
+
+
+def choose_sign(guess: LayoutGuess, body: list[CellRow], decimal: str) -> None:
+    """Which sign a purchase has: rows that say they are income (payroll, deposit, refund)
+    show it, else the majority (most rows of a statement are spending)."""
+    if set(guess.columns.values()) & {"debit", "credit"}:
+        guess.why["sign"] = "unsigned debit and credit columns"
+        return
+    if "direction" in guess.columns.values():
+        guess.why["sign"] = "unsigned amounts, signed by the direction column"
+        return
+    positions = {name: i for i, name in enumerate(guess.header)}
+    source = {ours: theirs for theirs, ours in guess.columns.items()}
+    amounts = _column(body, positions[source["amount"]])
+    texts = _column(body, positions[source["description"]])
+    signs = [
+        (n, str(t))
+        for a, t in zip(amounts, texts, strict=False)
+        if (n := amount_or_none(a, decimal))
+    ]
+    income = [n for n, t in signs if _INCOME.search(t)]
+    if income:
+        positive = sum(n > 0 for n in income) * 2 >= len(income)
+        guess.spending = "negative" if positive else "positive"
+        guess.why["sign"] = (
+            f"{len(income)} income row(s) (payroll, deposit, refund, ...) are "
+            f"{'positive' if positive else 'negative'}"
+        )
+        return
+    negative = sum(n < 0 for n, _ in signs)
+    guess.spending = "negative" if negative * 2 >= len(signs) else "positive"
+    guess.why["sign"] = f"{negative} of {len(signs)} amounts are negative (most rows are spending)"
+
+
+def matching_preset(guess: LayoutGuess) -> str | None:
+    """A preset whose columns and sign agree with the guess (its name is shorter to paste
+    than a column_map, and documents the layout)."""
+    for name in fitting_presets(guess.header):
+        layout = CSV_PRESETS[name]
+        ours = {theirs: o for theirs, o in layout.columns.items()}
+        agrees = all(guess.columns.get(theirs) == o for theirs, o in ours.items())
+        if agrees and (layout.debit_credit or layout.spending == guess.spending):
+            return name
+    return None

@@ -1,0 +1,223 @@
+"""What a bank file does not say about itself, read from its bytes: the text encoding, the CSV
+field separator, the decimal mark of its amounts and the format of its dates; and amounts
+written the way banks write them ("2,474.74", "1.234,56", "12,50-", "€ 3,20") made plain.
+
+Each guess is made from the head of one file (a folder of downloads from several banks mixes
+conventions), and each can be set instead (raw_transactions.encoding, delimiter, decimal,
+date_format). An amount that contradicts the file's decimal mark is an error naming the value,
+never a silent factor of 100.
+"""
+
+from __future__ import annotations
+
+import csv
+import datetime as dt
+import re
+from collections import Counter
+
+from ml_assets.core.intake.records import SchemaError, parse_amount
+
+DELIMITERS = (",", ";", "\t", "|")
+# strftime formats tried on a date column; the order breaks no tie (see sniff_date_format)
+DATE_FORMATS = (
+    "%m/%d/%Y",
+    "%d/%m/%Y",
+    "%m/%d/%y",
+    "%d/%m/%y",
+    "%d.%m.%Y",
+    "%d.%m.%y",
+    "%Y/%m/%d",
+    "%Y%m%d",
+    "%d-%m-%Y",
+    "%m-%d-%Y",
+    "%d-%b-%Y",
+    "%d-%b-%y",
+    "%d %b %Y",
+    "%b %d, %Y",
+    "%d %B %Y",
+    "%B %d, %Y",
+    "%m/%d/%Y %H:%M",
+    "%m/%d/%Y %H:%M:%S",
+    "%d.%m.%Y %H:%M",
+    "%d/%m/%Y %H:%M",
+)
+_DAY_FIRST = {f for f in DATE_FORMATS if f.index("%d") < f.find("%m") or "%b" in f or "%B" in f}
+
+
+def detect_encoding(head: bytes) -> tuple[str, str]:
+    """(encoding, why) of a text file from its first bytes: a byte-order mark, else UTF-8 when
+    the bytes decode as UTF-8, else cp1252 (what US and Western European banks write)."""
+    if head.startswith(b"\xef\xbb\xbf"):
+        return "utf-8-sig", "UTF-8 with a byte-order mark"
+    if head.startswith((b"\xff\xfe", b"\xfe\xff")):
+        return "utf-16", "UTF-16 (byte-order mark)"
+    try:
+        head.decode("utf-8")
+    except UnicodeDecodeError as err:
+        if err.start >= len(head) - 3:  # a character cut by the end of the sample
+            return "utf-8", "valid UTF-8"
+        line = head.count(b"\n", 0, err.start) + 1
+        byte = head[err.start : err.start + 1].hex()
+        return "cp1252", f"not UTF-8 (byte 0x{byte} on line {line}); Windows-1252"
+    if head.isascii():
+        return "utf-8", "ASCII"
+    return "utf-8", "valid UTF-8"
+
+
+def sniff_delimiter(lines: list[str]) -> str:
+    """The separator that splits the most lines into the same number (> 1) of fields. A
+    preamble of a few shorter lines does not change the answer; ties go to the comma."""
+    best, best_score = ",", 0
+    for delimiter in DELIMITERS:
+        widths = Counter(len(row) for row in csv.reader(lines, delimiter=delimiter) if len(row) > 1)
+        if not widths:
+            continue
+        width, count = widths.most_common(1)[0]
+        score = count * 1000 + width  # consistent lines first, then wider rows
+        if score > best_score:
+            best, best_score = delimiter, score
+    return best
+
+
+_CURRENCY = re.compile(
+    r"(?i)^(usd|eur|gbp|chf|cad|aud|sek|nok|dkk|pln|czk|jpy)\s*|\s*(usd|eur|gbp|chf|cad|aud|sek|nok|dkk|pln|czk|jpy)$"
+)
+_SYMBOLS = str.maketrans({c: "" for c in "$€£¥₹\u00a0\u202f '’"})
+# amounts that read one way only: two decimals (or one) after the mark, grouped thousands before
+_DECIMAL_COMMA = re.compile(r"^-?(\d{1,3}(\.\d{3})*|\d+),\d{1,2}$")
+_DECIMAL_POINT = re.compile(r"^-?(\d{1,3}(,\d{3})*|\d+)\.\d{1,2}$")
+
+
+def _bare(text: str) -> str:
+    """The digits, separators and sign of an amount: currency codes and symbols, spaces and
+    apostrophes (Swiss thousands) gone; a trailing minus, CR/DR suffix or parentheses kept."""
+    text = _CURRENCY.sub("", text.strip()).translate(_SYMBOLS).replace("\u2212", "-")
+    return text.lstrip("+")
+
+
+def sniff_decimal(values: list[str], delimiter: str | None = None) -> tuple[str, str]:
+    """(decimal mark, why) from amount texts: the mark of the values only one reading fits
+    ("1.234,56", "12,50" vs "2,474.74", "4.85"). Without any, a semicolon-separated file is
+    taken as European (its comma is free for decimals), anything else as using a point."""
+    votes: Counter = Counter()
+    values = [v for v in values if isinstance(v, str) and v.strip()]
+    for value in values:
+        bare = _bare(value).strip("()").rstrip("-").removesuffix("CR").removesuffix("DR")
+        if _DECIMAL_COMMA.match(bare) and not _DECIMAL_POINT.match(bare):
+            votes[","] += 1
+        elif _DECIMAL_POINT.match(bare) and not _DECIMAL_COMMA.match(bare):
+            votes["."] += 1
+    if votes:
+        mark, count = votes.most_common(1)[0]
+        example = "1.234,56" if mark == "," else "2,474.74"
+        return mark, f"{count} of {len(values)} amounts read only one way (like {example})"
+    if delimiter == ";":
+        return ",", "no amount decides; a semicolon-separated file, so a decimal comma"
+    return ".", "no amount decides; a decimal point"
+
+
+def normalize_amount(value: object, decimal: str, where: str, field: str = "amount") -> object:
+    """A plain "-1234.56" from an amount as banks write it, for parse_amount; non-text values
+    pass through. A separator that cannot be a thousands separator under ``decimal`` (the
+    "12.50" of a decimal-comma file) raises, naming the value and the setting."""
+    if not isinstance(value, str):
+        return value
+    text = _bare(value)
+    if not text:
+        return value
+    negative = False
+    if text.startswith("(") and text.endswith(")"):
+        text, negative = text[1:-1], True
+    upper = text.upper()
+    if upper.endswith(("CR", "DR")):  # "12.50 DR": a debit
+        text, negative = text[:-2].strip(), negative or upper.endswith("DR")
+    if text.endswith("-"):  # "12,50-": German statements put the sign last
+        text, negative = text[:-1], True
+    if text.startswith("-"):
+        text, negative = text[1:], not negative
+    thousands = "." if decimal == "," else ","
+    whole, _, fraction = text.partition(decimal)
+    if thousands in whole and not re.fullmatch(rf"\d{{1,3}}(\{thousands}\d{{3}})+", whole):
+        raise SchemaError(
+            f"{where}: field {field!r} {value!r}: the {thousands!r} is not a thousands "
+            f"separator where the decimal mark is {decimal!r}; fix the row, or set "
+            f"raw_transactions.decimal if the file uses {thousands!r} for decimals",
+            "bad_amount",
+            "amount",
+        )
+    plain = whole.replace(thousands, "") + ("." + fraction if fraction else "")
+    if not re.fullmatch(r"\d+(\.\d+)?|\.\d+", plain):
+        raise SchemaError(
+            f"{where}: field {field!r} is not a number: {value!r} (read with the decimal mark "
+            f"{decimal!r}; set raw_transactions.decimal if the file uses another)",
+            "bad_amount",
+            "amount",
+        )
+    return ("-" if negative else "") + plain
+
+
+def amount_or_none(value: object, decimal: str) -> float | None:
+    """The number a cell holds, or None (for what is a number only sometimes: a running
+    balance, a stated total, a guess from values). Never fails a row."""
+    try:
+        return parse_amount(normalize_amount(value, decimal, ""), "")
+    except SchemaError:
+        return None
+
+
+def sniff_date_format(
+    values: list[str], day_first_hint: bool = False
+) -> tuple[str | None, list[str], str]:
+    """(format, the others that read as many values, why) for a column of date texts; None
+    when ISO dates (the default) read most of them or no format does. Of formats reading the
+    same number of values (03/01/2026 is March 1st or January 3rd), the one giving the
+    shortest span of days wins (a statement covers weeks, not years), then the one that keeps
+    the rows in order, then ``day_first_hint`` (a European file)."""
+    texts = [v.strip() for v in values if isinstance(v, str) and v.strip()]
+    if not texts:
+        return None, [], "no date values"
+    iso = sum(_parses_iso(t) for t in texts)
+    if iso * 2 > len(texts):
+        return None, [], f"ISO dates ({iso} of {len(texts)} values)"
+    scored = []
+    for fmt in DATE_FORMATS:
+        days = [d for t in texts if (d := _strptime(t, fmt)) is not None]
+        if days:
+            ordered = days == sorted(days) or days == sorted(days, reverse=True)
+            span = (max(days) - min(days)).days
+            scored.append(
+                (-len(days), span, not ordered, (fmt in _DAY_FIRST) != day_first_hint, fmt)
+            )
+    scored.sort()
+    if not scored or -scored[0][0] * 2 <= len(texts):
+        return None, [], f"no known date format reads most of {len(texts)} values like {texts[0]!r}"
+    best = scored[0]
+    ties = [s[4] for s in scored[1:] if s[0] == best[0]]
+    why = f"reads {-best[0]} of {len(texts)} values"
+    if ties:
+        why += f"; {', '.join(ties)} read{'s' if len(ties) == 1 else ''} them too ({_tie_break(best, scored)})"
+    return best[4], ties, why
+
+
+def _tie_break(best: tuple, scored: list[tuple]) -> str:
+    rival = next(s for s in scored[1:] if s[0] == best[0])
+    if best[1] < rival[1]:
+        return f"a span of {best[1]} days against {rival[1]}"
+    if best[2] < rival[2]:
+        return "the rows stay in date order"
+    return "the file's conventions"
+
+
+def _parses_iso(text: str) -> bool:
+    try:
+        dt.date.fromisoformat(text[:10])
+    except ValueError:
+        return False
+    return True
+
+
+def _strptime(text: str, fmt: str) -> dt.date | None:
+    try:
+        return dt.datetime.strptime(text, fmt).date()
+    except ValueError:
+        return None

@@ -1,0 +1,233 @@
+"""What a statement says about its own rows, and whether the rows agree: opening and closing
+balances (in a preamble, or as balance lines among the rows), totals rows, and a running
+balance column. None of these is a transaction; each is counted in the file's notes.
+
+A running balance is the bank's own check: each row's balance is the previous one plus its
+amount. A row whose balance does not follow is flagged with its line (a row is missing before
+it, or the export is out of order), never dropped; an exact repeat of a row with the same
+balance is an export glitch, dropped as a duplicate and counted. A closing balance that the
+opening balance and the rows do not reach means rows are missing: a warning with the amounts.
+"""
+
+from __future__ import annotations
+
+import re
+from collections import Counter
+from dataclasses import dataclass, field
+
+from ml_assets.core.intake.sniffing import amount_or_none
+
+_BALANCE = re.compile(
+    r"(?i)\b(beginning|opening|starting|previous|prior|ending|closing|new|current|ledger)\s+"
+    r"balance\b|\b(anfangs|end|beginn?|eind)saldo\b|\b(alter|neuer)?\s*kontostand\b|"
+    r"\bsolde\s+(initial|final|de\s+d[ée]but|de\s+fin|au)\b|\bsaldo\s+(iniziale|finale|inicial|final)\b"
+)
+_CLOSING = re.compile(
+    r"(?i)ending|closing|current|\bnew\b|ledger|endsaldo|eindsaldo|neuer|final|fin|kontostand$"
+)
+_OPENING = re.compile(
+    r"(?i)beginning|opening|starting|previous|prior|anfang|beginsaldo|alter|initial|d[ée]but"
+)
+_TOTAL = re.compile(r"(?i)^\s*(total|totals|sum|summe|gesamt|totaal|totale|grand total)\b")
+# an amount with two decimals inside text, not part of a date ("31/01/2026 1 234,56 €")
+_AMOUNT_IN_TEXT = re.compile(r"(?<![\d/.,])[-+]?\d{1,3}(?:[ .,'\u00a0]\d{3})*[.,]\d{2}(?![\d/.])")
+CENTS = 100
+
+
+@dataclass(frozen=True)
+class Balance:
+    kind: str  # "opening" | "closing"
+    amount: float
+    line: int
+
+
+@dataclass(frozen=True)
+class BalanceBreak:
+    line: int
+    posted_date: str
+    found: float
+    expected: float
+    previous_line: int
+
+    def describe(self, where: str, unit: str = "line") -> str:
+        """``where``: the file and this row's line (or spreadsheet row), as errors name it."""
+        return (
+            f"{where}: running balance {self.found:,.2f} does not follow from {unit} "
+            f"{self.previous_line} and this row's amount (expected {self.expected:,.2f}, "
+            f"{self.found - self.expected:+,.2f}): a row missing between them, or rows out of order"
+        )
+
+
+def balance_in(cells: list, decimal: str, line: int) -> Balance | None:
+    """An opening or closing balance stated on one line of text ("Beginning balance as of
+    01/01/2026,,1,234.56", "Kontostand vom 31.01.2026:;1.234,56 EUR"), or None."""
+    text = " ".join(str(c) for c in cells if isinstance(c, str))
+    found = _BALANCE.search(text)
+    if not found:
+        return None
+    amounts = [n for c in cells if (n := amount_or_none(c, decimal)) is not None]
+    if not amounts:  # "Solde au 31/01/2026 1 234,56 €": the amount inside the words
+        amounts = [
+            n
+            for m in _AMOUNT_IN_TEXT.findall(text)
+            if (n := amount_or_none(m, decimal)) is not None
+        ]
+    if not amounts:
+        return None
+    words = found.group(0)
+    kind = "opening" if _OPENING.search(words) and not _CLOSING.search(words) else "closing"
+    return Balance(kind, amounts[-1], line)
+
+
+def statement_line(record: dict) -> str | None:
+    """ "balance" for a balance line among the rows (no amount, words like "Beginning balance"),
+    "total" for a totals row (no date, "Total"), else None. ``record`` is in our names."""
+    amounts = [record.get(k) for k in ("amount", "debit", "credit")]
+    texts = [
+        v for v in (record.get("posted_date"), record.get("description")) if isinstance(v, str)
+    ]
+    blank = all(a is None or (isinstance(a, str) and not a.strip()) for a in amounts)
+    if blank and any(_BALANCE.search(t) for t in texts):
+        return "balance"
+    date = record.get("posted_date")
+    undated = date is None or (isinstance(date, str) and not any(ch.isdigit() for ch in date))
+    if undated and any(_TOTAL.match(t) for t in texts):
+        return "total"
+    return None
+
+
+@dataclass
+class ExportNotes:
+    """One export's facts beyond its rows, for the metadata and the warnings."""
+
+    source: str
+    format: str
+    header_line: int | None = None
+    preamble_lines: int = 0
+    balances: list[Balance] = field(default_factory=list)
+    statement_lines: list[tuple[int, str]] = field(default_factory=list)  # (line, kind)
+    totals: list[tuple[int, float]] = field(default_factory=list)
+    balance_column: str | None = None
+    duplicates_same_balance: Counter = field(default_factory=Counter)  # by posted day
+    breaks: list[BalanceBreak] = field(default_factory=list)
+    balance_steps: int = 0  # consecutive rows whose balances were compared
+    warnings: list[str] = field(default_factory=list)
+    place: str = "{source}:{line}"  # how a line is named ("{source} sheet 'X' row {line}")
+    unit: str = "line"  # or "row" (spreadsheets)
+    settings: dict[str, object] = field(default_factory=dict)  # what the file was read with
+    sniffed: dict[str, str] = field(default_factory=dict)  # how the guessed ones were decided
+
+    def where(self, line: int) -> str:
+        return self.place.format(source=self.source, line=line)
+
+    def opening(self) -> Balance | None:
+        return next((b for b in self.balances if b.kind == "opening"), None)
+
+    def closing(self) -> Balance | None:
+        return next((b for b in reversed(self.balances) if b.kind == "closing"), None)
+
+    def metadata(self) -> dict:
+        opening, closing = self.opening(), self.closing()
+        return {
+            "source": self.source,
+            "format": self.format,
+            "header_line": self.header_line,
+            "preamble_lines": self.preamble_lines,
+            "opening_balance": opening.amount if opening else None,
+            "closing_balance": closing.amount if closing else None,
+            "statement_lines": len(self.statement_lines),
+            "balance_column": self.balance_column,
+            "duplicates_same_balance": sum(self.duplicates_same_balance.values()),
+            "balance_breaks": [f"line {b.line}" for b in self.breaks[:20]],
+            "warnings": len(self.warnings),
+        }
+
+
+class RunningBalance:
+    """The rows of one file in file order with their balances, checked against the amounts
+    in whichever way the file runs (oldest or newest first; a card's balance may grow with
+    purchases)."""
+
+    def __init__(self) -> None:
+        self.rows: list[tuple[int, str, int, int]] = []  # (line, day, amount, balance) in cents
+
+    def add(self, line: int, posted_date: str, amount: float, balance: float) -> None:
+        self.rows.append((line, posted_date, round(amount * CENTS), round(balance * CENTS)))
+
+    def runs(self) -> bool:
+        """Whether the column is a running balance: most steps follow from the amounts."""
+        steps = self._steps(*self._orientation())
+        return bool(steps) and sum(ok for _, ok in steps) * 2 >= len(steps)
+
+    def sign(self) -> int:
+        return self._orientation()[1] if self.rows else 1
+
+    def _orientation(self) -> tuple[bool, int]:
+        best, best_hits = (False, 1), -1
+        for newest_first in (False, True):
+            for sign in (1, -1):
+                hits = sum(1 for _, ok in self._steps(newest_first, sign) if ok)
+                if hits > best_hits:
+                    best, best_hits = (newest_first, sign), hits
+        return best
+
+    def _steps(self, newest_first: bool, sign: int) -> list[tuple[int, bool]]:
+        """(index of the row a step checks, whether it follows) for consecutive rows."""
+        steps = []
+        for i in range(1, len(self.rows)):
+            older, newer = (i, i - 1) if newest_first else (i - 1, i)
+            expected = self.rows[older][3] + sign * self.rows[newer][2]
+            steps.append((newer, self.rows[newer][3] == expected))
+        return steps
+
+    def breaks(self) -> list[BalanceBreak]:
+        if len(self.rows) < 2:
+            return []
+        newest_first, sign = self._orientation()
+        found = []
+        for index, ok in self._steps(newest_first, sign):
+            if ok:
+                continue
+            older = index + 1 if newest_first else index - 1
+            line, day, amount, balance = self.rows[index]
+            expected = self.rows[older][3] + sign * amount
+            found.append(
+                BalanceBreak(line, day, balance / CENTS, expected / CENTS, self.rows[older][0])
+            )
+        return found
+
+
+def check_balances(
+    notes: ExportNotes, chain: RunningBalance, total: float, quarantined: list[int]
+) -> None:
+    """Flag running-balance breaks, and warn when the closing balance (or a totals row) is
+    not what the opening balance and the rows add up to."""
+    notes.breaks = chain.breaks()
+    notes.balance_steps = max(len(chain.rows) - 1, 0)
+    for found in notes.breaks[:5]:
+        between = [q for q in quarantined if found.previous_line < q < found.line]
+        also_here = f" (quarantined between them: {notes.unit} {between[0]})" if between else ""
+        notes.warnings.append(found.describe(notes.where(found.line), notes.unit) + also_here)
+    if len(notes.breaks) > 5:
+        notes.warnings.append(
+            f"{notes.source}: {len(notes.breaks) - 5} more running-balance breaks"
+        )
+    also = f", or among the {len(quarantined)} quarantined rows" if quarantined else ""
+    opening, closing = notes.opening(), notes.closing()
+    if opening is not None and closing is not None:
+        sign = chain.sign()
+        reached = opening.amount + sign * total
+        if round(reached * CENTS) != round(closing.amount * CENTS):
+            notes.warnings.append(
+                f"{notes.source}: opening balance {opening.amount:,.2f} ({notes.unit} {opening.line}) "
+                f"{'+' if sign > 0 else '-'} the rows' amounts ({total:+,.2f}) = {reached:,.2f}, "
+                f"but the closing balance is {closing.amount:,.2f} ({notes.unit} {closing.line}): "
+                f"{closing.amount - reached:+,.2f} unaccounted; rows are missing from the "
+                f"export{also}"
+            )
+    for line, stated in notes.totals:
+        if round(abs(stated) * CENTS) != round(abs(total) * CENTS):
+            notes.warnings.append(
+                f"{notes.where(line)}: the totals row says {stated:,.2f}, the rows add up to "
+                f"{total:,.2f} ({abs(stated) - abs(total):+,.2f}): rows are missing{also}"
+            )

@@ -1,0 +1,220 @@
+"""Tables in bank files (CSV, spreadsheets): where the header is, what lies above it, how the
+file writes amounts and dates, and each row below the header as a record keyed by its names.
+
+Banks put things above the header: an account summary with opening and closing balances, a
+title in merged cells, the account number. The header is the first line within
+HEADER_SEARCH_LINES that gives the required fields through the file's column mapping
+(``header_line`` sets it; 0 for a file without one, whose columns are then named 1, 2, 3, ...);
+the lines above it are the preamble: counted and read for balances, never rows. The decimal
+mark and the date format, when not set, are read from the first SNIFF_ROWS rows below it.
+"""
+
+from __future__ import annotations
+
+import datetime as dt
+import itertools
+from collections.abc import Iterator
+from dataclasses import dataclass, field
+
+from ml_assets.core.intake.csv_exports import CellRow, ColumnMapping, fitting_presets
+from ml_assets.core.intake.export_settings import ExportSettings
+from ml_assets.core.intake.records import SchemaError
+from ml_assets.core.intake.sniffing import sniff_date_format, sniff_decimal
+
+HEADER_SEARCH_LINES = 50
+SNIFF_ROWS = 200
+AMOUNT_FIELDS = ("amount", "debit", "credit", "balance")
+Record = tuple[int, dict | SchemaError, bytes]
+
+
+@dataclass
+class TableHead:
+    """What was found above and at the top of a table, and how its rows are read."""
+
+    header: list[str] = field(default_factory=list)
+    line: int | None = None  # the header's line or row; 0: the file has none; None: empty file
+    preamble: list[tuple[int, list]] = field(default_factory=list)  # (line, cells) above it
+    columns: dict[str, str] = field(default_factory=dict)  # their column -> ours
+    date_format: str | None = None
+    decimal: str = "."
+    sniffed: dict[str, str] = field(default_factory=dict)  # setting -> how it was decided
+
+
+def read_table(
+    where: str,
+    rows: Iterator[CellRow],
+    mapping: ColumnMapping,
+    settings: ExportSettings,
+    *,
+    delimiter: str | None = None,
+    unit: str = "line",
+    pad: bool = False,
+) -> tuple[TableHead, Iterator[Record]]:
+    """The table's head and its records. ``where`` names the file (and sheet) in errors;
+    ``unit`` is "line" (CSV) or "row" (spreadsheets, whose short rows are ``pad``-ded)."""
+    rows = iter(rows)
+    limit = max(HEADER_SEARCH_LINES, settings.header_line or 0)
+    head: list[CellRow] = []
+    for row in rows:
+        head.append(row)
+        if row.line >= limit:
+            break
+    cells = [r for r in head if not isinstance(r.cells, SchemaError)]
+    if not cells:  # an empty file, or one whose every line is unreadable: rows to quarantine
+        return TableHead(), _records(where, [], itertools.chain(head, rows), unit, pad)
+    index = _header_index(where, head, mapping, settings.header_line, unit)
+    if settings.header_line == 0:
+        width = max(len(r.cells) for r in cells)
+        header, body = [str(i + 1) for i in range(width)], head[:]
+        mapping.check(where, header, 1, " (header_line: 0 names the columns 1, 2, 3, ...)", unit)
+        table = TableHead(header, 0)
+    else:
+        header = header_names(head[index].cells)
+        body = head[index + 1 :]
+        preamble = [(r.line, r.cells) for r in head[:index] if not isinstance(r.cells, SchemaError)]
+        table = TableHead(header, head[index].line, preamble)
+    body += list(itertools.islice(rows, max(SNIFF_ROWS - len(body), 0)))
+    table.columns = mapping.columns(header)
+    _sniff(table, body, mapping, settings, delimiter)
+    return table, _records(where, header, itertools.chain(body, rows), unit, pad)
+
+
+def header_names(cells: list) -> list[str]:
+    """Header names: stripped (and of a byte-order mark), an empty one (a merged cell) named
+    by its position, a repeated one numbered, so no column hides another."""
+    names: list[str] = []
+    for position, cell in enumerate(cells, start=1):
+        name = str(cell if cell is not None else "").strip().lstrip("\ufeff")
+        name = name or f"column {position}"
+        while name in names:
+            name = f"{name} ({position})"
+        names.append(name)
+    while names and names[-1] == f"column {len(names)}":
+        names.pop()  # a trailing delimiter, or empty cells right of the table
+    return names
+
+
+def _header_index(
+    where: str, head: list[CellRow], mapping: ColumnMapping, header_line: int | None, unit: str
+) -> int:
+    """The position in ``head`` of the header row, or raise naming what was searched."""
+    if header_line == 0:
+        return -1
+    rows = [(i, r) for i, r in enumerate(head) if not isinstance(r.cells, SchemaError)]
+    if header_line is not None:
+        chosen = next((i for i, r in rows if r.line == header_line), None)
+        if chosen is None:
+            raise SchemaError(
+                f"{where}: raw_transactions.header_line is {header_line}, but {unit} "
+                f"{header_line} is blank or past the end; set it to the {unit} that holds the "
+                "column names (or leave it out to find it)",
+                "bad_header",
+            )
+        mapping.check(where, header_names(head[chosen].cells), header_line, unit=unit)
+        return chosen
+    for i, row in rows:
+        if not mapping.problems(header_names(row.cells)):
+            return i
+    # none fits: report the likeliest header (one that fits a preset, else the widest
+    # all-text row), and what to set
+    fitting = [(i, r) for i, r in rows if fitting_presets(header_names(r.cells))]
+    i, row = fitting[0] if fitting else max(rows, key=lambda ir: (_text_cells(ir[1].cells), -ir[0]))
+    also = (
+        ""
+        if fitting
+        else f"; no {unit} of the first {HEADER_SEARCH_LINES} gives them: set "
+        f"raw_transactions.header_line to the {unit} holding the column names, or 0 for a "
+        "file without one (its columns are then named 1, 2, 3, ... in column_map)"
+    )
+    mapping.check(where, header_names(row.cells), row.line, also, unit)
+    return i  # (check raised: a row that fits was returned above)
+
+
+def _empty(cell: object) -> bool:
+    return cell is None or (isinstance(cell, str) and not cell.strip())
+
+
+def _text_cells(cells: list) -> int:
+    """How header-like a row is: its non-empty cells, if none is a number or a date."""
+    values = [c for c in cells if not _empty(c)]
+    if any(isinstance(c, int | float | dt.date) or _numeric(str(c)) for c in values):
+        return 0
+    return len(values)
+
+
+def _numeric(text: str) -> bool:
+    return any(ch.isdigit() for ch in text) and not any(ch.isalpha() for ch in text)
+
+
+def _sniff(
+    table: TableHead,
+    body: list[CellRow],
+    mapping: ColumnMapping,
+    settings: ExportSettings,
+    delimiter: str | None,
+) -> None:
+    """The decimal mark and date format the table's rows are read with: as set, else the
+    preset's, else read from the values of the first rows (see core.sniffing)."""
+    layout = mapping.layout
+    sources = {ours: theirs for theirs, ours in table.columns.items()}
+    amount_columns = [sources[f] for f in AMOUNT_FIELDS if f in sources]
+    amount_columns += list(layout.debit_credit or ()) if layout else []
+    positions = {name: i for i, name in enumerate(table.header)}
+    texts = _column_texts(body, positions, amount_columns)
+    if settings.decimal != "auto":
+        table.decimal = settings.decimal
+    elif layout is not None:
+        table.decimal = "."  # the presets are US layouts
+    else:
+        table.decimal, table.sniffed["decimal"] = sniff_decimal(texts, delimiter)
+    date_format = settings.date_format or (layout.date_format if layout else None)
+    if date_format is None and "posted_date" in sources:
+        dates = _column_texts(body, positions, [sources["posted_date"]])
+        date_format, _, why = sniff_date_format(dates, day_first_hint=table.decimal == ",")
+        table.sniffed["date_format"] = why
+    table.date_format = date_format
+
+
+def _column_texts(body: list[CellRow], positions: dict[str, int], columns: list[str]) -> list:
+    found = []
+    for row in body:
+        if isinstance(row.cells, SchemaError):
+            continue
+        for column in columns:
+            at = positions.get(column)
+            if at is not None and at < len(row.cells) and isinstance(row.cells[at], str):
+                found.append(row.cells[at])
+    return found
+
+
+def _records(
+    where: str, header: list[str], rows: Iterator[CellRow], unit: str, pad: bool
+) -> Iterator[Record]:
+    """Each row as {header name: cell}. In a CSV a row of another width is malformed (a
+    truncated last line when it is short and unterminated); a trailing empty cell (a trailing
+    delimiter) is tolerated. A spreadsheet's short rows are padded, extra cells named."""
+    for row in rows:
+        if isinstance(row.cells, SchemaError):
+            yield row.line, row.cells, row.raw
+            continue
+        values = list(row.cells)
+        while len(values) > len(header) and _empty(values[-1]):
+            values.pop()
+        if pad:
+            values += [""] * (len(header) - len(values))
+            names = header + [f"column {i + 1}" for i in range(len(header), len(values))]
+            yield row.line, dict(zip(names, values, strict=True)), row.raw
+            continue
+        if len(values) != len(header):
+            truncated = row.unterminated and len(values) < len(header)
+            yield (
+                row.line,
+                SchemaError(
+                    f"{where}:{row.line}: {'truncated last line: ' if truncated else ''}"
+                    f"expected {len(header)} columns ({', '.join(header)}), found {len(values)}",
+                    "truncated_line" if truncated else "malformed_csv",
+                ),
+                row.raw,
+            )
+            continue
+        yield row.line, dict(zip(header, values, strict=True)), row.raw

@@ -1,0 +1,1 @@
+"""How good a model is and whether it ships: metrics, comparison, gates, promotion, pictures."""

@@ -1,0 +1,1 @@
+"""Scoring with the exported model, its inputs and outputs, and latency measured fairly."""

@@ -1,0 +1,1 @@
+"""Seeded transaction generators: the built-in demo data and a harder benchmark."""

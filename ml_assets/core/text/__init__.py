@@ -1,0 +1,1 @@
+"""Text as the models see it: normalization, the pruned vocabulary, tokenizer folders, backbones."""

@@ -1,0 +1,1 @@
+"""What training reads: features, label vocabularies, the tokenized corpus, batches."""
