@@ -45,7 +45,7 @@ def nothing_shared(profile: str | None) -> tuple[float, dict[str, str]]:
     for assets_def in ASSETS:
         clear_caches()
         stage = stage_of(assets_def)
-        section = load_params(None, profile).section(stage.sections[0])
+        section = load_params(None, profile).section(stage.section_name)
         versions[stage.key] = versioning.code_version(
             stage.module, section, stage.libraries
         ).version

@@ -6,7 +6,7 @@
   type and bounds, default, its description (the schema's ``Field(description=...)``; a
   section's docstring introduces it), and the assets whose fingerprint it enters. That last column is measured, not
   declared: each parameter is changed to another valid value and every asset's effective params
-  (its ``Stage.fingerprint_section``, or its own section) are compared before and after.
+  (``Stage.fingerprinted``: its hook, or its own section) are compared before and after.
 * ``cli.md``: ``python -m ml_assets`` from its argparse parser.
 * ``assets.md``: every asset and asset check of the definitions factory (description, inputs,
   group, kinds, partitions, pool), and ``automation.md``: its jobs, schedules and sensors.
@@ -142,15 +142,12 @@ def fingerprint_readers(pipeline: Any, raw: dict, store: Any) -> dict:
     """{(section, field): [assets whose effective params change with it]}."""
     from ml_assets.core.params import ParamsError
     from ml_assets.definitions import GRAPH
+    from ml_assets.stage import FingerprintContext
 
     def effective(params: Any) -> dict[str, Any]:
         out = {}
         for asset, (stage, _upstream) in GRAPH.items():
-            hook = stage.fingerprint_section
-            if hook is None:
-                out[asset] = params.section(asset)
-                continue
-            out[asset] = hook(params, store)
+            out[asset] = stage.fingerprinted(params, FingerprintContext(store=store))
         return out
 
     base_params = pipeline.model_validate(raw)

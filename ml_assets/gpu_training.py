@@ -57,19 +57,20 @@ def run_training(
     *,
     launcher: TrainingLauncher,
     store: ArtifactStore,
-    gpu: dict[str, Any],
+    gpu: GpuParams,
     config: TrainingConfig,
     stage: str,
+    trainer: str,
     entrypoint: str,
     settings: dict[str, Any],
-    inputs: dict[str, ArtifactRef],  # by role: job_protocol.STAGE_INPUTS[stage]
+    inputs: dict[str, ArtifactRef],  # by role: the trainer's inputs
     folder: Path,
     fingerprint: str,
     pictures: dict[str, tuple[str, str]] | None = None,
 ) -> dict[str, Any]:
     """Train ``stage`` into ``folder`` via the launcher; metadata with ``pictures`` (metadata key
     -> (PNG file in the artifact, alt text)) shown as images in the UI."""
-    gpu_params = GpuParams.model_validate(gpu)
+    gpu_params = gpu
     if config.tier not in (None, "auto", *gpu_params.tiers):
         raise dg.Failure(
             f"{stage}: unknown tier {config.tier!r}; use auto or one of {sorted(gpu_params.tiers)}"
@@ -77,6 +78,7 @@ def run_training(
     metadata = launcher.train(
         context,
         stage=stage,
+        trainer=trainer,
         entrypoint=entrypoint,
         settings=settings,
         inputs=inputs,
@@ -130,9 +132,10 @@ def training_outputs(
             context,
             launcher=launcher,
             store=store,
-            gpu=params.section("gpu"),
+            gpu=params.get(GpuParams),
             config=config,
             stage=stage.key,
+            trainer=stage.trainer,
             entrypoint=entrypoint,
             settings=settings if job_settings is None else job_settings,
             inputs=job_inputs,

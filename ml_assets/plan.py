@@ -16,8 +16,8 @@ from typing import Any
 
 from ml_assets.artifacts import MEMO_FILE, fingerprint_components, fingerprint_of
 from ml_assets.core.infra.io import ArtifactIntegrityError, read_json
-from ml_assets.core.params import load_params
-from ml_assets.stage import Stage, stage_of
+from ml_assets.core.params import cached_params
+from ml_assets.stage import FingerprintContext, Stage, stage_of
 from resources.artifact_store import ArtifactStore
 
 # code versions leave this module out: reports what is stale; computes nothing
@@ -115,14 +115,10 @@ def build_plan(
     schedule is evaluated with) against `store`."""
     assets = list(assets)
     graph, days_assets = asset_graph(assets), partitioned(assets)
-    params = load_params(params_path, profile)
+    params = cached_params(params_path, profile)
     plans: dict[str, AssetPlan] = {}
     for asset, (stage, upstream) in graph.items():
-        section = (  # what the asset fingerprints, when that is not just its own section
-            stage.fingerprint_section(params, store)
-            if stage.fingerprint_section
-            else params.section(asset)
-        )
+        section = stage.fingerprinted(params, FingerprintContext(store=store))
         if asset in days_assets:
             plans[asset] = _plan_days(store, stage, section, upstream, plans)
             continue
@@ -146,8 +142,9 @@ def build_plan(
                 name: plans[name].digest for name in sorted(upstream) if name not in days_assets
             }
         if stage.candidate_input:  # judged against the champion, unless it is the champion
-            section = stage.fingerprint_section(
-                params, store, candidate_digest=inputs[stage.candidate_input]
+            section = stage.fingerprinted(
+                params,
+                FingerprintContext(store=store, candidate_digest=inputs[stage.candidate_input]),
             )
         plans[asset] = plan = _plan_entry(store, stage, section, inputs, store.current_ref(asset))
         if plan.status == "fresh" and stage.verdicts:

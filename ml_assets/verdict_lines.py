@@ -20,7 +20,7 @@ def export_gate_lines(entry: Path, params) -> list[str]:
     verdicts = gate_verdicts(
         read_json(entry / VERIFICATION_FILE),
         (entry / INT8_FILE).stat().st_size,
-        ExportGatesParams.model_validate(params.section("export_gates")),
+        params.get(ExportGatesParams),
     )
     return [
         f"gate {v.gate}: " + ("passed" if v.passed else "FAILED: " + "; ".join(v.reasons))

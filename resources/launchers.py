@@ -79,6 +79,7 @@ class TrainingLauncher(dg.ConfigurableResource):
         context: dg.AssetExecutionContext,
         *,
         stage: str,
+        trainer: str,
         entrypoint: str,
         settings: dict[str, Any],
         inputs: dict[str, ArtifactRef],
@@ -90,22 +91,19 @@ class TrainingLauncher(dg.ConfigurableResource):
         spot: bool | None = None,
         model_params: int = 0,
     ) -> dict[str, Any]:
-        """Run ``stage`` so that ``output`` holds its artifact; return metadata (incl. cost)."""
+        """Run ``stage`` with ``trainer`` (its record's) so that ``output`` holds its artifact;
+        return metadata (incl. cost)."""
+        request = {"stage": stage, "trainer": trainer, "settings": settings}
         if self.kind == "local":
-            return self._train_local(
-                context, stage, entrypoint, settings, inputs, output, checkpoints, gpu
-            )
+            return self._train_local(context, request, entrypoint, inputs, output, checkpoints, gpu)
         return self._train_gcp(
-            context, stage, settings, inputs, output, fingerprint, gpu, tier, spot, model_params
+            context, request, inputs, output, fingerprint, gpu, tier, spot, model_params
         )
 
     # --- local --------------------------------------------------------------------------------
-    def _train_local(
-        self, context, stage, entrypoint, settings, inputs, output, checkpoints, gpu
-    ) -> dict:
+    def _train_local(self, context, request, entrypoint, inputs, output, checkpoints, gpu) -> dict:
         extras = JobRequest(
-            stage=stage,
-            settings=settings,
+            **request,
             inputs={name: str(ref.dir) for name, ref in inputs.items()},
             output=str(output),
             checkpoints=str(checkpoints),
@@ -182,18 +180,18 @@ class TrainingLauncher(dg.ConfigurableResource):
         return uris
 
     def _train_gcp(
-        self, context, stage, settings, inputs, output, fingerprint, gpu, tier, spot, model_params
+        self, context, request, inputs, output, fingerprint, gpu, tier, spot, model_params
     ) -> dict:
         from ml_assets.core.infra.gcs_folders import download_folder
         from resources.gcp_batch import PipesGcpBatchClient
 
         self._check_gcp_settings()
         gcs = self._gcs()
+        stage = request["stage"]
         base = f"gs://{self.bucket}/{self.prefix}"
         output_uri = f"{base}/outputs/{stage}/{fingerprint}/{context.run.run_id}"
         extras = JobRequest(
-            stage=stage,
-            settings=settings,
+            **request,
             inputs=self._stage_inputs(gcs, inputs),
             output=output_uri,
             checkpoints=f"{base}/checkpoints/{stage}/{fingerprint}",

@@ -9,7 +9,6 @@ import json
 
 import dagster as dg
 
-from ml_assets.assets import raw_transactions
 from ml_assets.core.intake.raw_days import export_days, export_homes
 from ml_assets.core.params import RawTransactionsParams
 from ml_assets.daily import daily_partitions, range_tags
@@ -64,10 +63,9 @@ def days_of(uri: str, names: list[str], settings: RawTransactionsParams, store: 
 def new_raw_exports(
     context: dg.SensorEvaluationContext, params: ParamsResource, artifact_store: ArtifactStore
 ):
-    section = params.section(raw_transactions.STAGE.key)
-    if section["source"] != "files" or not is_remote(section["path"] or ""):
+    settings = params.get(RawTransactionsParams)
+    if settings.source != "files" or not is_remote(settings.path or ""):
         return dg.SkipReason("raw_transactions.path is not an s3:// or gs:// prefix")
-    settings = RawTransactionsParams.model_validate(section)
     uri = settings.path
     _, objects = list_exports(uri, settings.format)
     current = {relative_key(uri, o.key): o.identity for o in objects}

@@ -178,14 +178,18 @@ def test_gpu_assets_share_the_gpu_pool_limited_to_one_job(tmp_path, monkeypatch)
 
     import dagster as dg
 
-    from ml_assets.core.infra.job_protocol import STAGES
-    from ml_assets.definitions import build_definitions
+    from ml_assets.definitions import GRAPH, build_definitions
+    from ml_assets.training.trainers import resolve_trainer
 
     repo = build_definitions().get_repository_def()
     pools = {k.to_user_string(): a.node_def.pool for k, a in repo.assets_defs_by_key.items()}
     gpu_assets = {asset for asset, pool in pools.items() if pool == "gpu"}
     assert gpu_assets == {"mlm_backbone", "multitask_model", "baseline_model"}
-    assert gpu_assets == set(STAGES)  # the training job runs exactly the pool's assets
+    # the training job runs exactly the pool's assets, each with the trainer its record names
+    trained = {stage.key: stage.trainer for stage, _ in GRAPH.values() if stage.trainer}
+    assert set(trained) == gpu_assets
+    for trainer in trained.values():
+        resolve_trainer(trainer)
     subprocess.run(["bash", "scripts/init_dagster_home.sh", str(tmp_path / "home")], check=True)
     monkeypatch.setenv("DAGSTER_HOME", str(tmp_path / "home"))
     with dg.DagsterInstance.get() as instance:
@@ -212,6 +216,7 @@ def test_the_job_request_round_trips_and_names_what_is_missing():
 
     request = JobRequest(
         stage="multitask_model",
+        trainer="ml_assets.training.trainers:FINETUNE",
         settings={"seed": 1},
         inputs={
             "corpus": "gs://b/p/inputs/tokenized_corpus/abc",
@@ -227,8 +232,26 @@ def test_the_job_request_round_trips_and_names_what_is_missing():
     del extras["checkpoints"]
     with pytest.raises(ValueError, match=r"lack \['checkpoints'\].*TrainingLauncher"):
         JobRequest.from_extras(extras)
-    with pytest.raises(ValueError, match="unknown training stage 'mlm'"):
-        JobRequest.from_extras({**request.to_extras(), "stage": "mlm"})
-    # finetuning reads a backbone; the MLM stage does not
-    with pytest.raises(ValueError, match=r"inputs \['backbone', 'corpus', 'tokenizer'\], expected"):
-        JobRequest.from_extras({**request.to_extras(), "stage": "mlm_backbone"})
+
+
+def test_the_job_runs_only_a_trainer_of_its_registry_with_the_inputs_it_reads():
+    from ml_assets.core.infra.job_protocol import JobRequest
+    from ml_assets.training.job import _trainer
+    from ml_assets.training.trainers import FINETUNE, resolve_trainer
+
+    assert resolve_trainer("ml_assets.training.trainers:FINETUNE") is FINETUNE
+    with pytest.raises(ValueError, match="is not one of ml_assets.training.trainers's"):
+        resolve_trainer("os:system")
+    with pytest.raises(ValueError, match="names no Trainer"):
+        resolve_trainer("ml_assets.training.trainers:resolve_trainer")
+    request = JobRequest(
+        stage="mlm_backbone",
+        trainer="ml_assets.training.trainers:MLM",
+        settings={},
+        inputs={"corpus": "/c", "tokenizer": "/t", "backbone": "/b"},
+        output="/tmp/out",
+        checkpoints="/tmp/ckpt",
+    )
+    # the MLM trainer reads no backbone
+    with pytest.raises(ValueError, match=r"inputs \['backbone', 'corpus', 'tokenizer'\], but"):
+        _trainer(request)

@@ -3,14 +3,19 @@
 import dagster as dg
 
 from ml_assets.artifacts import automation_condition
-from ml_assets.core.infra.io import ArtifactRef
+from ml_assets.core.infra.io import ArtifactRef, by_asset
 from ml_assets.core.infra.job_protocol import CORPUS_INPUT, TOKENIZER_INPUT
-from ml_assets.core.params import BaselineModelParams
+from ml_assets.core.params import (
+    BaselineModelParams,
+    MlmBackboneParams,
+    MultitaskModelParams,
+    PipelineParams,
+)
 from ml_assets.daily import single_run_asset
 from ml_assets.gpu_training import GPU_POOL, TrainingConfig, training_outputs
 from ml_assets.heads import heads_with_labels
 from ml_assets.run_config import section_config
-from ml_assets.stage import Stage
+from ml_assets.stage import FingerprintContext, Stage
 from ml_assets.training import job as training_job  # what the launcher runs: in the code version
 from ml_assets.training_checks import data_wait_spec
 from resources.artifact_store import ArtifactStore
@@ -23,15 +28,18 @@ BaselineModelConfig = section_config(
 )
 
 
-def fingerprint_section(params, store=None, overrides: dict | None = None) -> dict:
-    """multitask_model's finetuning params with the plain recipe's keys (baseline_model section)
-    in place of its own, and the backbone's architecture."""
-    mlm = params.section("mlm_backbone")
-    plain = params.section(STAGE.key, overrides) if overrides else params.section(STAGE.key)
+def fingerprint(params: PipelineParams, context: FingerprintContext) -> dict:
+    """The training job's settings (``PlainFinetuneSettings``): multitask_model's finetuning
+    params with the plain recipe's keys (its own section) in place of its own, and the
+    backbone's architecture."""
+    mlm = params.get(MlmBackboneParams)
     return {
-        "multitask_model": {**params.section("multitask_model"), **plain},
-        "num_layers": mlm["num_layers"],  # the same architecture as the pretrained backbone
-        "init_seed": mlm["seed"],
+        "finetune": {
+            **params.get(MultitaskModelParams).model_dump(mode="json"),
+            **params.get(BaselineModelParams).model_dump(mode="json"),
+        },
+        "num_layers": mlm.num_layers,  # the same architecture as the pretrained backbone
+        "init_seed": mlm.seed,
     }
 
 
@@ -39,8 +47,10 @@ STAGE = Stage(
     key="baseline_model",
     module=__name__,
     libraries=("torch", "transformers", "tokenizers", "safetensors", "peft"),
-    sections=("multitask_model", "baseline_model", "mlm_backbone"),
-    fingerprint_section=fingerprint_section,
+    trainer="ml_assets.training.trainers:PLAIN_FINETUNE",
+    section=BaselineModelParams,
+    reads=(MultitaskModelParams, MlmBackboneParams),
+    fingerprint=fingerprint,
 )
 
 
@@ -69,8 +79,8 @@ def baseline_model(
     from ml_assets.core.training_data.corpus import corpus_labels
     from ml_assets.training.stages import VALID_CURVE_PNG
 
-    settings = fingerprint_section(params, overrides=config.overrides)
-    finetune = settings["multitask_model"]
+    settings = params.fingerprinted(STAGE, config.overrides)
+    finetune = settings["finetune"]
     heads, notes = heads_with_labels(
         context, corpus_labels(tokenized_corpus.dir), finetune["heads"]
     )
@@ -79,7 +89,7 @@ def baseline_model(
         STAGE,
         params=params,
         settings=settings,
-        inputs={"tokenized_corpus": tokenized_corpus, "pruned_tokenizer": pruned_tokenizer},
+        inputs=by_asset(tokenized_corpus, pruned_tokenizer),
         job_inputs={CORPUS_INPUT: tokenized_corpus, TOKENIZER_INPUT: pruned_tokenizer},
         config=config,
         launcher=launcher,
@@ -87,5 +97,5 @@ def baseline_model(
         entrypoint=training_job.__name__,
         pictures={"valid_curve": (VALID_CURVE_PNG, "validation curve")},
         notes=notes,
-        job_settings={**settings, "multitask_model": {**finetune, "heads": heads}},
+        job_settings={**settings, "finetune": {**finetune, "heads": heads}},
     )

@@ -12,7 +12,9 @@ from ml_assets.artifacts import (
     memoized_output,
     table_preview,
 )
-from ml_assets.core.infra.io import ArtifactRef, read_json
+from ml_assets.assets.onnx_model import STAGE as ONNX_MODEL
+from ml_assets.assets.raw_transactions import STAGE as RAW_TRANSACTIONS
+from ml_assets.core.infra.io import ArtifactRef, by_asset, read_json
 from ml_assets.core.infra.layouts import (
     PREDICTIONS_FILE,
     QUARANTINE_FILE,
@@ -22,10 +24,10 @@ from ml_assets.core.infra.layouts import (
 from ml_assets.core.infra.layouts import (
     REGISTRY_RECORD_FILE as RECORD_FILE,
 )
-from ml_assets.core.params import BatchPredictionsParams, RawTransactionsParams
+from ml_assets.core.params import BatchPredictionsParams, PipelineParams, RawTransactionsParams
 from ml_assets.daily import single_run_asset
 from ml_assets.run_config import section_config
-from ml_assets.stage import Stage
+from ml_assets.stage import FingerprintContext, Stage
 from resources.artifact_store import ArtifactStore
 from resources.params import ParamsResource
 
@@ -36,7 +38,7 @@ def input_identity(settings: BatchPredictionsParams, store: ArtifactStore) -> di
         from ml_assets.core.intake.raw_days import local_listing
 
         return {"files": local_listing(Path(settings.source), settings.format)}
-    days = store.partition_refs("raw_transactions")
+    days = store.partition_refs(RAW_TRANSACTIONS.key)
     if not days:
         return {"raw_day": None}  # nothing to score yet; the asset says so when it runs
     newest = max(days)
@@ -52,29 +54,24 @@ def champion_model(store: ArtifactStore, registered: ArtifactRef) -> tuple[str, 
             "batch_predictions: there is no champion yet (no candidate was promoted); "
             "see registered_model's candidate_promoted check for why the last one was rejected"
         )
-    return champion["model_id"], store.ref("onnx_model", champion["onnx_model_key"])
+    return champion["model_id"], store.ref(ONNX_MODEL.key, champion["onnx_model_key"])
 
 
-def raw_reading(params) -> RawTransactionsParams:
-    """raw_transactions' section (params.yaml's: this run's overrides are batch_predictions'
-    own): a source file is validated exactly as exports are."""
-    return RawTransactionsParams.model_validate(params.section("raw_transactions"))
-
-
-def fingerprint_section(params, store: ArtifactStore, overrides: dict | None = None) -> dict:
+def fingerprint(params: PipelineParams, context: FingerprintContext) -> dict:
     """The section and what it scores (the files' sha256, or the newest raw day's entry); the
     model that scores it comes from the registered_model input. A source file's rows are
-    validated with raw_transactions' reading settings, so those are part of it too."""
-    section = params.section(STAGE.key, overrides) if overrides else params.section(STAGE.key)
-    settings = BatchPredictionsParams.model_validate(section)
+    validated with raw_transactions' reading settings (params.yaml's: a run's overrides are
+    batch_predictions' own), so those are part of it too."""
+    settings = params.get(BatchPredictionsParams)
+    section = settings.model_dump(mode="json")
     if not settings.source:
-        return {**section, "_input": input_identity(settings, store)}
+        return {**section, "_input": input_identity(settings, context.store)}
     from ml_assets.core.serving.predictions import batch_reading
 
-    reading = batch_reading(raw_reading(params), settings).model_dump(mode="json")
+    reading = batch_reading(params.get(RawTransactionsParams), settings).model_dump(mode="json")
     kept = ("format", "csv_preset", "column_map", "date_format", "encoding", "transaction_ids")
     reading = {k: reading[k] for k in (*kept, "max_description_chars")}
-    return {**section, "_input": input_identity(settings, store), "_reading": reading}
+    return {**section, "_input": input_identity(settings, context.store), "_reading": reading}
 
 
 # per-run overrides of the BatchPredictions section: the launchpad's fields
@@ -85,7 +82,9 @@ STAGE = Stage(
     key="batch_predictions",
     module=__name__,
     libraries=("onnxruntime", "tokenizers", "polars"),
-    fingerprint_section=fingerprint_section,
+    section=BatchPredictionsParams,
+    reads=(RawTransactionsParams,),
+    fingerprint=fingerprint,
 )
 
 
@@ -93,7 +92,7 @@ STAGE = Stage(
     group_name="serving",
     kinds={"onnx", "parquet"},
     # scores the newest raw day (unless batch_predictions.source is set): that day is the dep
-    deps=[dg.AssetDep("raw_transactions", partition_mapping=dg.LastPartitionMapping())],
+    deps=[dg.AssetDep(RAW_TRANSACTIONS.key, partition_mapping=dg.LastPartitionMapping())],
     automation_condition=automation_condition(),
     description=(
         "Transactions scored by the champion, the int8 ONNX model the registry promoted (after "
@@ -109,7 +108,8 @@ def batch_predictions(
     params: ParamsResource,
     artifact_store: ArtifactStore,
 ) -> dg.Output[ArtifactRef]:
-    fingerprinted = fingerprint_section(params, artifact_store, config.overrides)
+    resolved = params.load(BatchPredictionsParams, config.overrides)
+    fingerprinted = STAGE.fingerprinted(resolved, FingerprintContext(store=artifact_store))
     settings = BatchPredictionsParams.model_validate(
         {k: v for k, v in fingerprinted.items() if not k.startswith("_")}
     )
@@ -128,7 +128,7 @@ def batch_predictions(
         from ml_assets.core.serving.scoring import encode_for_model, scorer_for
 
         if settings.source:
-            result = read_batch_source(raw_reading(params), settings)
+            result = read_batch_source(resolved.get(RawTransactionsParams), settings)
             rows, source, quarantined = result.kept, settings.source, result.quarantined
             rejected = result.quarantined.height + result.duplicates
             if quarantined.height:
@@ -137,7 +137,9 @@ def batch_predictions(
                     f"({QUARANTINE_FILE} in the entry): {result.summary()}"
                 )
         else:
-            day = artifact_store.partition_refs("raw_transactions")[identity["raw_day"]].verified()
+            day = artifact_store.partition_refs(RAW_TRANSACTIONS.key)[
+                identity["raw_day"]
+            ].verified()
             rows, source, rejected = (
                 read_validated_jsonl(day.dir / RAW_FILE),
                 f"raw_transactions {identity['raw_day']}",
@@ -178,6 +180,6 @@ def batch_predictions(
         asset=STAGE.key,
         code=STAGE.code(params.path, params.profile),
         params=fingerprinted,
-        inputs={"registered_model": registered_model},
+        inputs=by_asset(registered_model),
         build=build,
     )

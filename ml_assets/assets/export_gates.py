@@ -33,7 +33,7 @@ def gate_result(context: dg.AssetCheckExecutionContext, verdict: GateVerdict):
 
 
 def _gates(params: ParamsResource) -> ExportGatesParams:
-    return ExportGatesParams.model_validate(params.section("export_gates"))
+    return params.get(ExportGatesParams)
 
 
 @dg.asset_check(

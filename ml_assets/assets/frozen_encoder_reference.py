@@ -8,30 +8,31 @@ from ml_assets.artifacts import (
     automation_condition,
     memoized_output,
 )
-from ml_assets.core.infra.io import ArtifactRef
+from ml_assets.core.infra.io import ArtifactRef, by_asset
 from ml_assets.core.infra.layouts import read_features
-from ml_assets.core.params import ReferenceModelsParams
+from ml_assets.core.params import (
+    MultitaskModelParams,
+    PipelineParams,
+    PrunedTokenizerParams,
+    ReferenceModelsParams,
+)
 from ml_assets.daily import single_run_asset
 from ml_assets.heads import heads_with_labels
 from ml_assets.run_config import section_config
-from ml_assets.stage import Stage
+from ml_assets.stage import FingerprintContext, Stage
 from resources.artifact_store import ArtifactStore
 from resources.params import ParamsResource
 
 
-def fingerprint_section(params, store=None, overrides: dict | None = None) -> dict:
+def fingerprint(params: PipelineParams, context: FingerprintContext) -> dict:
     """The grid it searches, the heads, and the backbone it embeds with (the configured one)."""
-    section = (
-        params.section("reference_models", overrides)
-        if overrides
-        else params.section("reference_models")
-    )
+    section, finetune = params.get(ReferenceModelsParams), params.get(MultitaskModelParams)
     return {
-        "c_grid": section["c_grid"],
-        "max_iter": section["max_iter"],
-        "heads": params.section("multitask_model")["heads"],
-        "max_length": params.section("multitask_model")["max_length"],
-        "backbone": params.section("pruned_tokenizer")["backbone"],
+        "c_grid": list(section.c_grid),
+        "max_iter": section.max_iter,
+        "heads": list(finetune.heads),
+        "max_length": finetune.max_length,
+        "backbone": params.get(PrunedTokenizerParams).backbone,
     }
 
 
@@ -43,8 +44,9 @@ STAGE = Stage(
     key="frozen_encoder_reference",
     module=__name__,
     libraries=("scikit-learn", "torch", "transformers", "tokenizers"),
-    sections=("reference_models", "multitask_model", "pruned_tokenizer"),
-    fingerprint_section=fingerprint_section,
+    section=ReferenceModelsParams,
+    reads=(MultitaskModelParams, PrunedTokenizerParams),
+    fingerprint=fingerprint,
 )
 
 
@@ -66,7 +68,7 @@ def frozen_encoder_reference(
     params: ParamsResource,
     artifact_store: ArtifactStore,
 ) -> dg.Output[ArtifactRef]:
-    settings = fingerprint_section(params, overrides=config.overrides)
+    settings = params.fingerprinted(STAGE, config.overrides)
 
     def build(folder: Path, fingerprint: str) -> dict:
         from ml_assets.core.training_data.labels import label_vocabularies
@@ -93,6 +95,6 @@ def frozen_encoder_reference(
         asset=STAGE.key,
         code=STAGE.code(params.path, params.profile),
         params=settings,
-        inputs={"training_features": training_features},
+        inputs=by_asset(training_features),
         build=build,
     )

@@ -12,6 +12,7 @@ from ml_assets.assets.training_features import training_features
 from ml_assets.check_reasons import logged_check
 from ml_assets.core.infra.io import ArtifactRef
 from ml_assets.core.infra.layouts import read_features
+from ml_assets.core.params import MultitaskModelParams
 from ml_assets.core.training_data.labels import HeadLabelsError, label_vocabularies, trainable_heads
 from resources.params import ParamsResource
 
@@ -28,7 +29,7 @@ from resources.params import ParamsResource
 def heads_have_labels(
     context: dg.AssetCheckExecutionContext, training_features: ArtifactRef, params: ParamsResource
 ) -> dg.AssetCheckResult:
-    configured = params.section("multitask_model")["heads"]
+    configured = list(params.get(MultitaskModelParams).heads)
     train = read_features(training_features).filter(pl.col("split") == "train")
     vocabularies = label_vocabularies(train, configured)
     metadata = {f"{head}_train_labels": len(names) for head, names in vocabularies.items()}

@@ -3,7 +3,7 @@
 import dagster as dg
 
 from ml_assets.artifacts import automation_condition
-from ml_assets.core.infra.io import ArtifactRef
+from ml_assets.core.infra.io import ArtifactRef, by_asset
 from ml_assets.core.infra.job_protocol import CORPUS_INPUT, TOKENIZER_INPUT
 from ml_assets.core.params import MlmBackboneParams
 from ml_assets.daily import single_run_asset
@@ -23,7 +23,9 @@ MlmBackboneConfig = section_config(MlmBackboneParams, "MlmBackboneConfig", base=
 STAGE = Stage(
     key="mlm_backbone",
     module=__name__,
+    section=MlmBackboneParams,
     libraries=("torch", "transformers", "tokenizers", "safetensors"),
+    trainer="ml_assets.training.trainers:MLM",
 )
 
 
@@ -62,8 +64,8 @@ def mlm_backbone(
         context,
         STAGE,
         params=params,
-        settings=params.section(STAGE.key, config.overrides),
-        inputs={"tokenized_corpus": tokenized_corpus, "pruned_tokenizer": pruned_tokenizer},
+        settings=params.fingerprinted(STAGE, config.overrides),
+        inputs=by_asset(tokenized_corpus, pruned_tokenizer),
         job_inputs={CORPUS_INPUT: tokenized_corpus, TOKENIZER_INPUT: pruned_tokenizer},
         config=config,
         launcher=launcher,

@@ -11,7 +11,8 @@ from ml_assets.artifacts import (
     automation_condition,
     memoized_output,
 )
-from ml_assets.core.infra.io import ArtifactRef, atomic_write_json, read_json
+from ml_assets.assets.onnx_model import STAGE as ONNX_MODEL
+from ml_assets.core.infra.io import ArtifactRef, atomic_write_json, by_asset, read_json
 from ml_assets.core.infra.layouts import (
     EVALUATION_FILE,
     FP32_FILE,
@@ -22,7 +23,7 @@ from ml_assets.core.infra.layouts import (
     TOKENIZER_DIR,
     read_features,
 )
-from ml_assets.core.params import ModelEvaluationParams, OnnxModelParams
+from ml_assets.core.params import ModelEvaluationParams, OnnxModelParams, PipelineParams
 from ml_assets.core.quality.comparison import (
     BASELINE,
     CANDIDATE,
@@ -32,7 +33,7 @@ from ml_assets.core.quality.comparison import (
 )
 from ml_assets.daily import single_run_asset
 from ml_assets.run_config import section_config
-from ml_assets.stage import Stage
+from ml_assets.stage import FingerprintContext, Stage
 from resources.artifact_store import ArtifactStore
 from resources.model_registry import ModelRegistry
 from resources.params import ParamsResource
@@ -134,17 +135,11 @@ def champion_entry(
     return {"model_id": record["model_id"], "onnx_model_key": record["onnx_model_key"]}
 
 
-def fingerprint_section(
-    params,
-    store: ArtifactStore,
-    overrides: dict | None = None,
-    registry: ModelRegistry | None = None,
-    candidate_digest: str | None = None,
-) -> dict:
+def fingerprint(params: PipelineParams, context: FingerprintContext) -> dict:
     """The section and the model the candidate is compared with (see ``champion_entry``)."""
-    section = params.section(STAGE.key, overrides) if overrides else params.section(STAGE.key)
-    champion = champion_entry(store, registry or ModelRegistry(), candidate_digest)
-    return {**section, "_champion": champion}
+    registry = context.registry or ModelRegistry()
+    champion = champion_entry(context.store, registry, context.candidate_digest)
+    return {**params.get(ModelEvaluationParams).model_dump(mode="json"), "_champion": champion}
 
 
 def pytorch_probabilities(model_dir: Path, texts: list[str]) -> dict[str, np.ndarray]:
@@ -200,8 +195,9 @@ STAGE = Stage(
     key="model_evaluation",
     module=__name__,
     libraries=("onnxruntime", "tokenizers", "transformers", "polars"),
-    fingerprint_section=fingerprint_section,
-    candidate_input="onnx_model",
+    section=ModelEvaluationParams,
+    fingerprint=fingerprint,
+    candidate_input=ONNX_MODEL.key,
 )
 
 
@@ -236,14 +232,18 @@ def model_evaluation(
     artifact_store: ArtifactStore,
     model_registry: ModelRegistry,
 ) -> dg.Output[ArtifactRef]:
-    section = fingerprint_section(
-        params, artifact_store, config.overrides, model_registry, onnx_model.digest
+    resolved = params.load(ModelEvaluationParams, config.overrides)
+    section = STAGE.fingerprinted(
+        resolved,
+        FingerprintContext(
+            store=artifact_store, registry=model_registry, candidate_digest=onnx_model.digest
+        ),
     )
     settings = ModelEvaluationParams.model_validate(
         {k: v for k, v in section.items() if k != "_champion"}
     )
     champion = section["_champion"]
-    threads = OnnxModelParams.model_validate(params.section("onnx_model")).intra_op_num_threads
+    threads = resolved.get(OnnxModelParams).intra_op_num_threads
 
     def build(folder: Path, fingerprint: str) -> dict:
         from ml_assets.core.quality.comparison import accuracy_grid, comparison_table
@@ -318,13 +318,10 @@ def model_evaluation(
                 test, heads, labels, masks, threads, settings.batch_size,
                 fp32=onnx_model.dir / FP32_FILE,
                 baseline=baseline_model.dir,
-                references={
-                    "tfidf_reference": tfidf_reference,
-                    "frozen_encoder_reference": frozen_encoder_reference,
-                },
+                references=by_asset(tfidf_reference, frozen_encoder_reference),
                 champion=None
                 if champion is None
-                else (champion["model_id"], artifact_store.ref("onnx_model", champion["onnx_model_key"])),
+                else (champion["model_id"], artifact_store.ref(ONNX_MODEL.key, champion["onnx_model_key"])),
             )
         )  # fmt: skip
         primary = primary_head(heads)
@@ -419,14 +416,14 @@ def model_evaluation(
         asset=STAGE.key,
         code=STAGE.code(params.path, params.profile),
         params=section,
-        inputs={
-            "onnx_model": onnx_model,
-            "training_features": training_features,
-            "multitask_model": multitask_model,
-            "baseline_model": baseline_model,
-            "tfidf_reference": tfidf_reference,
-            "frozen_encoder_reference": frozen_encoder_reference,
-        },
+        inputs=by_asset(
+            onnx_model,
+            training_features,
+            multitask_model,
+            baseline_model,
+            tfidf_reference,
+            frozen_encoder_reference,
+        ),
         build=build,
     )
 

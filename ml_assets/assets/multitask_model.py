@@ -3,7 +3,7 @@
 import dagster as dg
 
 from ml_assets.artifacts import automation_condition
-from ml_assets.core.infra.io import ArtifactRef
+from ml_assets.core.infra.io import ArtifactRef, by_asset
 from ml_assets.core.infra.job_protocol import BACKBONE_INPUT, CORPUS_INPUT, TOKENIZER_INPUT
 from ml_assets.core.params import MultitaskModelParams
 from ml_assets.daily import single_run_asset
@@ -26,7 +26,9 @@ MultitaskModelConfig = section_config(
 STAGE = Stage(
     key="multitask_model",
     module=__name__,
+    section=MultitaskModelParams,
     libraries=("torch", "transformers", "tokenizers", "safetensors", "peft"),
+    trainer="ml_assets.training.trainers:FINETUNE",
 )
 
 
@@ -62,7 +64,7 @@ def multitask_model(
     from ml_assets.core.training_data.corpus import corpus_labels
     from ml_assets.training.stages import VALID_CURVE_PNG
 
-    settings = params.section(STAGE.key, config.overrides)
+    settings = params.fingerprinted(STAGE, config.overrides)
     heads, notes = heads_with_labels(
         context, corpus_labels(tokenized_corpus.dir), settings["heads"]
     )
@@ -71,11 +73,7 @@ def multitask_model(
         STAGE,
         params=params,
         settings=settings,
-        inputs={
-            "tokenized_corpus": tokenized_corpus,
-            "pruned_tokenizer": pruned_tokenizer,
-            "mlm_backbone": mlm_backbone,
-        },
+        inputs=by_asset(tokenized_corpus, pruned_tokenizer, mlm_backbone),
         job_inputs={
             CORPUS_INPUT: tokenized_corpus,
             TOKENIZER_INPUT: pruned_tokenizer,

@@ -10,7 +10,7 @@ from ml_assets.artifacts import (
     automation_condition,
     memoized_output,
 )
-from ml_assets.core.infra.io import ArtifactRef, atomic_write_json
+from ml_assets.core.infra.io import ArtifactRef, atomic_write_json, by_asset
 from ml_assets.core.infra.layouts import (
     FP32_FILE,
     INT8_FILE,
@@ -20,11 +20,11 @@ from ml_assets.core.infra.layouts import (
     entry_params,
     read_features,
 )
-from ml_assets.core.params import OnnxModelParams
+from ml_assets.core.params import ExportGatesParams, OnnxModelParams, PipelineParams
 from ml_assets.core.training_data.labels import label_ids
 from ml_assets.daily import single_run_asset
 from ml_assets.run_config import section_config
-from ml_assets.stage import Stage
+from ml_assets.stage import FingerprintContext, Stage
 from ml_assets.verdict_lines import export_gate_lines
 from resources.artifact_store import ArtifactStore
 from resources.params import ParamsResource
@@ -35,19 +35,22 @@ OnnxModelConfig = section_config(OnnxModelParams, "OnnxModelConfig")
 PARITY_TARGETS = ("min_argmax_agreement", "max_accuracy_drop_pt")
 
 
-def fingerprint_section(params, store=None, overrides: dict | None = None) -> dict:
+def fingerprint(params: PipelineParams, context: FingerprintContext) -> dict:
     """Its own section, and the parity gate's targets: the int8 recipe is chosen to meet them."""
-    own = params.section("onnx_model", overrides) if overrides else params.section("onnx_model")
-    gates = params.section("export_gates")
-    return {**own, "parity_targets": {key: gates[key] for key in PARITY_TARGETS}}
+    gates = params.get(ExportGatesParams)
+    return {
+        **params.get(OnnxModelParams).model_dump(mode="json"),
+        "parity_targets": {key: getattr(gates, key) for key in PARITY_TARGETS},
+    }
 
 
 STAGE = Stage(
     key="onnx_model",
     module=__name__,
     libraries=("torch", "onnx", "onnxruntime", "tokenizers", "transformers"),
-    sections=("onnx_model", "export_gates"),
-    fingerprint_section=fingerprint_section,
+    section=OnnxModelParams,
+    reads=(ExportGatesParams,),
+    fingerprint=fingerprint,
     verdicts=export_gate_lines,
 )
 
@@ -76,7 +79,7 @@ def onnx_model(
     params: ParamsResource,
     artifact_store: ArtifactStore,
 ) -> dg.Output[ArtifactRef]:
-    fingerprinted = fingerprint_section(params, overrides=config.overrides)
+    fingerprinted = params.fingerprinted(STAGE, config.overrides)
     settings = OnnxModelParams.model_validate(
         {k: v for k, v in fingerprinted.items() if k != "parity_targets"}
     )
@@ -186,6 +189,6 @@ def onnx_model(
         asset=STAGE.key,
         code=STAGE.code(params.path, params.profile),
         params=fingerprinted,
-        inputs={"multitask_model": multitask_model, "training_features": training_features},
+        inputs=by_asset(multitask_model, training_features),
         build=build,
     )

@@ -9,7 +9,8 @@ from ml_assets.artifacts import (
     automation_condition,
     memoized_output,
 )
-from ml_assets.core.infra.io import ArtifactRef, read_json
+from ml_assets.assets.training_features import STAGE as TRAINING_FEATURES
+from ml_assets.core.infra.io import ArtifactRef, by_asset, read_json
 from ml_assets.core.infra.layouts import (
     TOKENIZER_ID_MAP,
     entry_params,
@@ -39,6 +40,7 @@ PrunedTokenizerConfig = section_config(PrunedTokenizerParams, "PrunedTokenizerCo
 STAGE = Stage(
     key="pruned_tokenizer",
     module=__name__,
+    section=PrunedTokenizerParams,
     libraries=("tokenizers", "transformers"),
 )
 
@@ -60,7 +62,7 @@ def pruned_tokenizer(
     params: ParamsResource,
     artifact_store: ArtifactStore,
 ) -> dg.Output[ArtifactRef]:
-    section = params.section(STAGE.key, config.overrides)
+    section = params.fingerprinted(STAGE, config.overrides)
     settings = PrunedTokenizerParams.model_validate(section)
 
     def build(folder: Path, fingerprint: str) -> dict:
@@ -105,14 +107,14 @@ def pruned_tokenizer(
         asset=STAGE.key,
         code=STAGE.code(params.path, params.profile),
         params=section,
-        inputs={"training_features": training_features},
+        inputs=by_asset(training_features),
         build=build,
     )
 
 
 @dg.asset_check(
     asset=pruned_tokenizer,
-    additional_ins={"training_features": dg.AssetIn()},
+    additional_ins={TRAINING_FEATURES.key: dg.AssetIn()},
     description="Re-tokenizes a training sample with original and pruned tokenizers: token strings must be 100 % identical.",
 )
 def pruned_tokenizer_identical_on_training_text(

@@ -91,6 +91,7 @@ RawTransactionsConfig = section_config(RawTransactionsParams, "RawTransactionsCo
 STAGE = Stage(
     key="raw_transactions",
     module=__name__,
+    section=RawTransactionsParams,
     libraries=("polars",),
     source_listing=source_listing,
     fingerprint_params=fingerprint_params,
@@ -131,7 +132,7 @@ def raw_transactions(
     params: ParamsResource,
     artifact_store: ArtifactStore,
 ) -> Iterator[dg.Output | dg.AssetCheckResult]:
-    section = params.section(STAGE.key, config.overrides)
+    section = params.fingerprinted(STAGE, config.overrides)
     settings = RawTransactionsParams.model_validate(section)
     days = list(context.partition_keys)
     listing = source_listing(section)

@@ -16,7 +16,7 @@ from ml_assets.artifacts import (
     automation_condition,
     memoized_output,
 )
-from ml_assets.core.infra.io import ArtifactRef, atomic_write_json, read_json
+from ml_assets.core.infra.io import ArtifactRef, atomic_write_json, by_asset, read_json
 from ml_assets.core.infra.layouts import (
     EVALUATION_FILE,
     FP32_FILE,
@@ -24,9 +24,20 @@ from ml_assets.core.infra.layouts import (
     REGISTRY_RECORD_FILE,
     VERIFICATION_FILE,
 )
-from ml_assets.core.params import ExportGatesParams
+from ml_assets.core.params import (
+    ExportGatesParams,
+    MlmBackboneParams,
+    MultitaskModelParams,
+    OnnxModelParams,
+    PipelineParams,
+    PromotionParams,
+    PrunedTokenizerParams,
+    TrainingFeaturesParams,
+    TransactionFeaturesParams,
+    section_name,
+)
 from ml_assets.daily import single_run_asset
-from ml_assets.stage import Stage
+from ml_assets.stage import FingerprintContext, Stage
 from ml_assets.verdict_lines import promotion_lines
 from resources.artifact_store import ArtifactStore
 from resources.model_registry import CHAMPION, ModelRegistry, now
@@ -76,24 +87,36 @@ def build_record(
     }
 
 
-def fingerprint_section(
-    params, store: ArtifactStore, registry: ModelRegistry | None = None
-) -> dict:
+def fingerprint(params: PipelineParams, context: FingerprintContext) -> dict:
     """Where the record goes and the gate thresholds it records."""
-    registry = registry or ModelRegistry()
+    registry = context.registry or ModelRegistry()
     return {
-        "target": registry.target(store.root_path),
-        "export_gates": params.section("export_gates"),
-        "promotion": params.section("promotion"),
+        "target": registry.target(context.store.root_path),
+        **{
+            section_name(model): params.get(model).model_dump(mode="json")
+            for model in (ExportGatesParams, PromotionParams)
+        },
     }
+
+
+# the sections that shaped the model, recorded with it
+SHAPING = (
+    TransactionFeaturesParams,
+    TrainingFeaturesParams,
+    PrunedTokenizerParams,
+    MlmBackboneParams,
+    MultitaskModelParams,
+    OnnxModelParams,
+)
 
 
 STAGE = Stage(
     key="registered_model",
     module=__name__,
     libraries=(),
-    sections=("export_gates", "promotion"),
-    fingerprint_section=fingerprint_section,
+    section=PromotionParams,
+    reads=(ExportGatesParams,),
+    fingerprint=fingerprint,
     verdicts=promotion_lines,
 )
 
@@ -139,11 +162,9 @@ def registered_model(
     model_id = onnx_model.digest[:32]
     resolved = params.load()
     shaping = {
-        name: resolved.section(name)
-        for name in ("transaction_features", "training_features", "pruned_tokenizer")
-        + ("mlm_backbone", "multitask_model", "onnx_model")
+        section_name(model): resolved.get(model).model_dump(mode="json") for model in SHAPING
     }
-    gates = ExportGatesParams.model_validate(resolved.section("export_gates"))
+    gates = resolved.get(ExportGatesParams)
 
     def build(folder: Path, fingerprint: str) -> dict:
         evaluation = read_json(model_evaluation.dir / EVALUATION_FILE)
@@ -155,7 +176,7 @@ def registered_model(
         )
         failures = [f"export gate {v.gate}: {r}" for v in verdicts for r in v.reasons]
         decision = decide_from_evaluation(
-            evaluation, resolved.section("promotion"), primary, failures
+            evaluation, resolved.get(PromotionParams).model_dump(mode="json"), primary, failures
         )
         uploaded = model_registry.upload(
             model_id,
@@ -208,8 +229,10 @@ def registered_model(
         artifact_store,
         asset=STAGE.key,
         code=STAGE.code(params.path, params.profile),
-        params=fingerprint_section(resolved, artifact_store, model_registry),
-        inputs={"onnx_model": onnx_model, "model_evaluation": model_evaluation},
+        params=STAGE.fingerprinted(
+            resolved, FingerprintContext(store=artifact_store, registry=model_registry)
+        ),
+        inputs=by_asset(onnx_model, model_evaluation),
         build=build,
     )
     decision = read_json(Path(output.value.path) / RECORD_FILE)["promotion"]

@@ -8,29 +8,25 @@ from ml_assets.artifacts import (
     automation_condition,
     memoized_output,
 )
-from ml_assets.core.infra.io import ArtifactRef
+from ml_assets.core.infra.io import ArtifactRef, by_asset
 from ml_assets.core.infra.layouts import read_features
-from ml_assets.core.params import ReferenceModelsParams
+from ml_assets.core.params import MultitaskModelParams, PipelineParams, ReferenceModelsParams
 from ml_assets.daily import single_run_asset
 from ml_assets.heads import heads_with_labels
 from ml_assets.run_config import section_config
-from ml_assets.stage import Stage
+from ml_assets.stage import FingerprintContext, Stage
 from resources.artifact_store import ArtifactStore
 from resources.params import ParamsResource
 
 
-def fingerprint_section(params, store=None, overrides: dict | None = None) -> dict:
+def fingerprint(params: PipelineParams, context: FingerprintContext) -> dict:
     """The grid it searches, and the heads the finetuned models predict."""
-    section = (
-        params.section("reference_models", overrides)
-        if overrides
-        else params.section("reference_models")
-    )
+    section = params.get(ReferenceModelsParams)
     return {
-        "c_grid": section["c_grid"],
-        "max_iter": section["max_iter"],
-        "tfidf_min_df": section["tfidf_min_df"],
-        "heads": params.section("multitask_model")["heads"],
+        "c_grid": list(section.c_grid),
+        "max_iter": section.max_iter,
+        "tfidf_min_df": section.tfidf_min_df,
+        "heads": list(params.get(MultitaskModelParams).heads),
     }
 
 
@@ -42,8 +38,9 @@ STAGE = Stage(
     key="tfidf_reference",
     module=__name__,
     libraries=("scikit-learn", "scipy", "polars"),
-    sections=("reference_models", "multitask_model"),
-    fingerprint_section=fingerprint_section,
+    section=ReferenceModelsParams,
+    reads=(MultitaskModelParams,),
+    fingerprint=fingerprint,
 )
 
 
@@ -66,7 +63,7 @@ def tfidf_reference(
     params: ParamsResource,
     artifact_store: ArtifactStore,
 ) -> dg.Output[ArtifactRef]:
-    settings = fingerprint_section(params, overrides=config.overrides)
+    settings = params.fingerprinted(STAGE, config.overrides)
 
     def build(folder: Path, fingerprint: str) -> dict:
         from ml_assets.core.training_data.labels import label_vocabularies
@@ -91,6 +88,6 @@ def tfidf_reference(
         asset=STAGE.key,
         code=STAGE.code(params.path, params.profile),
         params=settings,
-        inputs={"training_features": training_features},
+        inputs=by_asset(training_features),
         build=build,
     )

@@ -9,7 +9,7 @@ from ml_assets.artifacts import (
     automation_condition,
     memoized_output,
 )
-from ml_assets.core.infra.io import ArtifactRef
+from ml_assets.core.infra.io import ArtifactRef, by_asset
 from ml_assets.core.infra.layouts import read_features
 from ml_assets.core.params import TokenizedCorpusParams
 from ml_assets.daily import single_run_asset
@@ -25,6 +25,7 @@ TokenizedCorpusConfig = section_config(TokenizedCorpusParams, "TokenizedCorpusCo
 STAGE = Stage(
     key="tokenized_corpus",
     module=__name__,
+    section=TokenizedCorpusParams,
     libraries=("tokenizers", "numpy"),
 )
 
@@ -47,7 +48,7 @@ def tokenized_corpus(
     params: ParamsResource,
     artifact_store: ArtifactStore,
 ) -> dg.Output[ArtifactRef]:
-    section = params.section(STAGE.key, config.overrides)
+    section = params.fingerprinted(STAGE, config.overrides)
     settings = TokenizedCorpusParams.model_validate(section)
 
     def build(folder: Path, fingerprint: str) -> dict:
@@ -81,6 +82,6 @@ def tokenized_corpus(
         asset=STAGE.key,
         code=STAGE.code(params.path, params.profile),
         params=section,
-        inputs={"training_features": training_features, "pruned_tokenizer": pruned_tokenizer},
+        inputs=by_asset(training_features, pruned_tokenizer),
         build=build,
     )

@@ -11,6 +11,7 @@ from ml_assets.artifacts import (
     memoized_output,
     split_table,
 )
+from ml_assets.assets.transaction_features import STAGE as TRANSACTION_FEATURES
 from ml_assets.core.infra.io import ArtifactRef
 from ml_assets.core.infra.layouts import FEATURES_FILE
 from ml_assets.core.intake.partitions import scan_window, window_days
@@ -37,6 +38,7 @@ TrainingFeaturesConfig = section_config(TrainingFeaturesParams, "TrainingFeature
 STAGE = Stage(
     key="training_features",
     module=__name__,
+    section=TrainingFeaturesParams,
     libraries=("polars", "pyarrow"),
     window_inputs=window_inputs,
 )
@@ -45,7 +47,7 @@ STAGE = Stage(
 @single_run_asset(
     group_name="features",
     kinds={"polars", "parquet"},
-    deps=["transaction_features"],
+    deps=[TRANSACTION_FEATURES.key],
     automation_condition=automation_condition(),
     description=(
         "The days of transaction_features that training reads (`training_features.window_days` "
@@ -60,9 +62,9 @@ def training_features(
     params: ParamsResource,
     artifact_store: ArtifactStore,
 ) -> dg.Output[ArtifactRef]:
-    section = params.section(STAGE.key, config.overrides)
+    section = params.fingerprinted(STAGE, config.overrides)
     settings = TrainingFeaturesParams.model_validate(section)
-    available = artifact_store.partition_refs("transaction_features")
+    available = artifact_store.partition_refs(TRANSACTION_FEATURES.key)
     end = settings.end_date.isoformat() if settings.end_date else None
     days = window_days(sorted(available), settings.window_days, end)
     if not days:
@@ -77,9 +79,9 @@ def training_features(
     def build(folder: Path, fingerprint: str) -> dict:
         started = time.perf_counter()
         for day, ref in refs.items():  # the pointers are the truth; repair a stale link
-            artifact_store.publish_hive_partition("transaction_features", day, ref, FEATURES_FILE)
+            artifact_store.publish_hive_partition(TRANSACTION_FEATURES.key, day, ref, FEATURES_FILE)
         frame = scan_window(
-            artifact_store.hive_dataset("transaction_features"), days[0], days[-1]
+            artifact_store.hive_dataset(TRANSACTION_FEATURES.key), days[0], days[-1]
         ).collect()
         expected = sum(
             pl.scan_parquet(ref.dir / FEATURES_FILE).select(pl.len()).collect().item()
@@ -89,7 +91,7 @@ def training_features(
             raise dg.Failure(
                 f"training_features: the window scan read {frame.height} rows, the "
                 f"{len(refs)} partitions hold {expected}; check "
-                f"{artifact_store.hive_dataset('transaction_features')} for foreign files"
+                f"{artifact_store.hive_dataset(TRANSACTION_FEATURES.key)} for foreign files"
             )
         frame.write_parquet(folder / FEATURES_FILE, compression="zstd")
         by_split = frame.group_by("split").agg(

@@ -14,7 +14,8 @@ from ml_assets.artifacts import (
     split_table,
     table_preview,
 )
-from ml_assets.core.infra.io import ArtifactRef
+from ml_assets.assets.raw_transactions import STAGE as RAW_TRANSACTIONS
+from ml_assets.core.infra.io import ArtifactRef, by_asset
 from ml_assets.core.infra.layouts import FEATURES_FILE, RAW_FILE
 from ml_assets.core.intake.records import read_validated_jsonl
 from ml_assets.core.params import TransactionFeaturesParams
@@ -35,6 +36,7 @@ TransactionFeaturesConfig = section_config(TransactionFeaturesParams, "Transacti
 STAGE = Stage(
     key="transaction_features",
     module=__name__,
+    section=TransactionFeaturesParams,
     libraries=("polars", "pyarrow"),
 )
 
@@ -59,7 +61,7 @@ def transaction_features(
     params: ParamsResource,
     artifact_store: ArtifactStore,
 ):
-    section = params.section(STAGE.key, config.overrides)
+    section = params.fingerprinted(STAGE, config.overrides)
     settings = TransactionFeaturesParams.model_validate(section)
 
     def build(day: str, folder: Path, fingerprint: str) -> dict:
@@ -109,7 +111,7 @@ def transaction_features(
             asset=STAGE.key,
             code=STAGE.code(params.path, params.profile),
             params=section,
-            inputs={"raw_transactions": raw_transactions[day]},
+            inputs=by_asset(raw_transactions[day]),
             build=functools.partial(build, day),
             label=day,
         )
@@ -130,5 +132,5 @@ def transaction_features(
         },
     )
     yield from day_materializations(
-        context, STAGE.key, entries, {"raw_transactions": raw_transactions}
+        context, STAGE.key, entries, {RAW_TRANSACTIONS.key: raw_transactions}
     )

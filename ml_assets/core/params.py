@@ -12,9 +12,10 @@ from __future__ import annotations
 
 import copy
 import datetime as dt
+import functools
 import os
 from pathlib import Path
-from typing import Any, Literal
+from typing import Any, Literal, TypeVar
 
 import yaml
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator, model_validator
@@ -470,6 +471,16 @@ class BaselineModelParams(_Section):
     ngram_bag: bool = Field(False, description="the encoder alone, as a notebook's finetune")
 
 
+class PlainFinetuneSettings(_Section):
+    """What baseline_model's training job receives (not a params.yaml section): multitask_model's
+    section with baseline_model's keys in place of its own, and the depth and initialization
+    seed of the pretrained backbone, so the two finetunes differ only in the recipe."""
+
+    finetune: MultitaskModelParams
+    num_layers: int = Field(ge=1)
+    init_seed: int
+
+
 class OnnxModelParams(_Section):
     """The int8 kernel, measured on the default model (benchmarks/RESULTS.md): `blockwise`
     (onnxruntime MatMulNBits: 8-bit weights and int8 activations with one scale per block of
@@ -737,6 +748,25 @@ class PipelineParams(_Section):
         """The resolved section as plain JSON-able data (saved beside every artifact)."""
         return getattr(self, name).model_dump(mode="json")
 
+    def get(self, model: type[SectionT]) -> SectionT:
+        """The resolved section whose schema is ``model``."""
+        return getattr(self, section_name(model))
+
+
+SectionT = TypeVar("SectionT", bound=BaseModel)
+
+
+def section_name(model: type[BaseModel]) -> str:
+    """The params.yaml section whose schema is ``model`` (e.g. MultitaskModelParams ->
+    multitask_model): code names a section by its model, never by a string."""
+    names = _SECTION_NAMES.get(model)
+    if names is None:
+        raise KeyError(f"{model.__name__} is not the schema of a params.yaml section")
+    return names
+
+
+_SECTION_NAMES = {field.annotation: name for name, field in PipelineParams.model_fields.items()}
+
 
 def deep_merge(base: dict[str, Any], override: dict[str, Any]) -> dict[str, Any]:
     merged = copy.deepcopy(base)
@@ -793,6 +823,22 @@ def load_params(
     if overrides:
         raw = deep_merge(raw, overrides)
     return _validated(raw, params_path, text, profile)
+
+
+def cached_params(
+    path: str | os.PathLike[str] | None = None, profile: str | None = None
+) -> PipelineParams:
+    """``load_params`` validated once per file content and profile in a process: the
+    definitions, ``plan`` and every asset of a run ask for the same params again and again
+    (validating every profile takes ~0.1 s). An edited file is read and validated anew."""
+    params_path = resolve_params_path(path)
+    profile = profile if profile is not None else os.environ.get(PROFILE_ENV) or None
+    return _params_of(str(params_path), profile, params_path.read_text())
+
+
+@functools.lru_cache(maxsize=8)
+def _params_of(path: str, profile: str | None, text: str) -> PipelineParams:
+    return load_params(path, profile)
 
 
 def builtin_profiles(params_path: Path) -> dict[str, Any]:

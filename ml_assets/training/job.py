@@ -4,7 +4,7 @@ It runs as an external process under Dagster Pipes, started by the launcher reso
 (``resources/launchers.py``): locally by ``PipesSubprocessClient``, on GCP by the Cloud Batch
 Pipes client, optionally under ``torchrun --nproc_per_node=K``. Only ``dagster-pipes`` is
 imported here, never dagster. Everything the job needs arrives in the Pipes extras, a
-``core.job_protocol.JobRequest`` (stage, resolved params section, input / output / checkpoint folders
+``core.job_protocol.JobRequest`` (stage, its trainer, settings, input / output / checkpoint folders
 or gs:// URIs); the exit codes and reported events are defined there too.
 
 Preemption: SIGTERM (and SIGINT, which Dagster sends on run termination) sets a flag; the loop
@@ -36,19 +36,13 @@ from dagster_pipes import (
 
 from ml_assets.core.infra.attempt_ledger import FAILED, FINISHED
 from ml_assets.core.infra.job_protocol import (
-    BACKBONE_INPUT,
-    CORPUS_INPUT,
     EVENT_CHECKPOINT,
     EVENT_PREEMPTED,
     EVENT_PROGRESS,
     EVENT_RESUMED,
     EVENT_STARTED,
     EXIT_PREEMPTED,
-    FINETUNE_STAGE,
     GCS_TRANSPORT,
-    MLM_STAGE,
-    SINGLE_PROCESS_STAGES,
-    TOKENIZER_INPUT,
     TRANSPORT_ENV,
     JobRequest,
 )
@@ -228,14 +222,11 @@ def _run_in(scratch, spec, reporter, rank, world, guard, client) -> dict:
         upload_folder,
     )
     from ml_assets.core.infra.io import staged_directory
-    from ml_assets.core.params import MlmBackboneParams, MultitaskModelParams
     from ml_assets.training.preemption import TrainingHooks
-    from ml_assets.training.stages import (
-        train_baseline_model,
-        train_mlm_backbone,
-        train_multitask_model,
-    )
+    from ml_assets.training.trainers import TrainingJob
 
+    trainer = _trainer(spec)
+    settings = trainer.settings.model_validate(spec.settings)  # the one validation
     inputs = _stage_inputs(spec, scratch, rank, world, client)
     checkpoints, checkpoint_uri = Path(spec.checkpoints), None
     if is_remote(spec.checkpoints):
@@ -249,7 +240,7 @@ def _run_in(scratch, spec, reporter, rank, world, guard, client) -> dict:
             )
         _barrier(world)
 
-    if world > 1 and spec.stage in SINGLE_PROCESS_STAGES and rank != 0:
+    if world > 1 and trainer.single_process and rank != 0:
         reporter.log(f"rank {rank}: {spec.stage} trains on rank 0 only; nothing to do here")
         return {}
 
@@ -267,46 +258,35 @@ def _run_in(scratch, spec, reporter, rank, world, guard, client) -> dict:
     )
     output_remote = is_remote(spec.output)
     folder = scratch / "output" if output_remote else Path(spec.output)
-    stage = spec.stage
     with contextlib.ExitStack() as stack:
         if output_remote and rank == 0:
             folder = stack.enter_context(staged_directory(scratch / "output"))
-        if stage == MLM_STAGE:
-            metadata = train_mlm_backbone(
-                corpus_dir=inputs[CORPUS_INPUT],
-                tokenizer_dir=inputs[TOKENIZER_INPUT],
-                settings=MlmBackboneParams.model_validate(spec.settings),
+        metadata = trainer.train(
+            TrainingJob(
+                inputs=inputs,
+                settings=settings,
                 folder=folder,
                 checkpoint_root=checkpoints,
                 log=reporter.log,
                 hooks=hooks,
             )
-        elif stage == FINETUNE_STAGE:
-            metadata = train_multitask_model(
-                corpus_dir=inputs[CORPUS_INPUT],
-                tokenizer_dir=inputs[TOKENIZER_INPUT],
-                backbone_dir=inputs[BACKBONE_INPUT],
-                settings=MultitaskModelParams.model_validate(spec.settings),
-                folder=folder,
-                checkpoint_root=checkpoints,
-                log=reporter.log,
-                hooks=hooks,
-            )
-        else:  # BASELINE_STAGE: JobRequest.from_extras admits only the protocol's STAGES
-            metadata = train_baseline_model(
-                corpus_dir=inputs[CORPUS_INPUT],
-                tokenizer_dir=inputs[TOKENIZER_INPUT],
-                settings=MultitaskModelParams.model_validate(spec.settings["multitask_model"]),
-                num_layers=spec.settings["num_layers"],
-                init_seed=spec.settings["init_seed"],
-                folder=folder,
-                checkpoint_root=checkpoints,
-                log=reporter.log,
-                hooks=hooks,
-            )
+        )
     if output_remote and rank == 0:
         upload_folder(client, scratch / "output", spec.output)
     return metadata
+
+
+def _trainer(spec: JobRequest):
+    """The request's trainer, once its inputs are the roles it reads."""
+    from ml_assets.training.trainers import resolve_trainer
+
+    trainer = resolve_trainer(spec.trainer)
+    if sorted(spec.inputs) != sorted(trainer.inputs):
+        raise ValueError(
+            f"training stage {spec.stage}: inputs {sorted(spec.inputs)}, but {spec.trainer} "
+            f"reads {sorted(trainer.inputs)}"
+        )
+    return trainer
 
 
 def _ledger_record(spec: JobRequest, rank: int) -> Path | None:

@@ -261,3 +261,8 @@ class ArtifactRef:
                 f"{self.path}: content digest changed since {self.asset} was materialized"
             )
         return self
+
+
+def by_asset(*refs: ArtifactRef) -> dict[str, ArtifactRef]:
+    """Input entries keyed by the asset that wrote each (what a fingerprint takes)."""
+    return {ref.asset: ref for ref in refs}

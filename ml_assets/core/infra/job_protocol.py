@@ -11,19 +11,9 @@ from __future__ import annotations
 
 from dataclasses import MISSING, asdict, dataclass, fields
 
-MLM_STAGE, FINETUNE_STAGE, BASELINE_STAGE = "mlm_backbone", "multitask_model", "baseline_model"
-STAGES = (MLM_STAGE, FINETUNE_STAGE, BASELINE_STAGE)  # = the assets of the `gpu` pool
-# The folders a job reads, by role ({role: a committed entry's folder or gs:// URI}), per stage
+# The folders a job reads, by role ({role: a committed entry's folder or gs:// URI}); each
+# trainer (ml_assets/training/trainers.py) says which roles it reads
 CORPUS_INPUT, TOKENIZER_INPUT, BACKBONE_INPUT = "corpus", "tokenizer", "backbone"
-STAGE_INPUTS = {
-    MLM_STAGE: (CORPUS_INPUT, TOKENIZER_INPUT),
-    FINETUNE_STAGE: (CORPUS_INPUT, TOKENIZER_INPUT, BACKBONE_INPUT),
-    BASELINE_STAGE: (CORPUS_INPUT, TOKENIZER_INPUT),
-}
-# Finetuning has no data-parallel loop (a small labeled set, minutes of work): under torchrun
-# it trains on rank 0 alone, and the other ranks stage their inputs with it and exit, so no
-# two processes write the same checkpoints and output.
-SINGLE_PROCESS_STAGES = (FINETUNE_STAGE, BASELINE_STAGE)
 
 # How the Pipes context and messages travel: "gcs" on Cloud Batch (the VM reaches no Dagster
 # process); unset: Pipes' local defaults (a temp file, the subprocess's own pipes).
@@ -55,9 +45,10 @@ class JobRequest:
     ``inputs``, ``output`` and ``checkpoints`` are local folders or ``gs://`` URIs (the job
     stages remote ones through a scratch folder)."""
 
-    stage: str  # one of STAGES
-    settings: dict  # the stage's resolved params section (baseline_model: see its asset)
-    inputs: dict[str, str]  # role (STAGE_INPUTS) -> a committed artifact entry
+    stage: str  # the asset being trained (names its logs and folders)
+    trainer: str  # "module:NAME" of the Trainer that runs it (ml_assets/training/trainers.py)
+    settings: dict  # the JSON of the trainer's settings model, validated by the job
+    inputs: dict[str, str]  # role (the trainer's inputs) -> a committed artifact entry
     output: str  # where the artifact is committed
     checkpoints: str  # this fingerprint's checkpoints
     checkpoint_seconds: float | None = None  # also checkpoint after this much time
@@ -77,14 +68,4 @@ class JobRequest:
                 f"training job: the Pipes extras lack {missing} (got {sorted(extras)}); start "
                 "the job through the TrainingLauncher resource, which sends them"
             )
-        request = cls(**{k: v for k, v in extras.items() if k in names})
-        if request.stage not in STAGES:
-            raise ValueError(
-                f"unknown training stage {request.stage!r}; expected one of {', '.join(STAGES)}"
-            )
-        if sorted(request.inputs) != sorted(STAGE_INPUTS[request.stage]):
-            raise ValueError(
-                f"training stage {request.stage}: inputs {sorted(request.inputs)}, expected "
-                f"{sorted(STAGE_INPUTS[request.stage])} (job_protocol.STAGE_INPUTS)"
-            )
-        return request
+        return cls(**{k: v for k, v in extras.items() if k in names})

@@ -34,6 +34,9 @@ FIRST_PARTY = ("ml_assets", "resources", "sensors")
 # (the params schema, this module, the definitions and CLI wiring, where a training job runs).
 # Code versions leave it and what only it imports out, so editing it invalidates no cache.
 WIRING_MARKER = "AFFECTS_OUTPUTS"
+# Another asset's module is where a closure stops: an asset imports one only for its record
+# (its key, its section), and what that asset computes reaches this one as an input entry.
+ASSETS_PACKAGE = "ml_assets.assets."
 REPO_ROOT = Path(__file__).resolve().parents[3]
 
 
@@ -184,11 +187,13 @@ def _imports_of(path: Path, module: str, root: Path) -> set[str]:
 
 def module_closure(module: str, root: Path = REPO_ROOT) -> tuple[str, ...]:
     """The module and every first-party module it imports, transitively (sorted), less the
-    modules that declare themselves wiring."""
+    modules that declare themselves wiring and other assets' modules."""
     seen, stack = set(), [module]
     while stack:
         name = stack.pop()
         if name in seen:
+            continue
+        if name != module and name.startswith(ASSETS_PACKAGE):
             continue
         path = _module_file(name, root)
         if path is None or _source(path).wiring:

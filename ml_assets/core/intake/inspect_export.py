@@ -46,6 +46,7 @@ from ml_assets.core.intake.sniffing import (
     sniff_delimiter,
 )
 from ml_assets.core.intake.spreadsheets import open_sheet
+from ml_assets.core.params import PartitionsParams, RawTransactionsParams, section_name
 
 _FIELD_NAMES = {*RAW_SCHEMA, *INTAKE_FIELDS}  # the values of a column_map
 SAMPLE_ROWS = 250
@@ -333,10 +334,10 @@ def params_block(path: Path, inspections: list[Inspection]) -> dict:
         section.update({k: v for k, v in inspections[0].settings.items() if not k.startswith("_")})
     else:
         section["exports"] = _patterns(layouts, inspections)
-    block: dict[str, object] = {"raw_transactions": section}
+    block: dict[str, object] = {section_name(RawTransactionsParams): section}
     starts = [f.settings["_start_date"] for f in inspections if "_start_date" in f.settings]
     if starts:
-        block["partitions"] = {"start_date": min(starts)}
+        block[section_name(PartitionsParams)] = {"start_date": min(starts)}
     return block
 
 

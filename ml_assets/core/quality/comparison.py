@@ -15,7 +15,6 @@ import polars as pl
 CANDIDATE = "candidate (int8)"
 FP32_TWIN = "candidate fp32 twin"
 BASELINE = "baseline_model (plain finetune)"
-REFERENCES = ("tfidf_reference", "frozen_encoder_reference")
 CHAMPION_PREFIX = "champion "
 
 
@@ -74,9 +73,16 @@ def by_label_name(probs: np.ndarray, have: list[str], wanted: list[str]) -> np.n
     return aligned
 
 
+def reference_names(names) -> list[str]:
+    """The reference models among ``names``, in their order: every model but the candidate,
+    its twin, the plain finetune and champions."""
+    others = (CANDIDATE, FP32_TWIN, BASELINE)
+    return [n for n in names if n not in others and not n.startswith(CHAMPION_PREFIX)]
+
+
 def in_table_order(names) -> list[str]:
-    """Candidate, its twin, the plain finetune, the references, then champions and the rest."""
-    fixed = [CANDIDATE, FP32_TWIN, BASELINE, *REFERENCES]
+    """Candidate, its twin, the plain finetune, the references, then champions."""
+    fixed = [CANDIDATE, FP32_TWIN, BASELINE, *reference_names(names)]
     return [n for n in fixed if n in names] + sorted(n for n in names if n not in fixed)
 
 

@@ -150,13 +150,13 @@ def decide_from_evaluation(
 ) -> Decision:
     """The decision from model_evaluation's ``evaluation.json`` (its side-by-side reports)
     and the export gates' failures (each a reason of its own)."""
-    from ml_assets.core.quality.comparison import CANDIDATE, CHAMPION_PREFIX, REFERENCES
+    from ml_assets.core.quality.comparison import CANDIDATE, CHAMPION_PREFIX, reference_names
 
     comparison = evaluation["comparison"]
     champions = [name for name in comparison if name.startswith(CHAMPION_PREFIX)]
     decision = decide(
         comparison[CANDIDATE],
-        {name: comparison[name] for name in REFERENCES if name in comparison},
+        {name: comparison[name] for name in reference_names(comparison)},
         comparison[champions[0]] if champions else None,
         primary_head=primary_head,
         min_margin_pt=settings["min_margin_pt"],
