@@ -16,11 +16,11 @@ import os
 import tempfile
 import time
 
-from ml_assets import stage as stage_module
 from ml_assets.core.infra import versioning
 from ml_assets.core.params import load_params
 from ml_assets.definitions import ASSETS
-from ml_assets.stage import stage_of
+from ml_assets.wiring import stage as stage_module
+from ml_assets.wiring.stage import stage_of
 
 
 def clear_caches(kept: str = "off") -> None:

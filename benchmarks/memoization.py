@@ -25,8 +25,8 @@ sys.path.insert(0, str(REPO))
 
 from ml_assets.core.intake.raw_days import synthetic_days  # noqa: E402
 from ml_assets.core.params import load_params  # noqa: E402
-from ml_assets.daily import range_tags  # noqa: E402
 from ml_assets.definitions import ASSETS, CHECKS, build_resources  # noqa: E402
+from ml_assets.wiring.daily import range_tags  # noqa: E402
 from resources.params import ParamsResource  # noqa: E402
 
 

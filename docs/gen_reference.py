@@ -142,7 +142,7 @@ def fingerprint_readers(pipeline: Any, raw: dict, store: Any) -> dict:
     """{(section, field): [assets whose effective params change with it]}."""
     from ml_assets.core.params import ParamsError
     from ml_assets.definitions import GRAPH
-    from ml_assets.stage import FingerprintContext
+    from ml_assets.wiring.stage import FingerprintContext
 
     def effective(params: Any) -> dict[str, Any]:
         out = {}

@@ -82,7 +82,7 @@ def main(argv: list[str] | None = None) -> int:
     if args.command == "inspect":
         return inspect_command(args.path)
     from ml_assets.definitions import ASSETS, PARTITIONED
-    from ml_assets.plan import build_plan, format_plan
+    from ml_assets.wiring.plan import build_plan, format_plan
     from resources.artifact_store import ArtifactStore
 
     store = ArtifactStore(root=args.artifacts) if args.artifacts else ArtifactStore()
@@ -240,15 +240,15 @@ def gc_command(store: ArtifactStore, keep: int, dry_run: bool) -> int:
 
 
 def dvc_yaml_command(check: bool) -> int:
-    from ml_assets.dvc_stages import DVC_YAML, render_dvc_yaml
-    from ml_assets.generated_files import check_or_write
+    from ml_assets.wiring.dvc_stages import DVC_YAML, render_dvc_yaml
+    from ml_assets.wiring.generated_files import check_or_write
 
     return check_or_write(DVC_YAML, render_dvc_yaml(), "the asset graph", "dvc-yaml", check)
 
 
 def params_yaml_command(check: bool) -> int:
-    from ml_assets.generated_files import check_or_write
-    from ml_assets.params_yaml import PARAMS_YAML, render_params_yaml
+    from ml_assets.wiring.generated_files import check_or_write
+    from ml_assets.wiring.params_yaml import PARAMS_YAML, render_params_yaml
 
     source = "the params schema (ml_assets/core/params.py, ml_assets/core/profiles.py)"
     return check_or_write(PARAMS_YAML, render_params_yaml(), source, "params-yaml", check)

@@ -33,9 +33,9 @@ from ml_assets.assets.tokenized_corpus import tokenized_corpus
 from ml_assets.assets.training_features import training_features
 from ml_assets.assets.transaction_features import transaction_features
 from ml_assets.core.params import PARAMS_ENV, PROFILE_ENV, load_params, resolve_params_path
-from ml_assets.daily import daily_partitions
-from ml_assets.plan import asset_graph, partitioned
-from ml_assets.stage import stage_of
+from ml_assets.wiring.daily import daily_partitions
+from ml_assets.wiring.plan import asset_graph, partitioned
+from ml_assets.wiring.stage import stage_of
 from resources.artifact_store import ArtifactRefIOManager, ArtifactStore
 from resources.dead_runs import sweeping
 from resources.launchers import TrainingLauncher

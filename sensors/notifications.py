@@ -6,7 +6,7 @@ from __future__ import annotations
 
 import dagster as dg
 
-from ml_assets.gpu_training import GPU_POOL
+from ml_assets.wiring.gpu_training import GPU_POOL
 from resources.launchers import GPU_EVENT
 from resources.notifications import SlackNotifier
 

@@ -11,7 +11,7 @@ import dagster as dg
 
 from ml_assets.core.intake.raw_days import export_days, export_homes
 from ml_assets.core.params import RawTransactionsParams
-from ml_assets.daily import daily_partitions, range_tags
+from ml_assets.wiring.daily import daily_partitions, range_tags
 from resources.artifact_store import ArtifactStore
 from resources.params import ParamsResource
 from resources.raw_sources import fetch_exports, is_remote, list_exports, relative_key

@@ -69,7 +69,7 @@ daily_ingest_schedule = dg.build_schedule_from_partitioned_job(
 def nightly_stale_assets(
     context: dg.ScheduleEvaluationContext, artifact_store: ArtifactStore, params: ParamsResource
 ):
-    from ml_assets.plan import build_plan
+    from ml_assets.wiring.plan import build_plan
 
     model_assets = {
         key.to_user_string() for key in models_job.selection.resolve(_asset_graph(context))

@@ -15,7 +15,7 @@ import dagster as dg
 
 from ml_assets.core.intake.raw_days import synthetic_days
 from ml_assets.core.params import load_params
-from ml_assets.daily import range_tags
+from ml_assets.wiring.daily import range_tags
 
 TINY_DAYS = synthetic_days(load_params(profile="tiny").raw_transactions)
 TINY_RANGE = range_tags(TINY_DAYS[0], TINY_DAYS[-1])

@@ -9,7 +9,7 @@ import sys
 import dagster as dg
 
 from ml_assets.definitions import ASSETS, CHECKS, build_resources
-from ml_assets.plan import build_plan
+from ml_assets.wiring.plan import build_plan
 from tests.graph import TINY_RANGE
 
 

@@ -9,7 +9,7 @@ from pathlib import Path
 
 import dagster as dg
 
-from ml_assets.gpu_training import GPU_POOL
+from ml_assets.wiring.gpu_training import GPU_POOL
 from resources.dead_runs import sweeping
 
 HOLD_LIMIT_SECONDS = 180  # a held step never outlives a failed test by much

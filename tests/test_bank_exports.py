@@ -458,7 +458,7 @@ def test_an_all_rejected_batch_gives_an_empty_table_not_a_crash(tmp_path):
 
 def test_a_failed_check_logs_its_reason_for_the_cli(tmp_path):
     """What the CLI prints is the run's event log: the failed check's metadata must be in it."""
-    from ml_assets.check_reasons import logged_check
+    from ml_assets.wiring.check_reasons import logged_check
 
     spec = dg.AssetCheckSpec("rows_accounted_for", asset="counted", blocking=True)
 

@@ -13,8 +13,8 @@ import pytest
 import yaml
 
 from ml_assets.core.synthetic.demo import generate_transactions
-from ml_assets.daily import range_tags
 from ml_assets.definitions import ASSETS, CHECKS, build_resources
+from ml_assets.wiring.daily import range_tags
 
 MODELS = ("tfidf_reference", "frozen_encoder_reference", "baseline_model", "multitask_model")
 

@@ -45,7 +45,7 @@ def test_the_project_cli_loads_neither_dagster_nor_torch_for_help_and_days():
         "for argv in (['--help'], ['days']):\n"
         "    try: main(argv)\n"
         "    except SystemExit: pass\n"
-        "print(sorted(m for m in ('dagster', 'torch', 'ml_assets.plan') if m in sys.modules))"
+        "print(sorted(m for m in ('dagster', 'torch', 'ml_assets.wiring.plan') if m in sys.modules))"
     )
     run = subprocess.run(
         [sys.executable, "-c", probe], cwd=REPO, capture_output=True, text=True, check=False

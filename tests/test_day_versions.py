@@ -57,10 +57,10 @@ def test_a_range_run_records_each_days_own_version_and_numbers(tiny_graph, tmp_p
 
 
 def test_the_data_version_tags_are_dagsters_own():
-    """ml_assets/artifacts.py names the tags without importing Dagster's private module."""
+    """ml_assets/wiring/artifacts.py names the tags without importing Dagster's private module."""
     from dagster._core.definitions import data_version
 
-    from ml_assets import artifacts
+    from ml_assets.wiring import artifacts
 
     assert artifacts.DATA_VERSION_TAG == data_version.DATA_VERSION_TAG
     assert (

@@ -27,7 +27,7 @@ import yaml
 
 from ml_assets.__main__ import main
 from ml_assets.definitions import GRAPH, PARTITIONED
-from ml_assets.dvc_stages import DVC_YAML, dvc_yaml_drift, render_dvc_yaml
+from ml_assets.wiring.dvc_stages import DVC_YAML, dvc_yaml_drift, render_dvc_yaml
 
 REPO = Path(__file__).resolve().parents[1]
 # What a stage command needs to run in a copy of the repo: code, params, the pipeline; the real
@@ -92,7 +92,7 @@ def _cli(argv: list[str], expect: int) -> str:
 
 def test_cli_check_reports_drift_and_regenerates(tmp_path, monkeypatch):
     target = tmp_path / "dvc.yaml"
-    monkeypatch.setattr("ml_assets.dvc_stages.DVC_YAML", target)
+    monkeypatch.setattr("ml_assets.wiring.dvc_stages.DVC_YAML", target)
     target.write_text(render_dvc_yaml().replace("persist: true", "persist: false", 1))
     out = _cli(["dvc-yaml", "--check"], expect=1)
     assert "-        persist: false" in out and "+        persist: true" in out

@@ -15,7 +15,7 @@ import pytest
 import yaml
 
 from ml_assets.definitions import ASSETS, CHECKS, GRAPH, PARTITIONED, build_resources
-from ml_assets.plan import build_plan
+from ml_assets.wiring.plan import build_plan
 from resources.params import ParamsResource
 from tests.graph import TINY_DAYS, TINY_RANGE, copy_store, materialization_metadata
 

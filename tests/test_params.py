@@ -78,8 +78,8 @@ def test_every_profile_is_validated_at_load_with_the_line_of_the_bad_value(tmp_p
 
 
 def test_params_yaml_is_generated_from_the_schema():
-    from ml_assets.generated_files import drift
-    from ml_assets.params_yaml import render_params_yaml
+    from ml_assets.wiring.generated_files import drift
+    from ml_assets.wiring.params_yaml import render_params_yaml
 
     generated = render_params_yaml()
     assert REPO_PARAMS.read_text() == generated, (
@@ -94,7 +94,7 @@ def test_the_generated_file_loads_back_as_the_schema_defaults_and_profiles(tmp_p
     defaults."""
     from ml_assets.core.params import PipelineParams, deep_merge
     from ml_assets.core.profiles import profile_values
-    from ml_assets.params_yaml import render_params_yaml
+    from ml_assets.wiring.params_yaml import render_params_yaml
 
     path = tmp_path / "params.yaml"
     path.write_text(render_params_yaml())
@@ -134,7 +134,7 @@ def test_every_description_in_the_schema_is_a_comment_in_the_file():
     ],
 )  # fmt: skip
 def test_a_written_value_reads_back_equal_and_of_its_type(value):
-    from ml_assets.params_yaml import scalar
+    from ml_assets.wiring.params_yaml import scalar
 
     read = yaml.safe_load(f"key: {scalar(value)}\n")["key"]
     assert read == value and type(read) is type(value)
@@ -142,10 +142,10 @@ def test_a_written_value_reads_back_equal_and_of_its_type(value):
 
 def test_cli_check_reports_drift_and_regenerates(tmp_path, monkeypatch, capsys):
     from ml_assets.__main__ import main
-    from ml_assets.params_yaml import render_params_yaml
+    from ml_assets.wiring.params_yaml import render_params_yaml
 
     target = tmp_path / "params.yaml"
-    monkeypatch.setattr("ml_assets.params_yaml.PARAMS_YAML", target)
+    monkeypatch.setattr("ml_assets.wiring.params_yaml.PARAMS_YAML", target)
     target.write_text(render_params_yaml().replace("  seed: 7", "  seed: 8", 1))
     assert main(["params-yaml", "--check"]) == 1
     out = capsys.readouterr().out

@@ -17,7 +17,7 @@ from ml_assets.core.intake.partitions import (
     split_by_day,
     window_days,
 )
-from ml_assets.daily import range_tags
+from ml_assets.wiring.daily import range_tags
 from tests.graph import materialization_metadata
 
 ROW = {"posted_date": "2026-03-01", "amount": -4.5, "description": "TST* BLUE BOTTLE"}

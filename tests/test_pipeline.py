@@ -11,8 +11,8 @@ import numpy as np
 import pytest
 
 from ml_assets.core.infra.io import verify_entry
-from ml_assets.daily import range_tags
 from ml_assets.definitions import ASSETS, CHECKS, PARTITIONED, build_resources
+from ml_assets.wiring.daily import range_tags
 from tests.graph import TINY_DAYS
 
 EXPECTED_METADATA = {
@@ -468,7 +468,7 @@ def test_a_failed_gate_still_compares_every_model_and_rejects_the_candidate(
 def test_plan_shows_the_kept_verdicts_of_fresh_entries(materialized):
     """A memo hit re-judges nothing: plan reads the gates' and the promotion's verdicts from
     the entries and measures nothing."""
-    from ml_assets.plan import build_plan, format_plan
+    from ml_assets.wiring.plan import build_plan, format_plan
     from resources.artifact_store import ArtifactStore
 
     _, _, root = materialized
@@ -498,7 +498,7 @@ def test_a_stage_judged_against_the_champion_names_one_of_its_inputs(monkeypatch
     import dataclasses
 
     from ml_assets.assets import model_evaluation as module
-    from ml_assets.plan import asset_graph
+    from ml_assets.wiring.plan import asset_graph
 
     assert asset_graph(ASSETS)["model_evaluation"][0].candidate_input == "onnx_model"
     monkeypatch.setattr(module, "STAGE", dataclasses.replace(module.STAGE, candidate_input="x"))

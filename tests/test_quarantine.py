@@ -112,7 +112,7 @@ def test_a_malformed_line_never_hides_the_rest_of_the_file(tmp_path):
 def _materialize_raw(tmp_path, overrides, partition_key="2026-03-01", last_day=None):
     """raw_transactions for one day (the planted rows are posted 2026-03-01), or the days
     partition_key..last_day in one run."""
-    from ml_assets.daily import range_tags
+    from ml_assets.wiring.daily import range_tags
 
     tags = range_tags(partition_key, last_day) if last_day else None
     partition_key = None if last_day else partition_key

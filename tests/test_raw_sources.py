@@ -115,7 +115,7 @@ def test_sensor_requests_the_affected_days_once(prefix, tmp_path):
     import dagster as dg
     import yaml
 
-    from ml_assets.daily import RANGE_END, RANGE_START
+    from ml_assets.wiring.daily import RANGE_END, RANGE_START
     from resources.artifact_store import ArtifactStore
     from resources.params import ParamsResource
     from sensors.raw_exports import new_raw_exports

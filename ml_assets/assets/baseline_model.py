@@ -2,7 +2,6 @@
 
 import dagster as dg
 
-from ml_assets.artifacts import automation_condition
 from ml_assets.core.infra.io import ArtifactRef, by_asset
 from ml_assets.core.infra.job_protocol import CORPUS_INPUT, TOKENIZER_INPUT
 from ml_assets.core.params import (
@@ -11,13 +10,14 @@ from ml_assets.core.params import (
     MultitaskModelParams,
     PipelineParams,
 )
-from ml_assets.daily import single_run_asset
-from ml_assets.gpu_training import GPU_POOL, TrainingConfig, training_outputs
-from ml_assets.heads import heads_with_labels
-from ml_assets.run_config import section_config
-from ml_assets.stage import FingerprintContext, Stage
 from ml_assets.training import job as training_job  # what the launcher runs: in the code version
-from ml_assets.training_checks import data_wait_spec
+from ml_assets.wiring.artifacts import automation_condition
+from ml_assets.wiring.daily import single_run_asset
+from ml_assets.wiring.gpu_training import GPU_POOL, TrainingConfig, training_outputs
+from ml_assets.wiring.heads import heads_with_labels
+from ml_assets.wiring.run_config import section_config
+from ml_assets.wiring.stage import FingerprintContext, Stage
+from ml_assets.wiring.training_checks import data_wait_spec
 from resources.artifact_store import ArtifactStore
 from resources.launchers import TrainingLauncher
 from resources.params import ParamsResource

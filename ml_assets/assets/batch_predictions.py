@@ -7,11 +7,6 @@ from pathlib import Path
 import dagster as dg
 import polars as pl
 
-from ml_assets.artifacts import (
-    automation_condition,
-    memoized_output,
-    table_preview,
-)
 from ml_assets.assets.onnx_model import STAGE as ONNX_MODEL
 from ml_assets.assets.raw_transactions import STAGE as RAW_TRANSACTIONS
 from ml_assets.core.infra.io import ArtifactRef, by_asset, read_json
@@ -25,9 +20,14 @@ from ml_assets.core.infra.layouts import (
     REGISTRY_RECORD_FILE as RECORD_FILE,
 )
 from ml_assets.core.params import BatchPredictionsParams, PipelineParams, RawTransactionsParams
-from ml_assets.daily import single_run_asset
-from ml_assets.run_config import section_config
-from ml_assets.stage import FingerprintContext, Stage
+from ml_assets.wiring.artifacts import (
+    automation_condition,
+    memoized_output,
+    table_preview,
+)
+from ml_assets.wiring.daily import single_run_asset
+from ml_assets.wiring.run_config import section_config
+from ml_assets.wiring.stage import FingerprintContext, Stage
 from resources.artifact_store import ArtifactStore
 from resources.params import ParamsResource
 

@@ -12,7 +12,6 @@ candidate, which is then not promoted.
 import dagster as dg
 
 from ml_assets.assets.onnx_model import onnx_model
-from ml_assets.check_reasons import logged_check
 from ml_assets.core.infra.io import ArtifactRef, read_json
 from ml_assets.core.infra.layouts import INT8_FILE, VERIFICATION_FILE
 from ml_assets.core.params import ExportGatesParams
@@ -22,6 +21,7 @@ from ml_assets.core.quality.export_gates import (
     parity_verdict,
     size_verdict,
 )
+from ml_assets.wiring.check_reasons import logged_check
 from resources.params import ParamsResource
 
 FAILED_GATE = " A failed gate keeps the candidate from promotion; the comparison still runs."

@@ -9,11 +9,11 @@ import dagster as dg
 import polars as pl
 
 from ml_assets.assets.training_features import training_features
-from ml_assets.check_reasons import logged_check
 from ml_assets.core.infra.io import ArtifactRef
 from ml_assets.core.infra.layouts import read_features
 from ml_assets.core.params import MultitaskModelParams
 from ml_assets.core.training_data.labels import HeadLabelsError, label_vocabularies, trainable_heads
+from ml_assets.wiring.check_reasons import logged_check
 from resources.params import ParamsResource
 
 

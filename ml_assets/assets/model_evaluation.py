@@ -7,10 +7,6 @@ import dagster as dg
 import numpy as np
 import polars as pl
 
-from ml_assets.artifacts import (
-    automation_condition,
-    memoized_output,
-)
 from ml_assets.assets.onnx_model import STAGE as ONNX_MODEL
 from ml_assets.core.infra.io import ArtifactRef, atomic_write_json, by_asset, read_json
 from ml_assets.core.infra.layouts import (
@@ -31,9 +27,13 @@ from ml_assets.core.quality.comparison import (
     champion_label,
     primary_head,
 )
-from ml_assets.daily import single_run_asset
-from ml_assets.run_config import section_config
-from ml_assets.stage import FingerprintContext, Stage
+from ml_assets.wiring.artifacts import (
+    automation_condition,
+    memoized_output,
+)
+from ml_assets.wiring.daily import single_run_asset
+from ml_assets.wiring.run_config import section_config
+from ml_assets.wiring.stage import FingerprintContext, Stage
 from resources.artifact_store import ArtifactStore
 from resources.model_registry import ModelRegistry
 from resources.params import ParamsResource

@@ -6,10 +6,6 @@ from pathlib import Path
 import dagster as dg
 import polars as pl
 
-from ml_assets.artifacts import (
-    automation_condition,
-    memoized_output,
-)
 from ml_assets.core.infra.io import ArtifactRef, atomic_write_json, by_asset
 from ml_assets.core.infra.layouts import (
     FP32_FILE,
@@ -22,10 +18,14 @@ from ml_assets.core.infra.layouts import (
 )
 from ml_assets.core.params import ExportGatesParams, OnnxModelParams, PipelineParams
 from ml_assets.core.training_data.labels import label_ids
-from ml_assets.daily import single_run_asset
-from ml_assets.run_config import section_config
-from ml_assets.stage import FingerprintContext, Stage
-from ml_assets.verdict_lines import export_gate_lines
+from ml_assets.wiring.artifacts import (
+    automation_condition,
+    memoized_output,
+)
+from ml_assets.wiring.daily import single_run_asset
+from ml_assets.wiring.run_config import section_config
+from ml_assets.wiring.stage import FingerprintContext, Stage
+from ml_assets.wiring.verdict_lines import export_gate_lines
 from resources.artifact_store import ArtifactStore
 from resources.params import ParamsResource
 

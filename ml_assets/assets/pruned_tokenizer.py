@@ -5,10 +5,6 @@ from pathlib import Path
 import dagster as dg
 import polars as pl
 
-from ml_assets.artifacts import (
-    automation_condition,
-    memoized_output,
-)
 from ml_assets.assets.training_features import STAGE as TRAINING_FEATURES
 from ml_assets.core.infra.io import ArtifactRef, by_asset, read_json
 from ml_assets.core.infra.layouts import (
@@ -19,9 +15,13 @@ from ml_assets.core.infra.layouts import (
 )
 from ml_assets.core.params import PrunedTokenizerParams
 from ml_assets.core.text.backbones import resolve_backbone
-from ml_assets.daily import single_run_asset
-from ml_assets.run_config import section_config
-from ml_assets.stage import Stage
+from ml_assets.wiring.artifacts import (
+    automation_condition,
+    memoized_output,
+)
+from ml_assets.wiring.daily import single_run_asset
+from ml_assets.wiring.run_config import section_config
+from ml_assets.wiring.stage import Stage
 from resources.artifact_store import ArtifactStore
 from resources.params import ParamsResource
 

@@ -8,14 +8,6 @@ from pathlib import Path
 import dagster as dg
 import polars as pl
 
-from ml_assets.artifacts import (
-    automation_condition,
-    day_materializations,
-    memoized_entry,
-    partitions_output,
-    table_preview,
-)
-from ml_assets.check_reasons import logged_check
 from ml_assets.core.infra.io import ArtifactRef, atomic_write_json, read_json
 from ml_assets.core.infra.layouts import INGEST_REPORT_FILE, QUARANTINE_FILE, RAW_FILE
 from ml_assets.core.intake.quarantine import quarantine_verdict
@@ -30,9 +22,17 @@ from ml_assets.core.intake.raw_days import (
     synthetic_start,
 )
 from ml_assets.core.params import RawTransactionsParams
-from ml_assets.daily import DAILY_PARTITIONS, single_run_asset
-from ml_assets.run_config import section_config
-from ml_assets.stage import Stage
+from ml_assets.wiring.artifacts import (
+    automation_condition,
+    day_materializations,
+    memoized_entry,
+    partitions_output,
+    table_preview,
+)
+from ml_assets.wiring.check_reasons import logged_check
+from ml_assets.wiring.daily import DAILY_PARTITIONS, single_run_asset
+from ml_assets.wiring.run_config import section_config
+from ml_assets.wiring.stage import Stage
 from resources.artifact_store import ArtifactStore
 from resources.params import ParamsResource
 from resources.raw_sources import fetch_exports, is_remote, listing_fingerprint

@@ -12,10 +12,6 @@ from pathlib import Path
 
 import dagster as dg
 
-from ml_assets.artifacts import (
-    automation_condition,
-    memoized_output,
-)
 from ml_assets.core.infra.io import ArtifactRef, atomic_write_json, by_asset, read_json
 from ml_assets.core.infra.layouts import (
     EVALUATION_FILE,
@@ -36,9 +32,13 @@ from ml_assets.core.params import (
     TransactionFeaturesParams,
     section_name,
 )
-from ml_assets.daily import single_run_asset
-from ml_assets.stage import FingerprintContext, Stage
-from ml_assets.verdict_lines import promotion_lines
+from ml_assets.wiring.artifacts import (
+    automation_condition,
+    memoized_output,
+)
+from ml_assets.wiring.daily import single_run_asset
+from ml_assets.wiring.stage import FingerprintContext, Stage
+from ml_assets.wiring.verdict_lines import promotion_lines
 from resources.artifact_store import ArtifactStore
 from resources.model_registry import CHAMPION, ModelRegistry, now
 from resources.params import ParamsResource

@@ -4,17 +4,17 @@ from pathlib import Path
 
 import dagster as dg
 
-from ml_assets.artifacts import (
-    automation_condition,
-    memoized_output,
-)
 from ml_assets.core.infra.io import ArtifactRef, by_asset
 from ml_assets.core.infra.layouts import read_features
 from ml_assets.core.params import MultitaskModelParams, PipelineParams, ReferenceModelsParams
-from ml_assets.daily import single_run_asset
-from ml_assets.heads import heads_with_labels
-from ml_assets.run_config import section_config
-from ml_assets.stage import FingerprintContext, Stage
+from ml_assets.wiring.artifacts import (
+    automation_condition,
+    memoized_output,
+)
+from ml_assets.wiring.daily import single_run_asset
+from ml_assets.wiring.heads import heads_with_labels
+from ml_assets.wiring.run_config import section_config
+from ml_assets.wiring.stage import FingerprintContext, Stage
 from resources.artifact_store import ArtifactStore
 from resources.params import ParamsResource
 

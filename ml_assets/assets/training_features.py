@@ -6,19 +6,19 @@ from pathlib import Path
 import dagster as dg
 import polars as pl
 
-from ml_assets.artifacts import (
-    automation_condition,
-    memoized_output,
-    split_table,
-)
 from ml_assets.assets.transaction_features import STAGE as TRANSACTION_FEATURES
 from ml_assets.core.infra.io import ArtifactRef
 from ml_assets.core.infra.layouts import FEATURES_FILE
 from ml_assets.core.intake.partitions import scan_window, window_days
 from ml_assets.core.params import TrainingFeaturesParams
-from ml_assets.daily import single_run_asset
-from ml_assets.run_config import section_config
-from ml_assets.stage import Stage
+from ml_assets.wiring.artifacts import (
+    automation_condition,
+    memoized_output,
+    split_table,
+)
+from ml_assets.wiring.daily import single_run_asset
+from ml_assets.wiring.run_config import section_config
+from ml_assets.wiring.stage import Stage
 from resources.artifact_store import ArtifactStore
 from resources.params import ParamsResource
 

@@ -6,7 +6,13 @@ from pathlib import Path
 
 import dagster as dg
 
-from ml_assets.artifacts import (
+from ml_assets.assets.raw_transactions import STAGE as RAW_TRANSACTIONS
+from ml_assets.core.infra.io import ArtifactRef, by_asset
+from ml_assets.core.infra.layouts import FEATURES_FILE, RAW_FILE
+from ml_assets.core.intake.records import read_validated_jsonl
+from ml_assets.core.params import TransactionFeaturesParams
+from ml_assets.core.training_data.features import build_features, split_summary
+from ml_assets.wiring.artifacts import (
     automation_condition,
     day_materializations,
     memoized_entry,
@@ -14,15 +20,9 @@ from ml_assets.artifacts import (
     split_table,
     table_preview,
 )
-from ml_assets.assets.raw_transactions import STAGE as RAW_TRANSACTIONS
-from ml_assets.core.infra.io import ArtifactRef, by_asset
-from ml_assets.core.infra.layouts import FEATURES_FILE, RAW_FILE
-from ml_assets.core.intake.records import read_validated_jsonl
-from ml_assets.core.params import TransactionFeaturesParams
-from ml_assets.core.training_data.features import build_features, split_summary
-from ml_assets.daily import DAILY_PARTITIONS, single_run_asset
-from ml_assets.run_config import section_config
-from ml_assets.stage import Stage
+from ml_assets.wiring.daily import DAILY_PARTITIONS, single_run_asset
+from ml_assets.wiring.run_config import section_config
+from ml_assets.wiring.stage import Stage
 from resources.artifact_store import ArtifactStore
 from resources.params import ParamsResource
 

@@ -2,7 +2,7 @@
 
 The section models below are the one place a parameter is declared: its type, bounds, default
 and description (``Field(description=...)``; a section's docstring describes the section).
-params.yaml is generated from them (``python -m ml_assets params-yaml``, ml_assets/params_yaml.py)
+params.yaml is generated from them (``python -m ml_assets params-yaml``, ml_assets/wiring/params_yaml.py)
 with the built-in profiles of core/profiles.py. A profile (e.g. ``tiny``) is a partial override
 deep-merged over the defaults; so is a params file of one's own (TXN_PARAMS). Unknown keys
 raise with the section and key named, so a typo never silently falls back to a default.

@@ -14,10 +14,10 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from ml_assets.artifacts import MEMO_FILE, fingerprint_components, fingerprint_of
 from ml_assets.core.infra.io import ArtifactIntegrityError, read_json
 from ml_assets.core.params import cached_params
-from ml_assets.stage import FingerprintContext, Stage, stage_of
+from ml_assets.wiring.artifacts import MEMO_FILE, fingerprint_components, fingerprint_of
+from ml_assets.wiring.stage import FingerprintContext, Stage, stage_of
 from resources.artifact_store import ArtifactStore
 
 # code versions leave this module out: reports what is stale; computes nothing

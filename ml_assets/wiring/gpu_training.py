@@ -16,9 +16,9 @@ from ml_assets.core.infra.io import ArtifactRef, read_json
 from ml_assets.core.infra.job_protocol import TOKENIZER_INPUT
 from ml_assets.core.infra.layouts import PARAMS_FILE, TOKENIZER_ID_MAP
 from ml_assets.core.params import GpuParams
-from ml_assets.run_config import SectionConfig
-from ml_assets.stage import Stage
-from ml_assets.training_checks import data_wait_result
+from ml_assets.wiring.run_config import SectionConfig
+from ml_assets.wiring.stage import Stage
+from ml_assets.wiring.training_checks import data_wait_result
 from resources.artifact_store import ArtifactStore
 from resources.launchers import TrainingLauncher
 from resources.params import ParamsResource
@@ -125,7 +125,7 @@ def training_outputs(
     metadata, hit or miss. ``job_settings``: what the job receives when not ``settings``
     itself (settings the data decided, such as the heads: the fingerprint keeps the
     configured ones, so ``plan`` computes the same fingerprint without reading the data)."""
-    from ml_assets.artifacts import memoized_output
+    from ml_assets.wiring.artifacts import memoized_output
 
     def build(folder: Path, fingerprint: str) -> dict[str, Any]:
         metadata = run_training(
