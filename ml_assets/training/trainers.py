@@ -103,11 +103,6 @@ PLAIN_FINETUNE = Trainer(
 )
 
 
-def trainer_path(name: str) -> str:
-    """How a stage record names a trainer of this module: ``trainer_path("FINETUNE")``."""
-    return f"{TRAINERS_MODULE}:{name}"
-
-
 def resolve_trainer(path: str) -> Trainer:
     """The trainer a request names (``module:NAME``); a clear error for anything else."""
     module, _, name = path.partition(":")
