@@ -111,7 +111,7 @@ params.load_params = versioning.code_version = versioning.normalized_source_hash
 def audit(event, args):
     if event == "open" and isinstance(args[0], str):
         path = Path(args[0]).resolve()
-        if not path.is_relative_to(REPO) or path.suffix in (".py", ".pyc"):
+        if not path.is_relative_to(REPO) or "__pycache__" in path.parts or path.suffix == ".py":
             return
         parts = path.relative_to(REPO).parts  # the project's files, not its virtualenv's
         if len(parts) == 1 or parts[0] in ("ml_assets", "resources", "sensors", "deploy"):
