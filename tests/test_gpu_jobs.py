@@ -255,3 +255,21 @@ def test_the_job_runs_only_a_trainer_of_its_registry_with_the_inputs_it_reads():
     # the MLM trainer reads no backbone
     with pytest.raises(ValueError, match=r"inputs \['backbone', 'corpus', 'tokenizer'\], but"):
         _trainer(request)
+
+
+@pytest.mark.parametrize("profile", [None, "tiny", "gpu"])
+def test_every_training_stage_sends_what_its_trainer_validates(profile):
+    """The payload a training asset fingerprints and sends is exactly what its trainer's
+    settings model accepts, under every built-in profile (the default's differ from tiny's)."""
+    from ml_assets.core.params import load_params
+    from ml_assets.definitions import GRAPH
+    from ml_assets.training.trainers import resolve_trainer
+    from ml_assets.wiring.stage import FingerprintContext
+
+    params = load_params(profile=profile)
+    trained = [stage for stage, _ in GRAPH.values() if stage.trainer]
+    assert trained
+    for stage in trained:
+        payload = stage.fingerprinted(params, FingerprintContext())
+        model = resolve_trainer(stage.trainer).settings
+        assert model.model_validate(payload).model_dump(mode="json") == payload, stage.key

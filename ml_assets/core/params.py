@@ -477,7 +477,7 @@ class PlainFinetuneSettings(_Section):
     seed of the pretrained backbone, so the two finetunes differ only in the recipe."""
 
     finetune: MultitaskModelParams
-    num_layers: int = Field(ge=1)
+    num_layers: int | None = Field(ge=1)  # mlm_backbone.num_layers (None: every layer)
     init_seed: int
 
 
