@@ -10,6 +10,9 @@ PYTHON="${PYTHON:-python3.11}"
 command -v "$PYTHON" >/dev/null || PYTHON=python3
 
 scripts/install.sh "$PYTHON"
+# this checkout's environment, whichever one the shell had active: dg runs the code location
+# in the active virtualenv
+export VIRTUAL_ENV="$PWD/.venv" PATH="$PWD/.venv/bin:$PATH"
 
 export DAGSTER_HOME="${DAGSTER_HOME:-$PWD/.dagster_home}"
 scripts/init_dagster_home.sh "$DAGSTER_HOME"
