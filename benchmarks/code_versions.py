@@ -16,6 +16,7 @@ import os
 import tempfile
 import time
 
+from ml_assets.core import params as params_module
 from ml_assets.core.infra import versioning
 from ml_assets.core.params import load_params
 from ml_assets.definitions import ASSETS
@@ -29,7 +30,7 @@ def clear_caches(kept: str = "off") -> None:
     versioning._cache_folder.cache_clear()
     versioning._analyse.cache_clear()
     stage_module._code_version.cache_clear()
-    stage_module._params.cache_clear()
+    params_module._params_of.cache_clear()
 
 
 def shipped(profile: str | None, kept: str) -> tuple[float, dict[str, str]]:
@@ -45,9 +46,10 @@ def nothing_shared(profile: str | None) -> tuple[float, dict[str, str]]:
     for assets_def in ASSETS:
         clear_caches()
         stage = stage_of(assets_def)
-        section = load_params(None, profile).section(stage.section_name)
+        params = load_params(None, profile)
+        sections = {name: params.section(name) for name in stage.sections}
         versions[stage.key] = versioning.code_version(
-            stage.module, section, stage.libraries
+            stage.module, sections, stage.libraries
         ).version
     return time.perf_counter() - started, versions
 

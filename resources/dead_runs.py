@@ -118,10 +118,13 @@ def sweeping(executor_def: dg.ExecutorDefinition) -> dg.ExecutorDefinition:
 
     def sweep_then_create(init_context: dg.InitExecutorContext):
         if runs_execute_here(init_context.instance):
-            for run_id in fail_dead_runs(init_context.instance):
-                logger.warning(
-                    "run %s had no live process left: marked failed, slots freed", run_id
-                )
+            try:
+                for run_id in fail_dead_runs(init_context.instance):
+                    logger.warning(
+                        "run %s had no live process left: marked failed, slots freed", run_id
+                    )
+            except Exception:  # a clean-up: never the reason the starting run fails
+                logger.warning("the dead-run sweep failed; the run goes on", exc_info=True)
         return create(init_context)
 
     return dg.ExecutorDefinition(
@@ -147,6 +150,11 @@ def main(argv: Sequence[str] | None = None) -> int:
     )
     args = parser.parse_args(argv)
     with dg.DagsterInstance.get() as instance:
+        if args.location is None and not runs_execute_here(instance):
+            parser.error(
+                "this instance's runs may execute on other hosts (its storage is not SQLite "
+                "files): pass --location with the code location whose runs are this host's"
+            )
         failed = fail_dead_runs(instance, args.location)
     print(f"failed {len(failed)} dead run(s): {' '.join(failed) or '-'}")
     return 0

@@ -127,6 +127,9 @@ def training_outputs(
     configured ones, so ``plan`` computes the same fingerprint without reading the data)."""
     from ml_assets.wiring.artifacts import memoized_output
 
+    if stage.trainer is None:
+        raise TypeError(f"{stage.key}: its STAGE names no trainer (ml_assets/training/trainers.py)")
+
     def build(folder: Path, fingerprint: str) -> dict[str, Any]:
         metadata = run_training(
             context,

@@ -49,9 +49,9 @@ FingerprintHook = Callable[[PipelineParams, FingerprintContext], dict[str, Any]]
 class Stage:
     """The recipe of one asset.
 
-    ``section``: its own params section (hashed into its code version; a run's launchpad
-    overrides apply to it); ``reads``: the other sections its fingerprint takes (DVC tracks
-    all of them). The hooks, each optional:
+    ``section``: its own params section (a run's launchpad overrides apply to it);
+    ``reads``: the other sections its fingerprint takes. All of them are hashed into its code
+    version (what the UI compares to call it unsynced) and tracked by DVC. The hooks, each optional:
 
     * ``fingerprint(params, context)`` -> the params it fingerprints, when not just its own
       section;
@@ -111,7 +111,7 @@ class Stage:
         names, as ``load_params`` resolves them)."""
         return _code_version(
             self.module,
-            self.section_name,
+            self.sections,
             self.libraries,
             params_path or os.environ.get("TXN_PARAMS") or None,
             profile or os.environ.get("TXN_PARAMS_PROFILE") or None,
@@ -121,7 +121,7 @@ class Stage:
 @functools.cache
 def _code_version(
     module: str,
-    section: str,
+    sections: tuple[str, ...],
     libraries: tuple[str, ...],
     params_path: str | None,
     profile: str | None,
@@ -129,7 +129,8 @@ def _code_version(
     from ml_assets.core.infra.versioning import code_version
     from ml_assets.core.params import cached_params
 
-    return code_version(module, cached_params(params_path, profile).section(section), libraries)
+    params = cached_params(params_path, profile)
+    return code_version(module, {name: params.section(name) for name in sections}, libraries)
 
 
 def stage_of(assets_def: Any) -> Stage:

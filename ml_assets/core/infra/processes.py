@@ -16,9 +16,11 @@ import psutil
 # attempt is declared dead, never what an asset produces
 AFFECTS_OUTPUTS = False
 
-# Start times are coarse (Linux: clock ticks since a boot time kept in whole seconds): a process
-# that wrote an event at t started before t, give or take this much
-START_TIME_SLACK_SECONDS = 1.0
+# Start times are coarse (Linux: clock ticks since a boot time kept in whole seconds) and move
+# when the wall clock is stepped after boot (NTP, a resumed VM): a process that wrote an event
+# at t started before t, give or take this much. A pid reused within it is not worth a live
+# run wrongly failed.
+START_TIME_SLACK_SECONDS = 60.0
 _GONE = (psutil.STATUS_ZOMBIE, psutil.STATUS_DEAD)
 
 
