@@ -48,6 +48,16 @@ class Trainer:
     single_process: bool = False
 
 
+def _loop(run: TrainingJob) -> dict:
+    """What every training function takes besides its inputs and settings."""
+    return {
+        "folder": run.folder,
+        "checkpoint_root": run.checkpoint_root,
+        "log": run.log,
+        "hooks": run.hooks,
+    }
+
+
 def _mlm(run: TrainingJob) -> dict:
     from ml_assets.training.stages import train_mlm_backbone
 
@@ -55,10 +65,7 @@ def _mlm(run: TrainingJob) -> dict:
         corpus_dir=run.inputs[CORPUS_INPUT],
         tokenizer_dir=run.inputs[TOKENIZER_INPUT],
         settings=run.settings,
-        folder=run.folder,
-        checkpoint_root=run.checkpoint_root,
-        log=run.log,
-        hooks=run.hooks,
+        **_loop(run),
     )
 
 
@@ -70,27 +77,20 @@ def _finetune(run: TrainingJob) -> dict:
         tokenizer_dir=run.inputs[TOKENIZER_INPUT],
         backbone_dir=run.inputs[BACKBONE_INPUT],
         settings=run.settings,
-        folder=run.folder,
-        checkpoint_root=run.checkpoint_root,
-        log=run.log,
-        hooks=run.hooks,
+        **_loop(run),
     )
 
 
 def _plain_finetune(run: TrainingJob) -> dict:
     from ml_assets.training.stages import train_baseline_model
 
-    settings = run.settings
     return train_baseline_model(
         corpus_dir=run.inputs[CORPUS_INPUT],
         tokenizer_dir=run.inputs[TOKENIZER_INPUT],
-        settings=settings.finetune,
-        num_layers=settings.num_layers,
-        init_seed=settings.init_seed,
-        folder=run.folder,
-        checkpoint_root=run.checkpoint_root,
-        log=run.log,
-        hooks=run.hooks,
+        settings=run.settings.finetune,
+        num_layers=run.settings.num_layers,
+        init_seed=run.settings.init_seed,
+        **_loop(run),
     )
 
 
