@@ -223,7 +223,7 @@ def run_variant(name: str, seed: int, features: pl.DataFrame, work: Path) -> dic
         # CPU seconds of every thread: what the run costs, steadier than wall time on a shared VM
         "cpu_seconds": round(time.process_time() - cpu_started, 1),
         **{
-            key: round(100 * metadata[key], 2)
+            key: round(100 * metadata[key.replace("accuracy", "acc")], 2)
             for key in (
                 "test_category_accuracy",
                 "heldout_category_accuracy",

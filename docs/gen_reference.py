@@ -376,8 +376,6 @@ def automation_page(defs: Any) -> str:
     out.append("\n## Sensors\n\n| sensor | starts | what |\n|---|---|---|\n")
     for sensor in sorted(repository.sensor_defs, key=lambda s: s.name):
         doc = " ".join((sensor.description or "").split())
-        if sensor.name == "default_automation_condition_sensor":
-            doc = doc or "Evaluates every asset's automation condition (Dagster's own)."
         out.append(f"| `{sensor.name}` | {sensor.default_status.value.lower()} | {doc} |\n")
     return "".join(out)
 

@@ -32,7 +32,9 @@ from ml_assets.assets.tfidf_reference import tfidf_reference
 from ml_assets.assets.tokenized_corpus import tokenized_corpus
 from ml_assets.assets.training_features import training_features
 from ml_assets.assets.transaction_features import transaction_features
+from ml_assets.core.intake.raw_days import source_end
 from ml_assets.core.params import PARAMS_ENV, PROFILE_ENV, load_params, resolve_params_path
+from ml_assets.core.quality.sketches import FULL_SIZE_PICTURES
 from ml_assets.wiring.daily import daily_partitions
 from ml_assets.wiring.plan import asset_graph, partitioned
 from ml_assets.wiring.stage import stage_of
@@ -42,6 +44,7 @@ from resources.launchers import TrainingLauncher
 from resources.model_registry import ModelRegistry
 from resources.notifications import SlackNotifier
 from resources.params import ParamsResource
+from sensors.automation import automation_condition_sensor
 from sensors.notifications import gpu_job_events_to_slack, slack_on_run_failure
 from sensors.raw_exports import new_raw_exports
 from sensors.schedules import (
@@ -118,18 +121,38 @@ def _served(
     assets: tuple[dg.AssetsDefinition, ...], profile: str | None, params_path: str | None, text: str
 ) -> tuple[dg.AssetsDefinition, ...]:
     """Cached: Dagster calls the definitions factory several times while loading a location."""
-    days = daily_partitions(load_params(params_path, profile=profile).partitions.start_date)
+    params = load_params(params_path, profile=profile)
+    days = daily_partitions(params.partitions.start_date, source_end(params.raw_transactions))
 
     def serve(assets_def: dg.AssetsDefinition) -> dg.AssetsDefinition:
-        version = stage_of(assets_def).code(params_path, profile).version
+        stage = stage_of(assets_def)
+        version = stage.code(params_path, profile).version
         daily = assets_def.partitions_def is not None
         return assets_def.map_asset_specs(
             lambda spec: spec.replace_attributes(
-                code_version=version, **({"partitions_def": days} if daily else {})
+                code_version=version,
+                description=described(spec, stage.pictures),
+                **({"partitions_def": days} if daily else {}),
             )
         )
 
     return tuple(serve(a) for a in assets)
+
+
+def described(spec: dg.AssetSpec, pictures: tuple[str, ...]) -> str:
+    """The asset's description, then what it reads and where its pictures are: the asset page
+    shows the description first, so a reader learns there where to look."""
+    text = spec.description or ""
+    reads = sorted(dep.asset_key.to_user_string() for dep in spec.deps)
+    if reads:
+        text += "\n\n**Reads** " + ", ".join(f"`{name}`" for name in reads) + "."
+    if pictures:
+        names = ", ".join(f"`{name}`" for name in pictures)
+        text += (
+            f"\n\n**Pictures** drawn in place under Metadata: {names}; full size behind "
+            f"`{FULL_SIZE_PICTURES}`."
+        )
+    return text
 
 
 def build_definitions(
@@ -142,7 +165,12 @@ def build_definitions(
         asset_checks=CHECKS,
         jobs=[daily_ingest_job, models_job, evaluation_job],
         schedules=[daily_ingest_schedule, nightly_stale_assets, weekly_full_evaluation],
-        sensors=[gpu_job_events_to_slack, slack_on_run_failure, new_raw_exports],
+        sensors=[
+            gpu_job_events_to_slack,
+            slack_on_run_failure,
+            new_raw_exports,
+            automation_condition_sensor,
+        ],
         resources=build_resources(artifacts_root, profile, launcher),
         # The graph is a chain whose heavy steps use every core themselves; one process per run
         # avoids re-importing torch for each step (~7 s each) and keeps a memoized run cheap.

@@ -19,10 +19,13 @@ scripts/init_dagster_home.sh "$DAGSTER_HOME"
 export TXN_PARAMS_PROFILE="$PROFILE"
 export TOKENIZERS_PARALLELISM=false HF_HUB_OFFLINE=1
 start=$(date +%s)
-# every day the source covers (the synthetic data: 120 days) and the models, in one run
+# every day the source covers (the synthetic data: 120 days) in one run, then the models in
+# another: a run over a range of days plans each asset check once per day, so keeping the
+# models' checks out of it gives each of them one row per run in the UI
 days=$(.venv/bin/python -m ml_assets days)
 status=0
-.venv/bin/dg launch --assets '*' --partition-range "$days" || status=$?
+.venv/bin/dg launch --job daily_ingest --partition-range "$days" || status=$?
+[ "$status" -ne 0 ] || .venv/bin/dg launch --job models || status=$?
 echo "ran the graph in $(( $(date +%s) - start )) s (profile: ${PROFILE:-default}, exit status $status)"
 # every model side by side on the same test rows, and the promotion verdict, pass or fail
 .venv/bin/python -m ml_assets comparison || true

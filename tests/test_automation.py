@@ -50,19 +50,20 @@ def test_code_change_requests_that_asset_and_its_dependents_only(settled):
     third = dg.evaluate_automation_conditions(defs=changed, instance=instance, cursor=cursor)
     # the changed asset, plus its dependent in the same run (eager's will_be_requested);
     # nothing upstream. If the new weights were byte-identical, onnx_model would be memoized.
-    # batch_predictions scores the newest raw day, which this store never ingested (the
-    # tiny data ends in January): it waits for that day instead of scoring stale data
+    # batch_predictions scores the newest raw day (the generator's last, ingested) with the
+    # model the registry serves, so it follows
     assert requested(third) == {
         "multitask_model",
         "onnx_model",
         "model_evaluation",
         "registered_model",
+        "batch_predictions",
     }
 
 
 def test_new_upstream_data_version_requests_dependents(settled):
     root, instance, cursor = settled
-    # multitask_model re-materialized with different bytes -> onnx_model (and only it) is requested
+    # multitask_model re-materialized with different bytes -> onnx_model and its dependents
     instance.report_runless_asset_event(
         dg.AssetMaterialization(
             "multitask_model", tags={"dagster/data_version": "different-weights"}
@@ -71,4 +72,9 @@ def test_new_upstream_data_version_requests_dependents(settled):
     third = dg.evaluate_automation_conditions(
         defs=definitions(root), instance=instance, cursor=cursor
     )
-    assert requested(third) == {"onnx_model", "model_evaluation", "registered_model"}
+    assert requested(third) == {
+        "onnx_model",
+        "model_evaluation",
+        "registered_model",
+        "batch_predictions",
+    }

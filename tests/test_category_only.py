@@ -114,7 +114,8 @@ def test_the_comparison_and_the_decision_are_on_category_alone(category_only):
     )
     assert set(report["report"]) == {"category"}
     assert all(set(model) == {"category"} for model in report["comparison"].values())
-    assert "| tfidf_reference |" in evaluation.metadata["side_by_side_table"].value
+    assert "| tfidf |" in evaluation.metadata["category_by_model"].value
+    assert "transaction_type_by_model" not in evaluation.metadata
     (registered,) = result.asset_materializations_for_node("registered_model")
     verdict = registered.metadata["verdict"].value
     assert verdict.startswith(("PROMOTED: ", "REJECTED: "))

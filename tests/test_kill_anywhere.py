@@ -1,6 +1,6 @@
 """kill -9 anywhere in the whole graph, several times in a row, and no hands on the keyboard.
 
-The README's command 1 as a user runs it (`dg launch --assets '*'` over every day, on the local
+The whole graph in one `dg launch --assets '*'` over every day, as a user may launch it (on the local
 instance `scripts/init_dagster_home.sh` writes) is killed with its training
 process, at seeded points: part-way through ingestion's days, part-way through the features'
 days, mid-pretraining, twice mid-finetuning, and mid-export. Each time the very same command is

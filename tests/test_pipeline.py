@@ -11,6 +11,8 @@ import numpy as np
 import pytest
 
 from ml_assets.core.infra.io import verify_entry
+from ml_assets.core.quality.comparison import short_name
+from ml_assets.core.quality.sketches import FULL_SIZE_PICTURES, INLINE_LIMIT
 from ml_assets.definitions import ASSETS, CHECKS, PARTITIONED, build_resources
 from ml_assets.wiring.daily import range_tags
 from tests.graph import TINY_DAYS
@@ -61,31 +63,32 @@ EXPECTED_METADATA = {
         "tokens_per_second",
         "final_mlm_loss",
         "loss_curve",
+        "full_size_pictures",
         "data_wait_share",
         "padding_share",
         "samples_per_second",
         "peak_memory_mb",
     },
     "multitask_model": {
-        "test_category_accuracy",
-        "test_category_macro_f1",
-        "test_transaction_type_accuracy",
-        "test_transaction_type_macro_f1",
-        "heldout_category_accuracy",
+        "test_category_acc",
+        "test_category_f1",
+        "test_transaction_type_acc",
+        "test_transaction_type_f1",
+        "heldout_category_acc",
         "best_step",
     },
-    "baseline_model": {"test_category_accuracy", "best_step", "valid_rows_full", "valid_curve"},
+    "baseline_model": {"test_category_acc", "best_step", "valid_rows_full", "valid_curve"},
     "tfidf_reference": {
-        "test_category_accuracy",
-        "heldout_category_accuracy",
-        "test_transaction_type_accuracy",
+        "test_category_acc",
+        "heldout_category_acc",
+        "test_transaction_type_acc",
         "category_chosen_c",
         "tfidf_features",
         "fit_seconds",
     },
     "frozen_encoder_reference": {
-        "test_category_accuracy",
-        "heldout_category_accuracy",
+        "test_category_acc",
+        "heldout_category_acc",
         "pooling",
         "backbone",
         "fit_seconds",
@@ -93,8 +96,8 @@ EXPECTED_METADATA = {
     "onnx_model": {
         "fp32_onnx_bytes",
         "int8_onnx_bytes",
-        "category_argmax_agreement",
-        "category_accuracy_delta_pt",
+        "category_agreement",
+        "category_int8_delta_pt",
         "latency_raw_p50_ms",
         "latency_raw_p99_ms",
         "latency_reference_ms_measured",
@@ -105,27 +108,30 @@ EXPECTED_METADATA = {
     "model_evaluation": {
         "test_rows",
         "rows_per_second",
-        "slices",
-        "category_confusion_matrix",
-        "reliability_diagram",
-        "category_all_accuracy",
-        "category_all_pr_auc",
-        "category_heldout_merchants_macro_f1",
-        "category_heldout_merchants_mean_accuracy",
-        "heldout_merchants_missed",
-        "category_short_accuracy",
-        "transaction_type_long_accuracy",
+        "category_slices",
+        "transaction_type_slices",
+        "category_confusion",
+        "category_mistakes",
+        "reliability",
+        "full_size_pictures",
+        "category_all_acc",
+        "category_heldout_f1",
+        "category_seen_acc",
+        "category_ece",
+        "heldout_merchant_mean",
+        "heldout_missed",
         "regressions",
         "recipe_uplift",
-        "uplift_category_accuracy_pt",
-        "side_by_side_table",
+        "uplift_category_acc_pt",
+        "category_by_model",
+        "transaction_type_by_model",
         "side_by_side",
         "champion",
-        "candidate_int8_category_heldout_accuracy",
-        "tfidf_reference_category_heldout_accuracy",
-        "frozen_encoder_reference_category_heldout_accuracy",
-        "baseline_model_plain_finetune_category_heldout_accuracy",
-        "candidate_fp32_twin_category_heldout_accuracy",
+        "heldout_acc_int8",
+        "heldout_acc_tfidf",
+        "heldout_acc_frozen",
+        "heldout_acc_plain",
+        "heldout_acc_fp32",
     },
     "batch_predictions": {"champion", "source", "rows", "rows_per_second", "threads", "preview"},
     "registered_model": {
@@ -134,6 +140,7 @@ EXPECTED_METADATA = {
         "champion",
         "rejection_reasons",
         "verdict",
+        "rules",
         "registry",
         "uploaded_files",
         "artifact_uris",
@@ -180,7 +187,53 @@ def test_every_asset_materializes_with_metadata(materialized):
         < md["mlm_backbone"]["params_before_pruning"].value
     )
     assert md["onnx_model"]["int8_onnx_bytes"].value < md["onnx_model"]["fp32_onnx_bytes"].value / 2
-    assert 0.0 <= md["multitask_model"]["test_category_accuracy"].value <= 1.0
+    assert 0.0 <= md["multitask_model"]["test_category_acc"].value <= 1.0
+
+
+@pytest.mark.slow
+def test_metadata_reads_in_place_in_the_ui(materialized):
+    """What the asset pages draw: keys short enough for the UI's key column (longer ones run
+    into the next column), every Markdown value but the full-size pictures under the UI's
+    inline limit (longer ones hide behind a button), and each stage's pictures as inline SVG,
+    listed before the numbers."""
+    from ml_assets.wiring.stage import stage_of
+
+    result, _, _ = materialized
+    events = {}
+    for event in result.get_asset_materialization_events():
+        m = event.event_specific_data.materialization
+        events.setdefault(m.asset_key.to_user_string(), m)
+    for asset, event in events.items():
+        long = [key for key in event.metadata if len(key) > 32]
+        assert not long, (asset, long)
+        hidden = [
+            key
+            for key, value in event.metadata.items()
+            if isinstance(value, dg.MarkdownMetadataValue)
+            and key != FULL_SIZE_PICTURES
+            and len(value.value) >= INLINE_LIMIT
+        ]
+        assert not hidden, (asset, hidden)
+    for assets_def in ASSETS:
+        stage = stage_of(assets_def)
+        if not stage.pictures:
+            continue
+        keys = list(events[stage.key].metadata)
+        pictures = [
+            key
+            for pattern in stage.pictures
+            for key in (
+                [pattern]
+                if "<head>" not in pattern
+                else [pattern.replace("<head>", h) for h in ("category", "transaction_type")]
+            )
+        ]
+        for key in pictures:
+            value = events[stage.key].metadata[key].value
+            assert value.startswith("![") and "(<data:image/svg+xml," in value, (stage.key, key)
+        numbers = [k for k in keys if isinstance(events[stage.key].metadata[k].value, float)]
+        assert max(keys.index(k) for k in pictures) < min(keys.index(k) for k in numbers)
+        assert FULL_SIZE_PICTURES in keys
 
 
 @pytest.mark.slow
@@ -207,6 +260,15 @@ def test_checks_run(materialized):
     assert checks["pruned_tokenizer_identical_on_training_text"].passed
     assert checks["heads_have_labels"].passed
     assert checks["raw_rows_accounted_for"].passed
+    # a verdict per day (the check's history by partition) and one for the run's days
+    rows = [
+        c for c in result.get_asset_check_evaluations() if c.check_name == "raw_rows_accounted_for"
+    ]
+    assert sorted(c.partition for c in rows if c.partition) == list(TINY_DAYS)
+    assert all(c.passed for c in rows) and len(rows) == len(TINY_DAYS) + 1
+    # the promotion check's page draws its description: the verdict and every rule
+    description = checks["candidate_promoted"].description
+    assert description.startswith("**PROMOTED**: ") and "| margin over references" in description
     waits = [
         c
         for c in result.get_asset_check_evaluations()
@@ -348,9 +410,11 @@ def test_the_comparison_puts_every_model_on_the_same_rows(materialized):
     assert all(r == rows[CANDIDATE] for r in rows.values())  # same rows, same slices
     assert set(rows[CANDIDATE]) == {"all", "heldout_merchants", "seen_merchants", "short", "long"}
     assert comparison[CANDIDATE] == evaluation["report"]
-    table = event.metadata["side_by_side_table"].value
-    assert all(f"| {name} |" in table for name in comparison)
-    assert event.metadata["side_by_side"].value.startswith("![side by side](data:image/png;base64,")
+    table = event.metadata["category_by_model"].value
+    assert all(f"| {short_name(name)} |" in table and name in table for name in comparison)
+    assert event.metadata["side_by_side"].value.startswith("![side by side](<data:image/svg+xml,")
+    full = event.metadata["full_size_pictures"].value
+    assert full.startswith("![side by side](data:image/png;base64,")
 
 
 @pytest.mark.slow
@@ -452,7 +516,7 @@ def test_a_failed_gate_still_compares_every_model_and_rejects_the_candidate(
     }
     assert materialized_now == {"onnx_model", "model_evaluation", "registered_model"}
     (evaluation,) = result.asset_materializations_for_node("model_evaluation")
-    assert "| tfidf_reference |" in evaluation.metadata["side_by_side_table"].value
+    assert "| tfidf |" in evaluation.metadata["category_by_model"].value
     (record,) = SqliteRegistry(tmp_path / "registry.sqlite").list()
     assert record["status"] == "rejected"
     gate_reasons = record["promotion"]["gate_failures"]
@@ -572,5 +636,5 @@ def test_the_uplift_reads_each_models_declared_outputs(tiny_graph):
     for asset in ("multitask_model", "baseline_model"):
         reported = tiny_graph.computed[asset]
         summary = training_summary(tiny_graph.root / asset / reported["fingerprint"])
-        assert {"test_category_accuracy", "heldout_category_accuracy", "best_step"} <= set(summary)
+        assert {"test_category_acc", "heldout_category_acc", "best_step"} <= set(summary)
         assert summary == {key: reported[key] for key in summary}, asset

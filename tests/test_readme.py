@@ -42,14 +42,19 @@ def test_what_starts_running_is_what_the_readme_says():
     }
     assert running == {"gpu_job_events_to_slack", "slack_on_run_failure"}
     assert "the two Slack sensors start running" in README
-    stopped = {a.name for a in automation} - running - {"default_automation_condition_sensor"}
+    stopped = {a.name for a in automation} - running
     assert stopped == {
         "daily_ingest_schedule",
         "nightly_stale_assets",
         "weekly_full_evaluation",
         "new_raw_exports",
+        "default_automation_condition_sensor",
     }
-    assert "The schedules and `new_raw_exports` start stopped" in README
+    text = " ".join(README.split())
+    assert (
+        "The schedules, `new_raw_exports` and `default_automation_condition_sensor` (which acts "
+        "on each asset's automation condition) start stopped" in text
+    )
 
 
 def test_the_project_speaks_of_itself_not_of_how_it_was_written():

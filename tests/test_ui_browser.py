@@ -1,7 +1,9 @@
 """The UI in a real browser: `dg dev` on 127.0.0.1 with a temporary DAGSTER_HOME (the local
 instance `scripts/init_dagster_home.sh` writes), the tiny graph materialized through the CLI
-into that instance, then headless Chromium (Playwright) walks the lineage graph, an asset page
-with a picture, the gates on the checks tab and the automation list. Screenshots go to
+into that instance as the quickstart does (the days, then the models), then headless Chromium
+(Playwright) walks the lineage graph, an asset page with its pictures and tables drawn in
+place, the gates and the promotion's rules on the checks tab, the daily partitions and the
+automation list; GraphQL reads each check's history. Screenshots go to
 $UI_SCREENSHOTS (default: the test's tmp folder). Finally GraphQL `staleStatus` after a params
 change names the expected assets and cause.
 
@@ -89,23 +91,21 @@ def ui(tmp_path_factory, tiny_graph):
         "TOKENIZERS_PARALLELISM": "false",
     }
     bin_dir = Path(sys.executable).parent
-    materialize = subprocess.run(
-        [
-            str(bin_dir / "dg"),
-            "launch",
-            "--assets",
-            "*",
-            "--partition-range",
-            f"{TINY_DAYS[0]}...{TINY_DAYS[-1]}",
-        ],
-        cwd=REPO,
-        env=env,
-        capture_output=True,
-        text=True,
-        timeout=900,
-        check=False,
-    )
-    assert materialize.returncode == 0, materialize.stderr[-3000:]
+    # as the quickstart runs the graph: the days in one run, then the models in another
+    for launch in (
+        ["--job", "daily_ingest", "--partition-range", f"{TINY_DAYS[0]}...{TINY_DAYS[-1]}"],
+        ["--job", "models"],
+    ):
+        materialize = subprocess.run(
+            [str(bin_dir / "dg"), "launch", *launch],
+            cwd=REPO,
+            env=env,
+            capture_output=True,
+            text=True,
+            timeout=900,
+            check=False,
+        )
+        assert materialize.returncode == 0, materialize.stderr[-3000:]
     port = free_port()
     log = open(work / "dagster-dev.log", "w")  # noqa: SIM115  (closed below)
     server = subprocess.Popen(
@@ -167,16 +167,76 @@ def test_lineage_graph_shows_every_asset(ui, page):
     page.screenshot(path=str(ui["shots"] / "lineage.png"), full_page=True)
 
 
-def test_asset_page_shows_metadata_and_a_picture(ui, page):
+def test_asset_page_draws_its_pictures_and_tables_in_place(ui, page):
     page.goto(f"{ui['url']}/assets/model_evaluation", wait_until="networkidle")
-    page.get_by_text("category_all_accuracy").first.wait_for(timeout=60_000)
+    page.get_by_text("category_by_model").first.wait_for(timeout=60_000)
+    # the description says where the pictures are
+    page.get_by_text("drawn in place under Metadata").first.wait_for(timeout=60_000)
+    # the sketches are images on the page itself, no button to press
+    sketches = page.locator("img[src^='data:image/svg+xml']")
+    sketches.nth(3).wait_for(timeout=60_000)
+    assert sketches.count() >= 4  # side by side, two confusion matrices, reliability
+    assert all(sketches.nth(i).evaluate("img => img.naturalWidth") > 100 for i in range(4))
+    # every column of the per-head table fits the metadata column: nothing behind a scroll bar
+    row = page.locator("tr", has_text="category_by_model").first
+    cell = row.locator("td").last.bounding_box()
+    seen = row.locator("th", has_text="seen").first.bounding_box()
+    assert seen["x"] + seen["width"] <= cell["x"] + cell["width"], (seen, cell)
     page.screenshot(path=str(ui["shots"] / "model_evaluation.png"), full_page=True)
-    row = page.locator("tr", has_text="category_confusion_matrix")
-    row.get_by_text("[Show Markdown]").click()
+    # the full-size PNGs, all behind one button
+    page.locator("tr", has_text="full_size_pictures").get_by_text("[Show Markdown]").click()
     picture = page.locator("img[src^='data:image/png']").first
     picture.wait_for(timeout=60_000)
     assert picture.evaluate("img => img.naturalWidth") > 100  # a real, decoded PNG
-    page.screenshot(path=str(ui["shots"] / "confusion_matrix.png"))
+    page.screenshot(path=str(ui["shots"] / "full_size_pictures.png"))
+
+
+def test_the_promotion_check_shows_its_rules_in_place(ui, page):
+    page.goto(f"{ui['url']}/assets/registered_model?view=checks", wait_until="networkidle")
+    page.get_by_text("PROMOTED").first.wait_for(timeout=60_000)
+    page.locator("td", has_text="margin over references").first.wait_for(timeout=60_000)
+    page.screenshot(path=str(ui["shots"] / "candidate_promoted.png"), full_page=True)
+
+
+CHECK_HISTORY = """query($key: AssetKeyInput!, $check: String!) {
+  assetCheckExecutions(assetKey: $key, checkName: $check, limit: 500) { status partition } }"""
+
+
+def test_each_check_has_one_row_per_run_or_day(ui):
+    """A run over a range of days plans every check in it once per day: the models' checks run
+    in their own run, so each has one row; raw_transactions' check has a verdict per day and
+    one for the run."""
+    nodes = graphql(
+        ui["url"],
+        "{ assetNodes { assetKey { path } assetChecksOrError { ... on AssetChecks {"
+        " checks { name } } } } }",
+    )["assetNodes"]
+    seen = 0
+    for node in nodes:
+        for check in node["assetChecksOrError"].get("checks", []):
+            rows = graphql(
+                ui["url"], CHECK_HISTORY, {"key": node["assetKey"], "check": check["name"]}
+            )["assetCheckExecutions"]
+            assert all(r["status"] == "SUCCEEDED" for r in rows), (check["name"], rows[:3])
+            per_day = sorted(r["partition"] for r in rows if r["partition"])
+            if check["name"] == "raw_rows_accounted_for":
+                assert per_day == list(TINY_DAYS) and len(rows) == len(TINY_DAYS) + 1
+            else:
+                assert len(rows) == 1 and not per_day, (check["name"], len(rows))
+            seen += 1
+    assert seen >= 8
+
+
+def test_the_daily_partitions_are_the_days_the_source_has(ui, page):
+    keys = graphql(
+        ui["url"],
+        '{ assetNodeOrError(assetKey: {path: ["raw_transactions"]}) { ... on AssetNode {'
+        " partitionKeysByDimension { partitionKeys } } } }",
+    )["assetNodeOrError"]["partitionKeysByDimension"][0]["partitionKeys"]
+    assert keys == list(TINY_DAYS)  # the generator's window, no day it could never have
+    page.goto(f"{ui['url']}/assets/raw_transactions?view=partitions", wait_until="networkidle")
+    page.get_by_text(f"Materialized ({len(TINY_DAYS)})").first.wait_for(timeout=60_000)
+    page.get_by_text("Missing (0)").first.wait_for(timeout=60_000)
 
 
 def test_checks_tab_shows_the_gates(ui, page):
@@ -194,6 +254,7 @@ def test_schedules_and_sensors_are_listed(ui, page):
         "weekly_full_evaluation",
         "new_raw_exports",
         "gpu_job_events_to_slack",
+        "default_automation_condition_sensor",
     ):
         page.get_by_text(name).first.wait_for(timeout=60_000)
     page.screenshot(path=str(ui["shots"] / "automation.png"), full_page=True)

@@ -51,6 +51,7 @@ STAGE = Stage(
     section=BaselineModelParams,
     reads=(MultitaskModelParams, MlmBackboneParams),
     fingerprint=fingerprint,
+    pictures=("valid_curve",),
 )
 
 

@@ -26,6 +26,7 @@ STAGE = Stage(
     section=MlmBackboneParams,
     libraries=("torch", "transformers", "tokenizers", "safetensors"),
     trainer="ml_assets.training.trainers:MLM",
+    pictures=("loss_curve",),
 )
 
 

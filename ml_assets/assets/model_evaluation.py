@@ -27,6 +27,7 @@ from ml_assets.core.quality.comparison import (
     champion_label,
     primary_head,
 )
+from ml_assets.core.quality.sketches import FULL_SIZE_PICTURES, inline_table
 from ml_assets.wiring.artifacts import (
     automation_condition,
     memoized_output,
@@ -52,10 +53,10 @@ def headline(report: dict) -> dict[str, float]:
 
 
 UPLIFT_COLUMNS = (
-    ("test_category_accuracy", "category accuracy"),
-    ("test_category_macro_f1", "category macro-F1"),
-    ("heldout_category_accuracy", "category acc., held-out merchants"),
-    ("test_transaction_type_accuracy", "transaction type accuracy"),
+    ("test_category_acc", "category accuracy"),
+    ("test_category_f1", "category macro-F1"),
+    ("heldout_category_acc", "category acc., held-out merchants"),
+    ("test_transaction_type_acc", "transaction type accuracy"),
     ("best_step", "steps to best validation"),
     ("steps", "steps run"),
 )
@@ -64,7 +65,7 @@ UPLIFT_COLUMNS = (
 def training_summary(model_dir: Path) -> dict:
     """What a finetuning reported, read from its declared output files (``metrics.json``: the
     PyTorch test metrics per head, overall and on held-out merchants; ``history.json``: every
-    validation pass): ``test_<head>_accuracy``/``_macro_f1``, ``heldout_<head>_accuracy``,
+    validation pass): ``test_<head>_acc``/``_f1``, ``heldout_<head>_acc``/``_f1``,
     ``best_step`` (the first pass with the best validation score, the weights kept) and
     ``steps``."""
     metrics = read_json(model_dir / MODEL_METRICS_FILE)
@@ -73,8 +74,8 @@ def training_summary(model_dir: Path) -> dict:
     for prefix, split in (("test", "test"), ("heldout", "test_heldout_merchants")):
         for head, values in metrics.get(split, {}).items():
             if values.get("n"):
-                summary[f"{prefix}_{head}_accuracy"] = round(values["accuracy"], 4)
-                summary[f"{prefix}_{head}_macro_f1"] = round(values["macro_f1"], 4)
+                summary[f"{prefix}_{head}_acc"] = round(values["accuracy"], 4)
+                summary[f"{prefix}_{head}_f1"] = round(values["macro_f1"], 4)
     if history:
         best = max(history, key=lambda record: record["valid_macro_f1"])  # first of equals
         summary.update(best_step=best["step"], steps=history[-1]["step"])
@@ -85,27 +86,28 @@ def uplift(pretrained: dict, baseline: dict) -> tuple[str, dict]:
     """The candidate's finetuning (multitask_model) next to the plain finetune (baseline_model):
     PyTorch fp32 test metrics each finetuning reported, and the differences (the candidate's
     recipe, MLM pretraining included when it is on, minus the plain recipe)."""
-    lines = ["| model | " + " | ".join(label for _, label in UPLIFT_COLUMNS) + " |"]
-    lines.append("|---" * (len(UPLIFT_COLUMNS) + 1) + "|")
-    for name, values in (
-        ("multitask_model (candidate)", pretrained),
-        ("baseline_model (plain finetune)", baseline),
-    ):
-        cells = [
-            f"{values[key]:.4f}" if isinstance(values.get(key), float) else str(values.get(key))
-            for key, _ in UPLIFT_COLUMNS
-        ]
-        lines.append(f"| {name} | " + " | ".join(cells) + " |")
+
+    def cell(values: dict, key: str) -> str:
+        value = values.get(key)
+        return f"{value:.4f}" if isinstance(value, float) else str(value)
+
+    # one row per measure, a column per model: narrow enough for the UI's metadata column
+    lines = [
+        "| | candidate (multitask_model) | plain finetune (baseline_model) |",
+        "|---|---|---|",
+        *(
+            f"| {label} | {cell(pretrained, key)} | {cell(baseline, key)} |"
+            for key, label in UPLIFT_COLUMNS
+        ),
+    ]
     numbers = {}
-    for key in (
-        "test_category_accuracy",
-        "test_category_macro_f1",
-        "test_transaction_type_accuracy",
+    for key, name in (
+        ("test_category_acc", "uplift_category_acc_pt"),
+        ("test_category_f1", "uplift_category_f1_pt"),
+        ("test_transaction_type_acc", "uplift_type_acc_pt"),
     ):
         if key in pretrained and key in baseline:
-            numbers[f"uplift_{key.removeprefix('test_')}_pt"] = round(
-                (pretrained[key] - baseline[key]) * 100, 2
-            )
+            numbers[name] = round((pretrained[key] - baseline[key]) * 100, 2)
     if pretrained.get("best_step") and baseline.get("best_step"):
         numbers["steps_to_best_ratio"] = round(pretrained["best_step"] / baseline["best_step"], 3)
     return "\n".join(lines), numbers
@@ -160,31 +162,54 @@ def pytorch_probabilities(model_dir: Path, texts: list[str]) -> dict[str, np.nda
     return {head: softmax(values) for head, values in logits.items()}
 
 
-def merchants_table(wrong: list[dict], limit: int) -> str:
-    lines = [
-        "| merchant | label | rows | wrong | accuracy | predicted most |",
-        "|---|---|---|---|---|---|",
-    ]
-    for m in wrong[:limit]:
-        lines.append(
-            f"| {m['merchant']} | {m['label']} | {m['rows']} | {m['wrong']} | "
-            f"{m['accuracy']:.2f} | {m['predicted']} |"
-        )
-    return "\n".join(lines)
+SLICE_WORDS = {"all": "all", "heldout_merchants": "heldout", "seen_merchants": "seen"}
 
 
-def slices_table(report: dict) -> str:
-    lines = [
-        "| head | slice | n | accuracy | macro-F1 | PR-AUC | ECE |",
-        "|---|---|---|---|---|---|---|",
+def md(text: str) -> dg.MarkdownMetadataValue:
+    return dg.MetadataValue.md(text)
+
+
+def merchants_table(wrong: list[dict]) -> str:
+    """The held-out merchants with the most wrong rows, as many as fit inline."""
+    return inline_table(
+        ("merchant", "wrong", "label → predicted most"),
+        [
+            (m["merchant"], f"{m['wrong']}/{m['rows']}", f"{m['label']} → {m['predicted']}")
+            for m in wrong
+        ],
+        most=10,
+    )
+
+
+def mistakes_table(counts: np.ndarray, names: list[str]) -> str:
+    """The off-diagonal cells of a confusion matrix, the most rows first: which label is taken
+    for which (the sketch beside it shows where; this names them)."""
+    cells = [
+        (int(counts[t, p]), names[t], names[p])
+        for t in range(len(names))
+        for p in range(len(names))
+        if t != p and counts[t, p]
     ]
-    for head, slices in report.items():
-        for name, v in slices.items():
-            lines.append(
-                f"| {head} | {name} | {v['n']} | {v['accuracy']:.4f} | {v['macro_f1']:.4f} | "
-                f"{v['pr_auc']:.4f} | {v['ece']:.4f} |"
+    cells.sort(key=lambda cell: (-cell[0], cell[1], cell[2]))
+    return inline_table(("true", "predicted", "rows"), [(t, p, n) for n, t, p in cells], most=8)
+
+
+def slices_table(slices: dict) -> str:
+    """One head's metrics per slice of the test rows."""
+    return inline_table(
+        ("slice", "n", "accuracy", "macro-F1", "PR-AUC", "ECE"),
+        [
+            (
+                name.replace("_merchants", ""),
+                v["n"],
+                f"{v['accuracy']:.4f}",
+                f"{v['macro_f1']:.4f}",
+                f"{v['pr_auc']:.4f}",
+                f"{v['ece']:.4f}",
             )
-    return "\n".join(lines)
+            for name, v in slices.items()
+        ],
+    )
 
 
 # per-run overrides of the ModelEvaluation section: the launchpad's fields
@@ -198,6 +223,7 @@ STAGE = Stage(
     section=ModelEvaluationParams,
     fingerprint=fingerprint,
     candidate_input=ONNX_MODEL.key,
+    pictures=("side_by_side", "<head>_confusion", "reliability"),
 )
 
 
@@ -246,7 +272,7 @@ def model_evaluation(
     threads = resolved.get(OnnxModelParams).intra_op_num_threads
 
     def build(folder: Path, fingerprint: str) -> dict:
-        from ml_assets.core.quality.comparison import accuracy_grid, comparison_table
+        from ml_assets.core.quality.comparison import accuracy_grid, head_table, short_name
         from ml_assets.core.quality.eval_plots import comparison_png, confusion_png, reliability_png
         from ml_assets.core.quality.evaluation import (
             confusion_matrix,
@@ -258,6 +284,7 @@ def model_evaluation(
             softmax,
         )
         from ml_assets.core.quality.plots import markdown_image
+        from ml_assets.core.quality.sketches import bars_sketch, heatmap_sketch, reliability_sketch
         from ml_assets.core.serving.scoring import encode_for_model, scorer_for
         from ml_assets.core.training_data.labels import IGNORE_INDEX, label_ids
 
@@ -292,7 +319,8 @@ def model_evaluation(
             settings.short_description_chars,
         )
         report = evaluate_slices(labels, probs, heads, masks, IGNORE_INDEX)
-        curves, pictures = {}, {}
+        # inline sketches first (the UI draws them in place), the full PNGs behind one button
+        curves, sketches, mistakes, full = {}, {}, {}, []
         for head, names in heads.items():
             keep = labels[head] != IGNORE_INDEX
             if not keep.any():
@@ -300,14 +328,17 @@ def model_evaluation(
             y, p = labels[head][keep], probs[head][keep]
             curves[head] = reliability(y, p, settings.calibration_bins)
             counts = confusion_matrix(y, p.argmax(axis=1), len(names))
-            pictures[f"{head}_confusion_matrix"] = dg.MetadataValue.md(
+            sketches[f"{head}_confusion"] = heatmap_sketch(counts, f"{head} confusion matrix")
+            mistakes[f"{head}_mistakes"] = mistakes_table(counts, names)
+            full.append(
                 markdown_image(
                     confusion_png(counts, names, f"{head}: confusion on the test split (int8)"),
                     f"{head} confusion matrix",
                 )
             )
         if curves:
-            pictures["reliability_diagram"] = dg.MetadataValue.md(
+            sketches["reliability"] = reliability_sketch(curves, "reliability diagram")
+            full.append(
                 markdown_image(
                     reliability_png(curves, "Calibration (test split, int8)"), "reliability"
                 )
@@ -338,14 +369,20 @@ def model_evaluation(
             if on_heldout.any()
             else (None, [])
         )
-        pictures["side_by_side"] = dg.MetadataValue.md(
+        grid = accuracy_grid(comparison, primary)
+        short_grid = {
+            short_name(model): {SLICE_WORDS[k]: v for k, v in values.items() if k in SLICE_WORDS}
+            for model, values in grid.items()
+        }
+        sketches = {"side_by_side": bars_sketch(short_grid, "side by side"), **sketches}
+        full.insert(
+            0,
             markdown_image(
                 comparison_png(
-                    accuracy_grid(comparison, primary),
-                    f"{primary} accuracy by slice, every model on the same test rows",
+                    grid, f"{primary} accuracy by slice, every model on the same test rows"
                 ),
                 "side by side",
-            )
+            ),
         )
         # regressions against the champion, re-scored above on these rows (a declared input,
         # part of the fingerprint), never against this asset's own earlier output
@@ -374,40 +411,46 @@ def model_evaluation(
             training_summary(multitask_model.dir), training_summary(baseline_model.dir)
         )
         metadata = {
-            "side_by_side_table": dg.MetadataValue.md(comparison_table(comparison, list(heads))),
+            **{f"{head}_by_model": md(head_table(comparison, head)) for head in heads},
+            **{key: md(value) for key, value in sketches.items()},
+            **{key: md(value) for key, value in mistakes.items()},
+            **{f"{head}_slices": md(slices_table(report[head])) for head in report},
+            **(
+                {
+                    "heldout_merchant_mean": round(merchant_mean, 4),
+                    "heldout_missed": md(merchants_table(missed)),
+                }
+                if merchant_mean is not None
+                else {}
+            ),
+            "recipe_uplift": md(table),
+            **uplift_numbers,
+            "champion": champion["model_id"] if champion else "none",
+            "compared_with_champion": bool(before),
+            "regressions": len(dropped),
+            "regressed_metrics": ", ".join(f"{k} -{v} pt" for k, v in dropped.items()) or "none",
+            # the numbers the Plots view follows from run to run
             **{
-                f"{model_slug(name)}_{primary}_heldout_accuracy": round(
+                f"heldout_acc_{short_name(name)}": round(
                     other[primary]["heldout_merchants"]["accuracy"], 4
                 )
                 for name, other in comparison.items()
                 if "heldout_merchants" in other.get(primary, {})
             },
-            "champion": champion["model_id"] if champion else "none",
-            "recipe_uplift": dg.MetadataValue.md(table),
-            **uplift_numbers,
+            **{
+                f"{head}_{SLICE_WORDS[name]}_{short}": round(slices[name][metric], 4)
+                for head, slices in report.items()
+                for name in ("all", "heldout_merchants", "seen_merchants")
+                if name in slices
+                for metric, short in (("accuracy", "acc"), ("macro_f1", "f1"))
+            },
+            **{f"{head}_ece": round(slices["all"]["ece"], 4) for head, slices in report.items()},
             "test_rows": test.height,
             "inference_seconds": round(inference_seconds, 3),
             "rows_per_second": round(test.height / max(inference_seconds, 1e-9)),
-            "slices": dg.MetadataValue.md(slices_table(report)),
-            **(
-                {
-                    f"{primary}_heldout_merchants_mean_accuracy": round(merchant_mean, 4),
-                    "heldout_merchants_missed": dg.MetadataValue.md(merchants_table(missed, 15)),
-                }
-                if merchant_mean is not None
-                else {}
-            ),
-            "compared_with_champion": bool(before),
-            "regressions": len(dropped),
-            "regressed_metrics": ", ".join(f"{k} -{v} pt" for k, v in dropped.items()) or "none",
             "seconds": round(time.perf_counter() - started, 3),
-            **pictures,
+            FULL_SIZE_PICTURES: md("\n\n".join(full)),
         }
-        for head, slices in report.items():
-            for name in ("all", "heldout_merchants", "short", "long"):
-                if name in slices:
-                    for metric in (*HEADLINE, "ece"):
-                        metadata[f"{head}_{name}_{metric}"] = round(slices[name][metric], 4)
         return metadata
 
     return memoized_output(
@@ -426,11 +469,6 @@ def model_evaluation(
         ),
         build=build,
     )
-
-
-def model_slug(name: str) -> str:
-    """A metadata-key-safe name: "candidate (int8)" -> "candidate_int8"."""
-    return "_".join("".join(c if c.isalnum() else " " for c in name).split())
 
 
 def compare_models(

@@ -29,6 +29,7 @@ STAGE = Stage(
     section=MultitaskModelParams,
     libraries=("torch", "transformers", "tokenizers", "safetensors", "peft"),
     trainer="ml_assets.training.trainers:FINETUNE",
+    pictures=("valid_curve",),
 )
 
 

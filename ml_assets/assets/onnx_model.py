@@ -177,10 +177,10 @@ def onnx_model(
         if recipe.get("reason"):
             metadata["int8_recipe_reason"] = recipe["reason"]
         for head, values in parity.items():
-            metadata[f"{head}_argmax_agreement"] = round(values["agreement"], 4)
+            metadata[f"{head}_agreement"] = round(values["agreement"], 4)
             if "accuracy_int8" in values:
-                metadata[f"{head}_accuracy_int8"] = round(values["accuracy_int8"], 4)
-                metadata[f"{head}_accuracy_delta_pt"] = round(values["accuracy_delta_pt"], 3)
+                metadata[f"{head}_int8_acc"] = round(values["accuracy_int8"], 4)
+                metadata[f"{head}_int8_delta_pt"] = round(values["accuracy_delta_pt"], 3)
         return metadata
 
     return memoized_output(

@@ -123,7 +123,9 @@ ROWS_ACCOUNTED_FOR = dg.AssetCheckSpec(
         "MT940, optionally gzip; a folder, an s3:// or gs:// prefix) via "
         "`raw_transactions.source: files`; ids derived where the bank gives none, overlapping "
         "downloads deduplicated, running balances checked. Bad rows go to quarantine.parquet "
-        "with file, line and reason."
+        "with file, line and reason. The partitions are the days the source can have: the "
+        "generator's window, or with exports every day up to yesterday (a day no export covers "
+        "yet shows as missing). The check records a verdict per day."
     ),
 )
 def raw_transactions(
@@ -226,7 +228,12 @@ def raw_transactions(
             )
     yield partitions_output(entries, SUMMED, extra)
     yield from day_materializations(context, STAGE.key, entries)
-    yield logged_check(context, rows_accounted_for({day: ref for day, (ref, _) in entries.items()}))
+    per_day = {day: day_counts(ref) for day, (ref, _) in entries.items()}
+    # a run over several days plans the check once per day: each day gets its own verdict
+    # (logged as an evaluation of that partition), the run's days together the step's result
+    for day, counts in sorted(per_day.items()):
+        context.log_event(day_accounted_for(day, counts))
+    yield logged_check(context, rows_accounted_for(per_day))
 
 
 def check_split(split: IntakeSplit, settings: RawTransactionsParams) -> None:
@@ -276,29 +283,49 @@ def read_days(
     return files_split(files, settings, days, {n: homes.get(n) for n in files})
 
 
-def rows_accounted_for(refs: dict[str, ArtifactRef]) -> dg.AssetCheckResult:
-    names = ("rows_in", "rows_kept", "rows_quarantined", "duplicates_dropped")
-    totals, unaccounted, bad_days = dict.fromkeys(names, 0), 0, []
-    for day, ref in sorted(refs.items()):
-        report = read_json(ref.dir / INGEST_REPORT_FILE)
-        with open(ref.dir / RAW_FILE, "rb") as handle:
-            kept = sum(1 for line in handle if line.strip())
-        quarantined = pl.scan_parquet(ref.dir / QUARANTINE_FILE).select(pl.len()).collect().item()
-        missing = report["rows_in"] - (kept + quarantined + report["duplicates_dropped"])
-        if missing or kept != report["rows_kept"]:
-            bad_days.append(day)
-        unaccounted += missing
-        for key, value in zip(
-            names, (report["rows_in"], kept, quarantined, report["duplicates_dropped"]), strict=True
-        ):
-            totals[key] += value
+COUNTS = ("rows_in", "rows_kept", "rows_quarantined", "duplicates_dropped")
+
+
+def day_counts(ref: ArtifactRef) -> dict[str, int]:
+    """One day's ingest report, with the kept and quarantined rows recounted from its files;
+    ``unaccounted``: rows in that are none of kept, quarantined or dropped as duplicates."""
+    report = read_json(ref.dir / INGEST_REPORT_FILE)
+    with open(ref.dir / RAW_FILE, "rb") as handle:
+        kept = sum(1 for line in handle if line.strip())
+    quarantined = pl.scan_parquet(ref.dir / QUARANTINE_FILE).select(pl.len()).collect().item()
+    return {
+        "rows_in": report["rows_in"],
+        "rows_kept": kept,
+        "rows_quarantined": quarantined,
+        "duplicates_dropped": report["duplicates_dropped"],
+        "unaccounted": report["rows_in"] - (kept + quarantined + report["duplicates_dropped"]),
+        "report_disagrees": int(kept != report["rows_kept"]),
+    }
+
+
+def day_accounted_for(day: str, counts: dict[str, int]) -> dg.AssetCheckEvaluation:
+    """The check's verdict on one day: its row in the check's history, by partition."""
+    return dg.AssetCheckEvaluation(
+        asset_key=dg.AssetKey(STAGE.key),
+        check_name=ROWS_ACCOUNTED_FOR.name,
+        passed=not (counts["unaccounted"] or counts["report_disagrees"]),
+        partition=day,
+        metadata={key: counts[key] for key in (*COUNTS, "unaccounted")},
+    )
+
+
+def rows_accounted_for(per_day: dict[str, dict[str, int]]) -> dg.AssetCheckResult:
+    """The check's verdict on the run's days together."""
+    bad_days = [
+        day for day, c in sorted(per_day.items()) if c["unaccounted"] or c["report_disagrees"]
+    ]
     return dg.AssetCheckResult(
         check_name=ROWS_ACCOUNTED_FOR.name,
         passed=not bad_days,
         metadata={
-            "partitions_checked": len(refs),
-            **totals,
-            "unaccounted": unaccounted,
+            "partitions_checked": len(per_day),
+            **{key: sum(c[key] for c in per_day.values()) for key in COUNTS},
+            "unaccounted": sum(c["unaccounted"] for c in per_day.values()),
             "days_not_accounted": ", ".join(bad_days[:20]) or "none",
         },
     )

@@ -32,6 +32,7 @@ from ml_assets.core.params import (
     TransactionFeaturesParams,
     section_name,
 )
+from ml_assets.core.quality.sketches import inline_table
 from ml_assets.wiring.artifacts import (
     automation_condition,
     memoized_output,
@@ -144,7 +145,9 @@ STAGE = Stage(
         "promoted or rejected with the reasons: fingerprint, every params section that shaped "
         "it, the full evaluation's metrics, the side-by-side comparison, the gate results and "
         "the artifact URIs. A promoted candidate becomes the `champion` alias. Registry: SQLite "
-        "(default) or DynamoDB; model files uploaded to S3 when TXN_REGISTRY_S3_URI is set."
+        "(default) or DynamoDB; model files uploaded to S3 when TXN_REGISTRY_S3_URI is set. "
+        "The decision is in `verdict` and `rules` under Metadata, and on the page of the "
+        "`candidate_promoted` check."
     ),
 )
 def registered_model(
@@ -219,6 +222,7 @@ def registered_model(
             "previous_champion": previous["model_id"] if previous else "none",
             "rejection_reasons": "; ".join(decision.reasons) or "none",
             "verdict": record["promotion"]["verdict"],
+            "rules": dg.MetadataValue.md(rules_table(record["promotion"]["rules"])),
             "registry": registry.uri(),
             "uploaded_files": len(uploaded),
             "artifact_uris": dg.MetadataValue.json(record["artifacts"]),
@@ -251,7 +255,8 @@ def promotion_check(model_id: str, decision: dict, log) -> dg.AssetCheckResult:
     return dg.AssetCheckResult(
         check_name=PROMOTED_CHECK,
         passed=decision["promoted"],
-        description="promoted" if decision["promoted"] else "; ".join(decision["reasons"]),
+        # the check's page draws its description in place: the decision and every rule
+        description=f"{bold_outcome(decision['verdict'])}\n\n{rules_table(decision['rules'])}",
         metadata={
             "model_id": model_id,
             "verdict": decision["verdict"],
@@ -261,12 +266,25 @@ def promotion_check(model_id: str, decision: dict, log) -> dg.AssetCheckResult:
     )
 
 
+def bold_outcome(verdict: str) -> str:
+    """ "PROMOTED: ..." with its first word in bold."""
+    outcome, colon, rest = verdict.partition(": ")
+    return f"**{outcome}**{colon}{rest}"
+
+
 def rules_table(rules: list[dict]) -> str:
-    lines = ["| rule | head | slice | candidate % | required % | against | passed |"]
-    lines.append("|---|---|---|---|---|---|---|")
-    for r in rules:
-        lines.append(
-            f"| {r['rule']} | {r['head']} | {r['slice']} | {r['candidate']:.2f} | "
-            f"{r['bar']:.2f} | {r['against']} | {'yes' if r['passed'] else 'NO'} |"
-        )
-    return "\n".join(lines)
+    """Every promotion rule: what it measured on which head and slice, what the candidate got,
+    what it required and whether it passed."""
+    return inline_table(
+        ("rule", "on", "candidate %", "required %", "passed"),
+        [
+            (
+                f"{r['rule']} ({r['against']})",
+                f"{r['head']} / {r['slice'].replace('_merchants', '')}",
+                f"{r['candidate']:.2f}",
+                f"{r['bar']:.2f}",
+                "yes" if r["passed"] else "**NO**",
+            )
+            for r in rules
+        ],
+    )

@@ -224,9 +224,9 @@ def write_reference(features: pl.DataFrame, heads: Sequence[str], folder: Path, 
         labeled = test[head].is_not_null().to_numpy()
         predicted = np.asarray(names, dtype=object)[result.test_probs[head].argmax(axis=1)]
         hits = predicted == truth
-        metadata[f"test_{head}_accuracy"] = round(float(hits[labeled].mean()), 4)
+        metadata[f"test_{head}_acc"] = round(float(hits[labeled].mean()), 4)
         if (labeled & heldout).any():
-            metadata[f"heldout_{head}_accuracy"] = round(float(hits[labeled & heldout].mean()), 4)
+            metadata[f"heldout_{head}_acc"] = round(float(hits[labeled & heldout].mean()), 4)
         metadata[f"{head}_chosen_c"] = result.chosen_c[head]
     metadata["fit_seconds"] = round(seconds, 2)
     return metadata

@@ -28,6 +28,15 @@ from ml_assets.training.preemption import TrainingHooks
 
 MLM_CURVE_PNG = "loss_curve.png"
 VALID_CURVE_PNG = "valid_curve.png"
+SKETCH_SUFFIX = ".md"  # beside each PNG: the inline sketch of the same curve (Markdown)
+
+
+def write_curve(folder: Path, png_name: str, png: bytes, points, alt: str) -> None:
+    """A curve as its full PNG and, beside it, the sketch the UI draws in place."""
+    from ml_assets.core.quality.sketches import line_sketch
+
+    (folder / png_name).write_bytes(png)
+    (folder / png_name).with_suffix(SKETCH_SUFFIX).write_text(line_sketch(points, alt))
 
 
 def accumulation_for(tokens_per_step: int | None, batch_size: int, mean_tokens: float) -> int:
@@ -66,8 +75,12 @@ def train_mlm_backbone(
         net.cpu().save_pretrained(folder, safe_serialization=True)
         log("mlm_backbone.steps is 0: no masked-LM pretraining, the backbone is only sliced")
         atomic_write_json(folder / "loss_curve.json", [])  # the same layout, an empty curve
-        (folder / MLM_CURVE_PNG).write_bytes(
-            line_chart_png({}, "No MLM pretraining (mlm_backbone.steps: 0)", "step", "loss")
+        write_curve(
+            folder,
+            MLM_CURVE_PNG,
+            line_chart_png({}, "No MLM pretraining (mlm_backbone.steps: 0)", "step", "loss"),
+            [],
+            "no MLM pretraining",
         )
         return {
             "params_before_pruning": params_before,
@@ -111,8 +124,12 @@ def train_mlm_backbone(
             return {}  # rank 0 writes the artifact
     net.cpu().save_pretrained(folder, safe_serialization=True)
     atomic_write_json(folder / "loss_curve.json", result.loss_curve)
-    (folder / MLM_CURVE_PNG).write_bytes(
-        line_chart_png({"MLM loss": result.loss_curve}, "MLM pretraining loss", "step", "loss")
+    write_curve(
+        folder,
+        MLM_CURVE_PNG,
+        line_chart_png({"MLM loss": result.loss_curve}, "MLM pretraining loss", "step", "loss"),
+        result.loss_curve,
+        "MLM loss",
     )
     return {
         "params_before_pruning": params_before,
@@ -231,8 +248,12 @@ def train_multitask_model(
         folder / MODEL_METRICS_FILE, {"test": test, "test_heldout_merchants": test_heldout}
     )
     atomic_write_json(folder / MODEL_HISTORY_FILE, result.history)
-    (folder / VALID_CURVE_PNG).write_bytes(
-        line_chart_png(curve, "Validation during finetuning", "step", "macro-F1")
+    write_curve(
+        folder,
+        VALID_CURVE_PNG,
+        line_chart_png(curve, "Validation during finetuning", "step", "macro-F1"),
+        next(iter(curve.values())),
+        "validation mean macro-F1",
     )
     metadata = {
         "heads": {head: len(names) for head, names in heads.items()},
@@ -258,18 +279,16 @@ def train_multitask_model(
                 f"weight {low:g}-{high:g} around coverage {threshold:g}, C {bag['c'][head]:g}"
             )
             if encoder_only[head]["n"]:
-                metadata[f"test_{head}_accuracy_encoder_alone"] = round(
-                    encoder_only[head]["accuracy"], 4
-                )
+                metadata[f"encoder_alone_{head}_acc"] = round(encoder_only[head]["accuracy"], 4)
     for head in heads:
         if test[head]["n"] == 0:
             continue
-        metadata[f"test_{head}_accuracy"] = round(test[head]["accuracy"], 4)
-        metadata[f"test_{head}_macro_f1"] = round(test[head]["macro_f1"], 4)
+        metadata[f"test_{head}_acc"] = round(test[head]["accuracy"], 4)
+        metadata[f"test_{head}_f1"] = round(test[head]["macro_f1"], 4)
         if test_heldout and test_heldout[head]["n"] > 0:
-            metadata[f"heldout_{head}_accuracy"] = round(test_heldout[head]["accuracy"], 4)
-            metadata[f"heldout_{head}_macro_f1"] = round(test_heldout[head]["macro_f1"], 4)
-    metadata["test_mean_accuracy"] = round(
+            metadata[f"heldout_{head}_acc"] = round(test_heldout[head]["accuracy"], 4)
+            metadata[f"heldout_{head}_f1"] = round(test_heldout[head]["macro_f1"], 4)
+    metadata["test_mean_acc"] = round(
         float(np.mean([m["accuracy"] for m in test.values() if m["n"]])), 4
     )
     return metadata

@@ -295,6 +295,8 @@ def automation_condition() -> dg.AutomationCondition:
     )
     # and never past a failed gate: an upstream whose blocking checks failed does not feed on
     gates_passed = dg.AutomationCondition.all_deps_blocking_checks_passed()
+    # the UI shows the label's start on every asset page: say first that it acts only while
+    # the automation sensor runs
     return ((on_new_upstream_data | on_new_code) & gates_passed).with_label(
-        "new data, new code or missing; upstream gates passed"
+        "sensor off by default; when on: new data, new code or missing, upstream gates passed"
     )

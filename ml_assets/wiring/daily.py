@@ -15,9 +15,16 @@ from ml_assets.core.params import PartitionsParams
 AFFECTS_OUTPUTS = False
 
 
-def daily_partitions(start_date: dt.date) -> dg.DailyPartitionsDefinition:
-    """Days from ``start_date`` (params ``partitions.start_date``) up to yesterday (UTC)."""
-    return dg.DailyPartitionsDefinition(start_date=start_date.isoformat(), timezone="UTC")
+def daily_partitions(
+    start_date: dt.date, end_date: dt.date | None = None
+) -> dg.DailyPartitionsDefinition:
+    """Days from ``start_date`` (params ``partitions.start_date``) up to yesterday (UTC), or up
+    to the day before ``end_date`` when the source can have no later day (the generator's fixed
+    window): the UI then shows no day as missing that could never hold data."""
+    end = end_date.isoformat() if end_date and end_date > start_date else None
+    return dg.DailyPartitionsDefinition(
+        start_date=start_date.isoformat(), end_date=end, timezone="UTC"
+    )
 
 
 # What the daily assets are declared with: the schema's start date (nothing is read at

@@ -91,9 +91,17 @@ def run_training(
         model_params=estimate_model_params(inputs[TOKENIZER_INPUT]),
     )
     from ml_assets.core.quality.plots import markdown_image
+    from ml_assets.core.quality.sketches import FULL_SIZE_PICTURES
+    from ml_assets.training.stages import SKETCH_SUFFIX
 
+    # the sketches the UI draws in place, first, and the full PNGs behind one button
+    sketches, full = {}, []
     for key, (name, alt) in (pictures or {}).items():
-        metadata[key] = dg.MetadataValue.md(markdown_image((folder / name).read_bytes(), alt))
+        sketches[key] = dg.MetadataValue.md((folder / name).with_suffix(SKETCH_SUFFIX).read_text())
+        full.append(markdown_image((folder / name).read_bytes(), alt))
+    metadata = {**sketches, **metadata}
+    if full:
+        metadata[FULL_SIZE_PICTURES] = dg.MetadataValue.md("\n\n".join(full))
     context.log.info(
         f"{stage}: {metadata['attempts']} attempt(s), {metadata['preemptions']} preemption(s), "
         f"{metadata['gpu_hours']:.4f} GPU-h, est. ${metadata['estimated_cost_usd']:.4f}"

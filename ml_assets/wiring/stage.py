@@ -65,7 +65,9 @@ class Stage:
       verdicts kept with it (gates, promotion), read, never measured again;
     * ``trainer``: ``"module:function"`` of ``ml_assets.training`` the training job runs for
       this stage (see ``ml_assets/training/trainers.py``), for the stages trained through the
-      launcher.
+      launcher;
+    * ``pictures``: the metadata keys of the sketches the UI draws in place (``<head>``: one
+      per label head), named in the asset's description.
     """
 
     key: str
@@ -82,6 +84,7 @@ class Stage:
     candidate_input: str | None = None
     verdicts: Callable[[Path, PipelineParams], list[str]] | None = None
     trainer: str | None = None
+    pictures: tuple[str, ...] = ()
     _names: tuple[str, ...] = field(init=False, repr=False, compare=False)
 
     def __post_init__(self) -> None:

@@ -85,6 +85,14 @@ def synthetic_start(settings: RawTransactionsParams, today: dt.date | None = Non
     return today - dt.timedelta(days=settings.days)
 
 
+def source_end(settings: RawTransactionsParams) -> dt.date | None:
+    """The day after the last one the source can ever have: the end of the generator's fixed
+    window; None for a live window and for exports (new days keep arriving)."""
+    if settings.source == "synthetic" and settings.synthetic_window == "fixed":
+        return settings.start_date + dt.timedelta(days=settings.days)
+    return None
+
+
 def synthetic_split(settings: RawTransactionsParams, days: list[str]) -> IntakeSplit:
     """The seeded generator's rows by posted date; days outside its span are empty."""
     frame = generate_transactions(

@@ -102,6 +102,43 @@ def comparison_table(reports: dict[str, dict], heads: list[str]) -> str:
     return "\n".join(lines)
 
 
+def short_name(model: str) -> str:
+    """A model's name in a few characters, for pictures and metadata keys: int8, fp32, plain,
+    tfidf, frozen, champion."""
+    fixed = {CANDIDATE: "int8", FP32_TWIN: "fp32", BASELINE: "plain"}
+    if model in fixed:
+        return fixed[model]
+    if model.startswith(CHAMPION_PREFIX):
+        return "champion"
+    return model.removesuffix("_reference").split("_")[0]
+
+
+HEAD_TABLE_SLICES = ("all", "heldout_merchants", "seen_merchants")
+
+
+def head_table(reports: dict[str, dict], head: str) -> str:
+    """Markdown for one head: one row per model (short names, spelled out below the table),
+    accuracy (%) on all rows, held-out and seen merchants, the rows counted in the first line.
+    Four narrow columns, so it fits the UI's metadata column."""
+    reports = {name: reports[name] for name in in_table_order(reports) if head in reports[name]}
+    first = next(iter(reports.values()))[head]
+    columns = [s for s in HEAD_TABLE_SLICES if s in first]
+    titles = " | ".join(SLICE_TITLES[s].removesuffix(" merchants") for s in columns)
+    lines = [
+        f"| {head} % | {titles} |",
+        "|---" * (len(columns) + 1) + "|",
+        "| rows | " + " | ".join(str(first[s]["n"]) for s in columns) + " |",
+    ]
+    for model, report in reports.items():
+        cells = [
+            f"{100 * report[head][s]['accuracy']:.1f}" if s in report[head] else "–"
+            for s in columns
+        ]
+        lines.append(f"| {short_name(model)} | " + " | ".join(cells) + " |")
+    legend = "; ".join(f"{short_name(model)}: {model}" for model in reports)
+    return "\n".join(lines) + f"\n\n{legend}"
+
+
 def accuracy_grid(reports: dict[str, dict], head: str) -> dict[str, dict[str, float]]:
     """{model: {slice: accuracy %}} for one head (the picture's data)."""
     return {

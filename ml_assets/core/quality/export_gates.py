@@ -38,7 +38,7 @@ def parity_verdict(verification: dict, gates: Any) -> GateVerdict:
                 f"{100 * gates.min_argmax_agreement:.2f} % (export_gates.min_argmax_agreement)"
             )
         if "accuracy_delta_pt" in values:
-            metadata[f"{head}_accuracy_delta_pt"] = round(values["accuracy_delta_pt"], 3)
+            metadata[f"{head}_int8_delta_pt"] = round(values["accuracy_delta_pt"], 3)
             drop = -values["accuracy_delta_pt"]
             if drop > gates.max_accuracy_drop_pt:
                 reasons.append(
