@@ -279,7 +279,7 @@ def train_multitask_model(
                 f"weight {low:g}-{high:g} around coverage {threshold:g}, C {bag['c'][head]:g}"
             )
             if encoder_only[head]["n"]:
-                metadata[f"encoder_alone_{head}_acc"] = round(encoder_only[head]["accuracy"], 4)
+                metadata[f"{head}_encoder_acc"] = round(encoder_only[head]["accuracy"], 4)
     for head in heads:
         if test[head]["n"] == 0:
             continue
