@@ -56,6 +56,27 @@ def test_the_default_run_table_is_the_recorded_one(name, marker):
     assert f"{DEFAULT_RUN['heldout_merchant_rows']} of them" in intro
 
 
+def test_the_readme_states_the_foreign_data_means_of_results():
+    """README's table of the data sets the recipe was not tuned on: each row's figures are
+    the means RESULTS.md records for the candidate and TF-IDF on that data set."""
+    sections = {
+        "hard synthetic": "## Data the recipe was not tuned on",
+        "brand names": "### Brand names from OpenStreetMap",
+        "named places of Helsinki": "### Named places of Helsinki",
+    }
+    rows = table_after(README, "On data the recipe was not tuned on")
+    assert len(rows) == len(sections)
+    for row in rows:
+        (marker,) = [m for name, m in sections.items() if row[0].startswith(name)]
+        recorded = {r[0].strip("*`").split(":")[0]: r[1:] for r in table_after(RESULTS, marker)}
+
+        def means(cells: list[str]) -> str:
+            return " / ".join(cell.strip("*").split(" ±")[0] for cell in cells)
+
+        assert row[1] == means(recorded["candidate, int8 ONNX"]), row[0]
+        assert row[2] == means(recorded["tfidf_reference"]), row[0]
+
+
 def test_every_benchmark_says_how_when_and_where():
     machines = {row[0].strip("`") for row in table_after(RESULTS, "## Machines")}
     sections = re.split(r"^## ", RESULTS, flags=re.MULTILINE)[1:]
