@@ -24,8 +24,10 @@ from ml_assets.core.quality.comparison import (
     BASELINE,
     CANDIDATE,
     FP32_TWIN,
+    HEAD_TABLE_SLICES,
     champion_label,
     primary_head,
+    short_slice,
 )
 from ml_assets.core.quality.sketches import FULL_SIZE_PICTURES, inline_table
 from ml_assets.wiring.artifacts import (
@@ -162,9 +164,6 @@ def pytorch_probabilities(model_dir: Path, texts: list[str]) -> dict[str, np.nda
     return {head: softmax(values) for head, values in logits.items()}
 
 
-SLICE_WORDS = {"all": "all", "heldout_merchants": "heldout", "seen_merchants": "seen"}
-
-
 def md(text: str) -> dg.MarkdownMetadataValue:
     return dg.MetadataValue.md(text)
 
@@ -200,7 +199,7 @@ def slices_table(slices: dict) -> str:
         ("slice", "n", "accuracy", "macro-F1", "PR-AUC", "ECE"),
         [
             (
-                name.replace("_merchants", ""),
+                short_slice(name),
                 v["n"],
                 f"{v['accuracy']:.4f}",
                 f"{v['macro_f1']:.4f}",
@@ -272,7 +271,11 @@ def model_evaluation(
     threads = resolved.get(OnnxModelParams).intra_op_num_threads
 
     def build(folder: Path, fingerprint: str) -> dict:
-        from ml_assets.core.quality.comparison import accuracy_grid, head_table, short_name
+        from ml_assets.core.quality.comparison import (
+            accuracy_grid,
+            head_table,
+            short_name,
+        )
         from ml_assets.core.quality.eval_plots import comparison_png, confusion_png, reliability_png
         from ml_assets.core.quality.evaluation import (
             confusion_matrix,
@@ -371,7 +374,9 @@ def model_evaluation(
         )
         grid = accuracy_grid(comparison, primary)
         short_grid = {
-            short_name(model): {SLICE_WORDS[k]: v for k, v in values.items() if k in SLICE_WORDS}
+            short_name(model): {
+                short_slice(k): v for k, v in values.items() if k in HEAD_TABLE_SLICES
+            }
             for model, values in grid.items()
         }
         sketches = {"side_by_side": bars_sketch(short_grid, "side by side"), **sketches}
@@ -438,9 +443,9 @@ def model_evaluation(
                 if "heldout_merchants" in other.get(primary, {})
             },
             **{
-                f"{head}_{SLICE_WORDS[name]}_{short}": round(slices[name][metric], 4)
+                f"{head}_{short_slice(name)}_{short}": round(slices[name][metric], 4)
                 for head, slices in report.items()
-                for name in ("all", "heldout_merchants", "seen_merchants")
+                for name in HEAD_TABLE_SLICES
                 if name in slices
                 for metric, short in (("accuracy", "acc"), ("macro_f1", "f1"))
             },

@@ -32,6 +32,7 @@ from ml_assets.core.params import (
     TransactionFeaturesParams,
     section_name,
 )
+from ml_assets.core.quality.comparison import short_slice
 from ml_assets.core.quality.sketches import inline_table
 from ml_assets.wiring.artifacts import (
     automation_condition,
@@ -280,7 +281,7 @@ def rules_table(rules: list[dict]) -> str:
         [
             (
                 f"{r['rule']} ({r['against']})",
-                f"{r['head']} / {r['slice'].replace('_merchants', '')}",
+                f"{r['head']} / {short_slice(r['slice'])}",
                 f"{r['candidate']:.2f}",
                 f"{r['bar']:.2f}",
                 "yes" if r["passed"] else "**NO**",

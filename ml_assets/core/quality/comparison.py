@@ -102,6 +102,12 @@ def comparison_table(reports: dict[str, dict], heads: list[str]) -> str:
     return "\n".join(lines)
 
 
+def short_slice(name: str) -> str:
+    """A slice's name in a word, for metadata keys and narrow tables: heldout_merchants ->
+    heldout."""
+    return name.removesuffix("_merchants")
+
+
 def short_name(model: str) -> str:
     """A model's name in a few characters, for pictures and metadata keys: int8, fp32, plain,
     tfidf, frozen, champion."""
