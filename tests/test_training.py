@@ -42,6 +42,20 @@ def test_loader_resumes_at_the_exact_next_batch():
         assert np.array_equal(expected, actual)
 
 
+@pytest.mark.parametrize(
+    ("rows", "expected"),
+    [(7_823, 490), (600, 400), (20, 400), (40_000, 800)],
+    ids=["default data: two epochs", "a few hundred rows: the floor", "tiny", "the cap"],
+)
+def test_training_length_follows_the_data_between_a_floor_and_a_cap(rows, expected):
+    from ml_assets.core.params import MultitaskModelParams
+    from ml_assets.training.finetune import training_steps
+
+    assert training_steps(rows, MultitaskModelParams()) == expected
+    notebook = MultitaskModelParams(min_steps=0)  # baseline_model's: epochs alone
+    assert training_steps(600, notebook) == 38
+
+
 def test_mask_rates_and_80_10_10_split():
     ids = torch.randint(10, 1000, (400, 64))
     special = torch.zeros_like(ids, dtype=torch.bool)

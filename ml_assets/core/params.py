@@ -346,6 +346,13 @@ class MultitaskModelParams(_Section):
         2, ge=1, description="over the labeled train rows (~7.8 k by default: ~490 steps)"
     )
     max_steps: int = Field(800, ge=1)
+    min_steps: int = Field(
+        400,
+        ge=0,
+        description="the fewest steps, however few the labeled rows: two epochs of a few hundred "
+        "rows are a few dozen steps, which leave the heads barely fit; early stopping still picks "
+        "the best evaluation",
+    )
     eval_every: int = Field(
         100, ge=1, description="steps between validation passes (early stopping unit)"
     )
@@ -461,6 +468,7 @@ class BaselineModelParams(_Section):
 
     learning_rate: float = Field(5e-5, gt=0)
     max_epochs: int = Field(2, ge=1)
+    min_steps: int = Field(0, ge=0, description="no floor: a notebook counts epochs")
     label_smoothing: float = Field(0.1, ge=0, lt=1)
     layer_lr_decay: float = Field(1.0, gt=0, le=1)
     freeze_word_embeddings: bool = False

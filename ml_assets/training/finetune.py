@@ -179,6 +179,14 @@ def merge_lora(model: MultiTaskModel) -> None:
     model.encoder = model.encoder.merge_and_unload()
 
 
+def training_steps(rows: int, config: MultitaskModelParams) -> int:
+    """``max_epochs`` over ``rows``, but at least ``min_steps`` and at most ``max_steps``: the
+    number of steps follows the data where it is large, and a few hundred labeled rows still
+    get enough steps to fit the heads (early stopping guards the extra epochs)."""
+    steps_per_epoch = -(-rows // config.batch_size)
+    return min(config.max_steps, max(config.min_steps, steps_per_epoch * config.max_epochs))
+
+
 def finetune(
     model: MultiTaskModel,
     train: LabeledSet,
@@ -218,8 +226,7 @@ def finetune(
         # Only pieces of training text get gradients: the others (a merchant never seen in
         # training) would keep pretrained vectors the updated encoder no longer reads alike.
         model.encoder.get_input_embeddings().weight.requires_grad_(False)
-    steps_per_epoch = -(-len(train.sequences) // config.batch_size)
-    total = min(config.max_steps, steps_per_epoch * config.max_epochs)
+    total = training_steps(len(train.sequences), config)
     run = TrainingRun(
         model,
         [
