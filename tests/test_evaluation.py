@@ -80,6 +80,26 @@ def test_parity_gate_names_the_head_and_threshold():
     assert parity_verdict(passing, gates).passed
 
 
+def test_parity_gate_never_rejects_for_one_row_of_a_small_test_split():
+    """On 106 rows one flipped row is 0.94 points and 99.06 % agreement: a gate finer than
+    one row would reject a model for it; two rows still fail."""
+    from ml_assets.core.params import ExportGatesParams
+    from ml_assets.core.quality.export_gates import parity_verdict
+
+    gates = ExportGatesParams()  # 0.5 pt, 99 %
+
+    def head(flipped: int, rows: int = 106) -> dict:
+        share = flipped / rows
+        return {"agreement": 1 - share, "accuracy_delta_pt": -100 * share, "labeled": rows,
+                "rows": rows}  # fmt: skip
+
+    assert parity_verdict({"parity": {"category": head(1)}}, gates).passed
+    two = parity_verdict({"parity": {"category": head(2)}}, gates)
+    assert not two.passed and len(two.reasons) == 2
+    assert "or one of the 106 labeled test rows" in two.reasons[1]
+    assert not parity_verdict({"parity": {"category": head(6, 1000)}}, gates).passed
+
+
 def test_parity_gate_rejects_a_model_no_int8_recipe_fixed():
     """The test split may pass by luck; a recipe that missed on validation still rejects, with
     the best agreement it reached."""

@@ -34,6 +34,7 @@ from pathlib import Path
 import numpy as np
 import onnx
 
+from ml_assets.core.quality.export_gates import allowed_drop_pt, required_agreement
 from ml_assets.core.serving.scoring import cpu_session
 from ml_assets.core.training_data.labels import IGNORE_INDEX
 from ml_assets.training.data import length_sorted_batches
@@ -152,6 +153,7 @@ def parity(
             "agreement": float(np.mean(answer == reference[head])),
             "accuracy_drop_pt": drop * 100,
             "labeled": int(keep.sum()),
+            "rows": len(answer),
         }
     return report
 
@@ -217,8 +219,17 @@ class _Gate:
     def shortfall(self, report: dict[str, dict]) -> float:
         """Points missing to pass, summed over heads (agreement and accuracy points alike)."""
         return sum(
-            max(0.0, self.min_agreement - values["agreement"]) * 100
-            + max(0.0, values["accuracy_drop_pt"] - self.max_drop_pt)
+            max(
+                0.0,
+                required_agreement(self.min_agreement, values["rows"]) - values["agreement"] - 1e-9,
+            )
+            * 100
+            + max(
+                0.0,
+                values["accuracy_drop_pt"]
+                - allowed_drop_pt(self.max_drop_pt, values["labeled"])
+                - 1e-9,
+            )
             for values in report.values()
         )
 

@@ -30,6 +30,7 @@ def compare_with_pytorch(
             "agreement": float(np.mean(onnx_pred == torch_pred)),
             "max_abs_logit_diff": float(np.abs(onnx_logits[head] - torch_logits[head]).max()),
             "labeled": int(keep.sum()),
+            "rows": len(onnx_pred),
         }
         if keep.any():  # accuracy needs labels; agreement does not
             torch_acc = float(np.mean(torch_pred[keep] == labels[head][keep]))
