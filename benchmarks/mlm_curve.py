@@ -33,13 +33,12 @@ import yaml
 REPO = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(REPO))
 
-from ml_assets.core.infra.io import atomic_write_json  # noqa: E402
-from ml_assets.core.infra.layouts import PARAMS_FILE, training_texts  # noqa: E402
 from ml_assets.core.params import load_params  # noqa: E402
-from ml_assets.core.text.backbones import resolve_backbone  # noqa: E402
 from ml_assets.core.text.tokenizer_folder import FolderTokenizer  # noqa: E402
-from ml_assets.core.text.vocab import prune_vocabulary  # noqa: E402
 from ml_assets.core.training_data.corpus import write_corpus  # noqa: E402
+
+sys.path.insert(0, str(REPO / "benchmarks"))
+from recipe_ablation import prune_into  # noqa: E402
 
 # name -> overrides of params.yaml's mlm_backbone section; None: the un-adapted backbone
 BACKBONES: dict[str, dict | None] = {
@@ -83,15 +82,7 @@ def run(args) -> None:
     work = args.work or Path(tempfile.mkdtemp(prefix="mlm-curve-"))
     tokenizer_dir = work / "tokenizer"
     if not tokenizer_dir.exists():  # the text is the same at every share
-        tokenizer_dir.mkdir(parents=True)
-        prune_vocabulary(
-            resolve_backbone(tokenizer_params["backbone"]),
-            sorted(set(training_texts(features))),
-            tokenizer_dir,
-            keep_short_pieces=tokenizer_params["keep_short_pieces"],
-            keep_latin_pieces=tokenizer_params["keep_latin_pieces"],
-        )
-        atomic_write_json(tokenizer_dir / PARAMS_FILE, tokenizer_params)
+        prune_into(tokenizer_dir, features, tokenizer_params)
     tokenizer = FolderTokenizer.load(tokenizer_dir)
     done = (
         [json.loads(line) for line in args.out.read_text().splitlines()]

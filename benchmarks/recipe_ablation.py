@@ -140,20 +140,25 @@ def deep_merge(base: dict, override: dict) -> dict:
     return out
 
 
+def prune_into(tokenizer_dir: Path, features: pl.DataFrame, tokenizer_params: dict) -> None:
+    """The pruned tokenizer of ``features``' training text, as pruned_tokenizer writes it."""
+    tokenizer_dir.mkdir(parents=True)
+    prune_vocabulary(
+        resolve_backbone(tokenizer_params["backbone"]),
+        sorted(set(training_texts(features))),
+        tokenizer_dir,
+        keep_short_pieces=tokenizer_params["keep_short_pieces"],
+        keep_latin_pieces=tokenizer_params["keep_latin_pieces"],
+    )
+    atomic_write_json(tokenizer_dir / PARAMS_FILE, tokenizer_params)
+
+
 def corpus_for(features: pl.DataFrame, tokenizer_params: dict, work: Path, max_length: int):
     """The pruned tokenizer and tokenized corpus for one vocabulary setting (cached)."""
     key = "latin" if tokenizer_params["keep_latin_pieces"] else "used"
     tokenizer_dir, corpus_dir = work / f"tokenizer-{key}", work / f"corpus-{key}"
     if not corpus_dir.exists():
-        tokenizer_dir.mkdir(parents=True)
-        prune_vocabulary(
-            resolve_backbone(tokenizer_params["backbone"]),
-            sorted(set(training_texts(features))),
-            tokenizer_dir,
-            keep_short_pieces=tokenizer_params["keep_short_pieces"],
-            keep_latin_pieces=tokenizer_params["keep_latin_pieces"],
-        )
-        atomic_write_json(tokenizer_dir / PARAMS_FILE, tokenizer_params)
+        prune_into(tokenizer_dir, features, tokenizer_params)
         corpus_dir.mkdir()
         write_corpus(corpus_dir, FolderTokenizer.load(tokenizer_dir), features, max_length)
     return tokenizer_dir, corpus_dir
