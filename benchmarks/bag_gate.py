@@ -1,6 +1,7 @@
 """What the n-gram bag adds: a run's multitask_model scored in PyTorch fp32 on its valid and
 test splits with the bag's gate varied: the encoder alone, the bag alone, the gate chosen with
-the unseen rows' share of the bag capped at 0.3, 0.5 (shipped) and 1.0, and with the bag
+the unseen rows' share of the bag capped at 0.3, 0.5 (shipped) and 1.0, with every
+validation row counting alike (no cap on a merchant's rows, ``MERCHANT_ROW_CAP``), and with the bag
 sharpened (its scores times 2 or 3 before the softmax, so a confident memory weighs more: what
 rescaling its weights would ship). Category (the first head) accuracy, %: all / held-out
 merchants / seen merchants. Then how well the gate's signal, the row's coverage, tells a seen
@@ -54,6 +55,7 @@ def main() -> None:
             ),
             data.labels,
             data.sequences.row_table()["heldout_merchant"].to_numpy(),
+            data.sequences.row_table()["merchant_key"].to_numpy(),
         )
 
     def sharpened(bagged: dict, factor: float) -> dict:
@@ -63,7 +65,7 @@ def main() -> None:
         }
 
     def accuracy(split: str, gate: tuple[float, float, float], factor: float = 1.0) -> str:
-        encoder, bagged, coverage, labels, heldout = scored[split]
+        encoder, bagged, coverage, labels, heldout, _ = scored[split]
         bagged = sharpened(bagged, factor) if factor != 1.0 else bagged
         threshold, low, high = gate
         w = low + (high - low) / (1 + np.exp(-ngram_bag.SHARPNESS * (coverage - threshold)))
@@ -77,16 +79,18 @@ def main() -> None:
         )
 
     rows = [("encoder alone", (0.5, 0.0, 0.0), 1.0), ("bag alone", (0.5, 1.0, 1.0), 1.0)]
-    encoder, bagged, coverage, labels, heldout = scored["valid"]
+    encoder, bagged, coverage, labels, heldout, merchants = scored["valid"]
     for cap in (0.3, 0.5, 1.0):
         lows = tuple(x for x in (0.0, 0.1, 0.2, 0.3, 0.5, 0.7, 0.85, 1.0) if x <= cap)
         gate = ngram_bag.choose_gates(
-            encoder, bagged, coverage, labels, heldout, IGNORE_INDEX, lows=lows
+            encoder, bagged, coverage, labels, heldout, IGNORE_INDEX, merchants, lows=lows
         )
         rows.append((f"gated, unseen share at most {cap}", gate[head], 1.0))
+    gate = ngram_bag.choose_gates(encoder, bagged, coverage, labels, heldout, IGNORE_INDEX)
+    rows.append(("gated, every validation row alike (no merchant cap)", gate[head], 1.0))
     for factor in (2.0, 3.0):
         gate = ngram_bag.choose_gates(
-            encoder, sharpened(bagged, factor), coverage, labels, heldout, IGNORE_INDEX
+            encoder, sharpened(bagged, factor), coverage, labels, heldout, IGNORE_INDEX, merchants
         )
         rows.append((f"bag sharpened x{factor:g}, gated as shipped", gate[head], factor))
     print(f"| variant ({head}) | gate | valid | test |\n|---|---|---|---|")
@@ -94,7 +98,7 @@ def main() -> None:
         print(f"| {name} | {tuple(round(float(x), 2) for x in gate)} | "
               f"{accuracy('valid', gate, factor)} | {accuracy('test', gate, factor)} |")  # fmt: skip
     # the shipped gate's misses on seen merchants (test): how many the bag alone gets right
-    encoder, bagged, coverage, labels, heldout = scored["test"]
+    encoder, bagged, coverage, labels, heldout, _ = scored["test"]
     shipped = next(gate for name, gate, _ in rows if name.endswith("at most 0.5"))
     threshold, low, high = shipped
     w = low + (high - low) / (1 + np.exp(-ngram_bag.SHARPNESS * (coverage - threshold)))
@@ -105,7 +109,7 @@ def main() -> None:
     rescued = int((bagged[head].argmax(axis=1)[missed] == y[missed]).sum())
     print(f"seen-merchant rows the shipped gate misses (test): {int(missed.sum())}, "
           f"of them the bag alone gets {rescued} right")  # fmt: skip
-    for split, (_, _, coverage, labels, heldout) in scored.items():
+    for split, (_, _, coverage, labels, heldout, _) in scored.items():
         keep = labels[head] != IGNORE_INDEX
         auc = separation(coverage[keep], ~heldout[keep])
         print(f"coverage tells seen from held-out merchants ({split}): ROC AUC {auc:.3f}")

@@ -9,11 +9,13 @@ from transformers import BertConfig
 
 from ml_assets.training.model import MultiTaskModel
 from ml_assets.training.ngram_bag import (
+    MERCHANT_ROW_CAP,
     NgramBag,
     bag_logprobs_numpy,
     choose_gates,
     coverage_numpy,
     fit_bag,
+    merchant_row_weights,
     ngram_keys_numpy,
     piece_texts,
 )
@@ -178,3 +180,33 @@ def test_a_tokenizer_folder_gives_each_id_its_text_in_a_word(tiny_tokenizer_dir)
     (ids,) = tokenizer.encode(["starbucks coffee"], 32)
     spelled = "".join(texts[i] for i in ids)
     assert spelled == " starbucks coffee"
+
+
+def test_one_big_held_out_merchant_does_not_choose_the_gate_alone():
+    """Held-out validation rows: one chain with 100 rows the bag gets right and the encoder
+    wrong, ten merchants with 5 rows each the other way round. Every row alike, the chain gives
+    unseen rows a share of the bag; a merchant counting as at most ``MERCHANT_ROW_CAP`` rows,
+    the ten merchants keep them with the encoder."""
+    big, small = 100, 10 * 5
+    seen = 60
+    n = big + small + seen
+    labels = {"category": np.arange(n) % 3}
+    heldout = np.arange(n) < big + small
+    merchants = np.array(
+        ["chain"] * big
+        + [f"shop{i // 5}" for i in range(small)]
+        + [f"seen{i}" for i in range(seen)]
+    )
+    coverage = np.where(heldout, 0.3, 1.0).astype(np.float32)
+    truth = np.eye(3)[labels["category"]]
+    wrong = np.roll(truth, 1, axis=1)
+    bag_right = np.arange(n) < big  # the chain, and the bag's memory on seen rows
+    bag_right |= ~heldout
+    encoder = {"category": np.where(bag_right[:, None] & heldout[:, None], wrong, truth)}
+    bag = {"category": np.log(np.where(bag_right[:, None], truth, wrong) * 0.97 + 0.01)}
+    args = (encoder, bag, coverage, labels, heldout, -100)
+    ((_, uncapped_low, _),) = choose_gates(*args).values()
+    ((_, capped_low, _),) = choose_gates(*args, merchants=merchants).values()
+    assert uncapped_low > 0.0 and capped_low == 0.0
+    weights = merchant_row_weights(merchants)
+    assert weights[0] == MERCHANT_ROW_CAP / big and (weights[big:] == 1.0).all()

@@ -51,13 +51,13 @@ def attach_bag(
     )
     net.bag = None
     encoder = predict_logits(net, valid.sequences, settings.batch_size * 2, pad_id, device)
-    heldout = valid.sequences.row_table()["heldout_merchant"].to_numpy()
+    rows = valid.sequences.row_table()
     coverage = coverage_numpy(
         valid.sequences, vocab_size, bag.buckets, bag.seen.numpy(), bag.idf.numpy()
     )
     gates = choose_gates(
-        encoder, bag_logprobs_numpy(bag, valid.sequences), coverage, valid.labels, heldout,
-        IGNORE_INDEX,
+        encoder, bag_logprobs_numpy(bag, valid.sequences), coverage, valid.labels,
+        rows["heldout_merchant"].to_numpy(), IGNORE_INDEX, merchants=rows["merchant_key"].to_numpy(),
     )  # fmt: skip
     for i, head in enumerate(heads):
         bag.gate[i] = torch.tensor(gates[head])

@@ -25,7 +25,8 @@ that occur in a labeled training row, gives ``w = low + (high - low) * sigmoid(S
 (c - threshold))``: a merchant seen in training (coverage near 1) leans on the bag's memory,
 an unseen one on the encoder. ``(threshold, low, high)`` per head is chosen
 on the validation rows by the mean of the accuracies on seen and on held-out merchants, so
-neither slice pays for the other; ``low`` (the bag's share for rows it has not seen) stays 0
+neither slice pays for the other, each merchant counting as at most ``MERCHANT_ROW_CAP`` rows;
+``low`` (the bag's share for rows it has not seen) stays 0
 unless a share gains a clear margin there (``choose_gates``).
 """
 
@@ -49,6 +50,9 @@ THRESHOLDS = (0.6, 0.7, 0.8, 0.85, 0.9, 0.95)
 LOWS = (0.0, 0.1, 0.2, 0.3, 0.5)
 HIGHS = (0.5, 0.7, 0.85, 1.0)
 LOW_GAIN_PT = 1.0  # what a share of the bag for unseen rows must gain on validation
+# rows of one merchant that count at most in the gate's validation score: one big merchant
+# (a chain with hundreds of rows among a few dozen held-out merchants) must not choose alone
+MERCHANT_ROW_CAP = 20
 GRAM_SIZES = (2, 3, 4, 5)  # character n-grams of a token, as TF-IDF's char_wb (2, 5)
 
 
@@ -323,6 +327,13 @@ def fit_bag(
     return bag, record
 
 
+def merchant_row_weights(merchants: np.ndarray, cap: int = MERCHANT_ROW_CAP) -> np.ndarray:
+    """Each row's weight in a score where a merchant counts as at most ``cap`` rows: 1 for a
+    merchant with ``cap`` rows or fewer, ``cap / rows`` for a bigger one."""
+    _, inverse, counts = np.unique(merchants, return_inverse=True, return_counts=True)
+    return np.minimum(1.0, cap / counts[inverse])
+
+
 def choose_gates(
     encoder_logits: dict[str, np.ndarray],
     bag_logprobs: dict[str, np.ndarray],
@@ -330,13 +341,15 @@ def choose_gates(
     labels: dict[str, np.ndarray],
     heldout: np.ndarray,
     ignore_index: int,
+    merchants: np.ndarray | None = None,
     low_gain_pt: float = LOW_GAIN_PT,
     lows: Sequence[float] = LOWS,
 ) -> dict[str, tuple[float, float, float]]:
     """Per head, the gate ``(threshold, low, high)`` with the best mean of seen- and
     held-out-merchant accuracy on the validation rows (overall accuracy where one slice is
     empty); on ties the one with the highest weight for seen rows, then the lowest for the
-    others.
+    others. With ``merchants`` (each row's merchant key), a merchant's rows count as at most
+    ``MERCHANT_ROW_CAP`` rows (``merchant_row_weights``).
 
     Rows the bag has not seen belong to the encoder (``low`` 0) unless giving them a share of
     the bag gains at least ``low_gain_pt`` points of that mean: a few hundred held-out
@@ -347,6 +360,9 @@ def choose_gates(
         encoder = torch.log_softmax(torch.from_numpy(logits).float(), dim=-1).numpy()
         keep = labels[head] != ignore_index
         slices = [m for m in (keep & heldout, keep & ~heldout) if m.any()] or [keep]
+        weights = np.ones(len(keep))
+        if merchants is not None:
+            weights[keep] = merchant_row_weights(np.asarray(merchants)[keep])
         best: dict[bool, tuple[float, tuple[float, float, float]]] = {}
         # the bag's full weight first: where validation cannot tell, a seen merchant's row is
         # the bag's (TF-IDF's memory is what it is there for)
@@ -355,9 +371,11 @@ def choose_gates(
                 for threshold in THRESHOLDS:
                     gate = 1 / (1 + np.exp(-SHARPNESS * (coverage - threshold)))
                     w = (low + (high - low) * gate)[:, None]
-                    predicted = ((1 - w) * encoder + w * bag_logprobs[head]).argmax(axis=1)
+                    right = ((1 - w) * encoder + w * bag_logprobs[head]).argmax(axis=1) == labels[
+                        head
+                    ]
                     score = 100 * float(
-                        np.mean([(predicted[m] == labels[head][m]).mean() for m in slices])
+                        np.mean([np.average(right[m], weights=weights[m]) for m in slices])
                     )
                     shared = low > 0
                     if shared not in best or score > best[shared][0] + 1e-9:
