@@ -77,6 +77,17 @@ def test_the_readme_states_the_foreign_data_means_of_results():
         assert row[2] == means(recorded["tfidf_reference"]), row[0]
 
 
+def test_the_readme_states_the_three_seed_mean_of_results():
+    """The README's seeds 21-23 sentence: the mean row RESULTS records for the shipped recipe."""
+    rows = table_after(RESULTS, "### The gate's validation rows, per merchant")
+    (mean,) = [row for row in rows if row[0] == "mean"]
+    everyone, heldout, seen = mean[-1].split(" / ")
+    sentence = " ".join(README.split("over seeds 21-23 the same recipe averages", 1)[1].split())
+    assert sentence.startswith(
+        f"{everyone} % overall, {heldout} % on held-out merchants and {seen} % on seen ones"
+    ), sentence[:120]
+
+
 def test_every_benchmark_says_how_when_and_where():
     machines = {row[0].strip("`") for row in table_after(RESULTS, "## Machines")}
     sections = re.split(r"^## ", RESULTS, flags=re.MULTILINE)[1:]
