@@ -295,8 +295,8 @@ class MlmBackboneParams(_Section):
         0,
         ge=0,
         description="0: no masked-LM pretraining (the default), the backbone is only sliced: on "
-        "the built-in data 360 steps cost 8.8-17.5 points of category accuracy on held-out "
-        "merchants (3 seeds) with 2, 10 or 25 % of the train rows labeled, and 13-22 at lr 5e-5 "
+        "the built-in data 360 steps cost 11.2-16.6 points of category accuracy on held-out "
+        "merchants (3 seeds) with 2, 10 or 25 % of the train rows labeled, and 13-14 at lr 5e-5 "
         "(1 seed); benchmarks/RESULTS.md, masked-LM pretraining by labeled share. ~400 CPU s.",
     )
     learning_rate: float = Field(2e-4, gt=0)
