@@ -47,6 +47,7 @@ def main() -> None:
     scored = {}
     for name in ("valid", "test"):
         data = labeled_view(TokenizedSplit(corpus, name, 512), net.head_labels)
+        row_table = data.sequences.row_table()
         scored[name] = (
             predict_logits(net, data.sequences, 128, 0, torch.device("cpu")),
             ngram_bag.bag_logprobs_numpy(bag, data.sequences),
@@ -54,8 +55,8 @@ def main() -> None:
                 data.sequences, bag.vocab_size, bag.buckets, bag.seen.numpy(), bag.idf.numpy()
             ),
             data.labels,
-            data.sequences.row_table()["heldout_merchant"].to_numpy(),
-            data.sequences.row_table()["merchant_key"].to_numpy(),
+            row_table["heldout_merchant"].to_numpy(),
+            row_table["merchant_key"].to_numpy(),
         )
 
     def sharpened(bagged: dict, factor: float) -> dict:

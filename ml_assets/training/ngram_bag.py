@@ -371,9 +371,8 @@ def choose_gates(
                 for threshold in THRESHOLDS:
                     gate = 1 / (1 + np.exp(-SHARPNESS * (coverage - threshold)))
                     w = (low + (high - low) * gate)[:, None]
-                    right = ((1 - w) * encoder + w * bag_logprobs[head]).argmax(axis=1) == labels[
-                        head
-                    ]
+                    mixed = (1 - w) * encoder + w * bag_logprobs[head]
+                    right = mixed.argmax(axis=1) == labels[head]
                     score = 100 * float(
                         np.mean([np.average(right[m], weights=weights[m]) for m in slices])
                     )
