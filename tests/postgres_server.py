@@ -5,6 +5,7 @@ ships (so a fresh machine needs only pip): initdb with a password, listening on 
 
 from __future__ import annotations
 
+import contextlib
 import os
 import secrets
 import shutil
@@ -50,6 +51,17 @@ def _run_as(user: str | None) -> dict:
     return {"user": user} if user else {}
 
 
+@contextlib.contextmanager
+def _sbin_on_path() -> Iterator[None]:
+    before = os.environ.get("PATH", "")
+    missing = [d for d in ("/usr/sbin", "/sbin") if d not in before.split(os.pathsep)]
+    os.environ["PATH"] = os.pathsep.join([before, *missing])
+    try:
+        yield
+    finally:
+        os.environ["PATH"] = before
+
+
 @pytest.fixture(scope="module")
 def postgres() -> Iterator[Postgres]:
     try:
@@ -59,7 +71,8 @@ def postgres() -> Iterator[Postgres]:
         pytest.skip("pgserver not installed: install the dev extra")
     user = None
     if os.geteuid() == 0:
-        user = ensure_user_exists("pgserver").pw_name
+        with _sbin_on_path():  # pgserver runs `useradd`, in /usr/sbin: off some root PATHs
+            user = ensure_user_exists("pgserver").pw_name
         ensure_folder_permissions(POSTGRES_BIN_PATH, 0o055)
         ensure_folder_permissions(POSTGRES_BIN_PATH.parent / "lib", 0o044)
     # its own folder in /tmp (world-traversable), owned by the server's account
