@@ -5,7 +5,6 @@ ships (so a fresh machine needs only pip): initdb with a password, listening on 
 
 from __future__ import annotations
 
-import contextlib
 import os
 import secrets
 import shutil
@@ -51,17 +50,6 @@ def _run_as(user: str | None) -> dict:
     return {"user": user} if user else {}
 
 
-@contextlib.contextmanager
-def _sbin_on_path() -> Iterator[None]:
-    before = os.environ.get("PATH", "")
-    missing = [d for d in ("/usr/sbin", "/sbin") if d not in before.split(os.pathsep)]
-    os.environ["PATH"] = os.pathsep.join([before, *missing])
-    try:
-        yield
-    finally:
-        os.environ["PATH"] = before
-
-
 @pytest.fixture(scope="module")
 def postgres() -> Iterator[Postgres]:
     try:
@@ -71,7 +59,10 @@ def postgres() -> Iterator[Postgres]:
         pytest.skip("pgserver not installed: install the dev extra")
     user = None
     if os.geteuid() == 0:
-        with _sbin_on_path():  # pgserver runs `useradd`, in /usr/sbin: off some root PATHs
+        # pgserver runs `useradd`, which lives in /usr/sbin: not on every root's PATH
+        with pytest.MonkeyPatch.context() as patch:
+            paths = [p for p in os.environ.get("PATH", "").split(os.pathsep) if p]
+            patch.setenv("PATH", os.pathsep.join(dict.fromkeys([*paths, "/usr/sbin", "/sbin"])))
             user = ensure_user_exists("pgserver").pw_name
         ensure_folder_permissions(POSTGRES_BIN_PATH, 0o055)
         ensure_folder_permissions(POSTGRES_BIN_PATH.parent / "lib", 0o044)
