@@ -174,6 +174,7 @@ def score(metadata: dict, head: str) -> dict:
         "heldout": round(100 * heldout, 2),
         "seen": round(100 * seen, 2),
         "encoder_all": round(100 * metadata.get(f"{head}_encoder_acc", everyone), 2),
+        "gate": metadata.get(f"ngram_bag_{head}_gate"),
     }
 
 
