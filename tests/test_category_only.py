@@ -19,8 +19,8 @@ from ml_assets.wiring.daily import range_tags
 MODELS = ("tfidf_reference", "frozen_encoder_reference", "baseline_model", "multitask_model")
 
 
-def write_export(path: Path, rows: int = 2000, one_label: bool = False) -> tuple[str, str]:
-    """A CSV of Date, Description, Amount and Category only, 2,000 rows over 20 days, 40 % of
+def write_export(path: Path, rows: int = 1000, one_label: bool = False) -> tuple[str, str]:
+    """A CSV of Date, Description, Amount and Category only, 1,000 rows over 20 days, 40 % of
     them labeled, as a user who categorized part of their history (``one_label``: all with the
     same category). Returns its days."""
     rows = generate_transactions(rows, seed=11, labeled_fraction=1.0, days=20)
