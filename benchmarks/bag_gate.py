@@ -82,12 +82,12 @@ def main() -> None:
     rows = [("encoder alone", (0.5, 0.0, 0.0), 1.0), ("bag alone", (0.5, 1.0, 1.0), 1.0)]
     encoder, bagged, coverage, labels, heldout, merchants = scored["valid"]
     for cap in (0.3, 0.5, 1.0):
-        lows = tuple(x for x in (0.0, 0.1, 0.2, 0.3, 0.5, 0.7, 0.85, 1.0) if x <= cap)
+        lows = tuple(x for x in ngram_bag.LOWS if x <= cap)
         gate = ngram_bag.choose_gates(
             encoder, bagged, coverage, labels, heldout, IGNORE_INDEX, merchants, lows=lows
         )
-        shipped = " (shipped)" if lows == ngram_bag.LOWS else ""
-        rows.append((f"gated, unseen share at most {cap}{shipped}", gate[head], 1.0))
+        suffix = " (shipped)" if lows == ngram_bag.LOWS else ""
+        rows.append((f"gated, unseen share at most {cap}{suffix}", gate[head], 1.0))
     gate = ngram_bag.choose_gates(encoder, bagged, coverage, labels, heldout, IGNORE_INDEX)
     rows.append(("gated, every validation row alike (no merchant cap)", gate[head], 1.0))
     for factor in (2.0, 3.0):
