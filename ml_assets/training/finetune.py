@@ -343,6 +343,7 @@ def finetune(
             with average.swapped_in() if average is not None else contextlib.nullcontext():
                 metrics = evaluate(model, valid, config.batch_size * 2, pad_id, device)
                 score = mean_macro_f1(metrics)
+                run.hooks.on_evaluated(step, model)
                 improved = score > best_score
                 if improved:
                     best_state = {k: v.detach().clone() for k, v in model.state_dict().items()}

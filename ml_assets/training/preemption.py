@@ -57,4 +57,6 @@ class TrainingHooks:
     on_checkpoint: Callable[[Path, int], None] = lambda path, step: None  # e.g. mirror to GCS
     on_step: Callable[[int, float], None] = lambda step, loss: None  # progress reporting
     on_resume: Callable[[int], None] = lambda step: None  # the step training starts from
+    # after each validation pass, with the weights that were validated (e.g. extra metrics)
+    on_evaluated: Callable[[int, object], None] = lambda step, model: None
     checkpoint_seconds: float | None = None  # also checkpoint when this much time passed
