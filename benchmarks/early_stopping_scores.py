@@ -7,14 +7,14 @@ far, stopping after ``patience`` passes without gain), the n-gram bag's gates ar
 valid rows as ``attach_bag`` does, and the candidate's test accuracy follows: every score is
 judged on the same training run, so the differences are the scores' alone.
 
-* ``heldout-f1``: mean macro-F1 of the heads on the valid split's held-out merchants, sampled to
-  ``valid_sample`` rows (``early_stopping_rows: heldout_merchants``);
-* ``all-f1``: the same on all valid rows (``early_stopping_rows: all``);
-* ``heldout-capped``: accuracy on held-out merchants, each merchant counting as at most
+* ``heldout_merchants``: mean macro-F1 of the heads on the valid split's held-out merchants,
+  sampled to ``valid_sample`` rows (``early_stopping_rows: heldout_merchants``);
+* ``all``: the same on all valid rows (``early_stopping_rows: all``);
+* ``heldout_capped``: accuracy on held-out merchants, each merchant counting as at most
   ``MERCHANT_ROW_CAP`` rows (one chain among a few dozen held-out merchants cannot decide);
-* ``balanced-capped``: the mean of that and the same on seen merchants;
-* ``candidate``: the encoder and the bag mixed, the gates chosen at that pass: the gate's own
-  score (the mean of seen and held-out accuracy, merchant-capped), what ships.
+* ``seen_and_heldout``: the mean of that and the same on seen merchants, as the n-gram bag's
+  gate is chosen (``early_stopping_rows: seen_and_heldout``, ``stages.seen_and_heldout_score``);
+* ``mixed``: the gate's score of the encoder and the bag mixed, the gates chosen at that pass.
 
     python benchmarks/early_stopping_scores.py --features PATH/features.parquet \\
         [--seeds 21 22 23] [--out early_stopping.jsonl] [--work DIR]
@@ -42,11 +42,13 @@ from ml_assets.core.quality.metrics import macro_f1  # noqa: E402
 from ml_assets.core.text.tokenizer_folder import FolderTokenizer  # noqa: E402
 from ml_assets.core.training_data.corpus import write_corpus  # noqa: E402
 from ml_assets.core.training_data.labels import IGNORE_INDEX, stratified_sample  # noqa: E402
+from ml_assets.training.finetune import LabeledSet  # noqa: E402
+from ml_assets.training.stages import seen_and_heldout_score  # noqa: E402
 
 sys.path.insert(0, str(REPO / "benchmarks"))
 from recipe_ablation import prune_into  # noqa: E402
 
-SCORES = ("heldout-f1", "all-f1", "heldout-capped", "balanced-capped", "candidate")
+SCORES = ("heldout_merchants", "all", "heldout_capped", "seen_and_heldout", "mixed")
 
 
 def mixed(encoder: np.ndarray, bag: np.ndarray, coverage: np.ndarray, gate) -> np.ndarray:
@@ -85,20 +87,30 @@ class Views:
                 labels = valid.labels[first][rows]
                 rows = rows[stratified_sample(labels, settings.valid_sample, settings.seed)]
             self.sampled[name] = rows
+        rows = self.sampled["all"]
+        self.shipped = seen_and_heldout_score(
+            LabeledSet(
+                sequences=valid.sequences.subset(rows),
+                labels={head: values[rows] for head, values in valid.labels.items()},
+            )
+        )
 
     def score(self, name: str, logits: dict[str, np.ndarray]) -> float:
+        if name == "seen_and_heldout":  # the project's own score, on the rows finetune sees
+            rows = self.sampled["all"]
+            return self.shipped({head: values[rows] for head, values in logits.items()})
         valid, values = self.sets["valid"], []
         for head, sizes in self.bag["sizes"].items():
             labels = valid.labels[head]
-            if name.endswith("-f1"):
-                rows = self.sampled["heldout" if name == "heldout-f1" else "all"]
+            if name in ("heldout_merchants", "all"):  # mean macro-F1
+                rows = self.sampled["heldout" if name == "heldout_merchants" else "all"]
                 rows = rows[labels[rows] != IGNORE_INDEX]
                 if len(rows):
                     predicted = logits[head][rows].argmax(axis=1)
                     values.append(macro_f1(labels[rows], predicted, sizes))
                 continue
             keep = labels != IGNORE_INDEX
-            if name == "candidate":
+            if name == "mixed":
                 gate = self.gate(logits, head)
                 predicted = mixed(
                     logits[head], self.bag["valid"][head], self.bag["valid_coverage"], gate
@@ -106,9 +118,7 @@ class Views:
             else:
                 predicted = logits[head].argmax(axis=1)
             right = predicted == labels
-            slices = [keep & self.heldout] + (
-                [keep & ~self.heldout] if name != "heldout-capped" else []
-            )
+            slices = [keep & self.heldout] + ([keep & ~self.heldout] if name == "mixed" else [])
             slices = [m for m in slices if m.any()]
             if slices:
                 values.append(
@@ -159,7 +169,7 @@ def test_accuracy(views: Views, logits: dict, test_logits: dict, head: str) -> d
     }
 
 
-def one_run(features: pl.DataFrame, work: Path, seed: int) -> dict:
+def one_run(features: pl.DataFrame, work: Path, seed: int, dump: Path | None = None) -> dict:
     from ml_assets.core.infra.layouts import SPLITS
     from ml_assets.core.params import MlmBackboneParams, MultitaskModelParams
     from ml_assets.core.training_data.corpus import TokenizedSplit
@@ -184,6 +194,7 @@ def one_run(features: pl.DataFrame, work: Path, seed: int) -> dict:
         train_mlm_backbone(  # steps 0: the backbone sliced, not trained
             corpus_dir=corpus_dir, tokenizer_dir=tokenizer_dir,
             settings=MlmBackboneParams.model_validate(mlm), folder=backbone_dir,
+            checkpoint_root=work / "mlm-checkpoints" / str(seed),
             log=lambda _m: None,
         )  # fmt: skip
     section = params.section("multitask_model") | {"seed": seed}
@@ -233,6 +244,26 @@ def one_run(features: pl.DataFrame, work: Path, seed: int) -> dict:
     }
     views = Views(sets, settings, bag_parts)
     head = settings.heads[0]
+    shipped = kept_step(
+        [(step, views.score("heldout_merchants", valid)) for step, valid, _ in passes],
+        settings.patience,
+    )
+    kept = next((v, t) for s, v, t in passes if s == shipped)
+    # the logits of the pass the shipped score keeps, and the bag's: for offline study
+    if dump is not None:
+        np.savez_compressed(
+            dump,
+            **{f"{split}_{head}_encoder": kept[i][head]
+               for i, split in enumerate(("valid", "test")) for head in heads},
+            **{f"{split}_{head}_bag": bag_parts[split][head]
+               for split in ("valid", "test") for head in heads},
+            **{f"{split}_{head}_labels": sets[split].labels[head]
+               for split in ("valid", "test") for head in heads},
+            **{f"{split}_{key}": sets[split].sequences.row_table()[column].to_numpy().astype(str)
+               for split in ("valid", "test")
+               for key, column in (("heldout", "heldout_merchant"), ("merchants", "merchant_key"))},
+            valid_coverage=bag_parts["valid_coverage"], test_coverage=bag_parts["test_coverage"],
+        )  # fmt: skip
     result: dict = {"seed": seed, "steps": [p[0] for p in passes], "scores": {}}
     for name in SCORES:
         per_pass = [(step, views.score(name, valid)) for step, valid, _ in passes]
@@ -272,7 +303,7 @@ def main() -> None:
     for seed in args.seeds:
         if any(r["seed"] == seed for r in done):
             continue
-        result = one_run(features, work, seed)
+        result = one_run(features, work, seed, work / f"logits-{seed}.npz")
         print(json.dumps(result), flush=True)
         with args.out.open("a") as out:
             out.write(json.dumps(result) + "\n")

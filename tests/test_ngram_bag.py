@@ -210,3 +210,21 @@ def test_one_big_held_out_merchant_does_not_choose_the_gate_alone():
     assert uncapped_low > 0.0 and capped_low == 0.0
     weights = merchant_row_weights(merchants)
     assert weights[0] == MERCHANT_ROW_CAP / big and (weights[big:] == 1.0).all()
+
+
+def test_the_seen_and_heldout_score_caps_a_merchant_and_weighs_the_slices_alike():
+    """Held-out rows: a chain of 100 rows all right, ten shops of 5 rows all wrong; seen rows
+    all right. The chain counts as ``MERCHANT_ROW_CAP`` rows, and the seen slice as much as the
+    held-out one, whatever their sizes; an empty slice leaves the other alone."""
+    from ml_assets.training.ngram_bag import seen_and_heldout_accuracy
+
+    merchants = np.array(["chain"] * 100 + [f"shop{i // 5}" for i in range(50)] + ["seen"] * 7)
+    heldout = np.arange(len(merchants)) < 150
+    right = (np.arange(len(merchants)) < 100) | ~heldout
+    keep = np.ones(len(merchants), dtype=bool)
+    weights = merchant_row_weights(merchants)
+    heldout_accuracy = MERCHANT_ROW_CAP / (MERCHANT_ROW_CAP + 50)
+    score = seen_and_heldout_accuracy(right, keep, heldout, weights)
+    assert score == pytest.approx((heldout_accuracy + 1.0) / 2)
+    only_heldout = seen_and_heldout_accuracy(right, keep & heldout, heldout, weights)
+    assert only_heldout == pytest.approx(heldout_accuracy)

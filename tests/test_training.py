@@ -443,3 +443,42 @@ def test_probed_heads_read_the_frozen_features(backbone_source, tiny_tokenizer_d
     logits = predict_logits(model, sequences, 4, tokenizer.pad_token_id, torch.device("cpu"))
     for head, values in labels.items():
         assert np.array_equal(logits[head].argmax(1), values)
+
+
+def test_early_stopping_keeps_the_pass_with_the_best_valid_score(
+    tiny_tokenizer_dir, backbone_source, tmp_path
+):
+    """The score finetune is given decides the kept pass, and the history records it beside
+    the heads' mean macro-F1; the kept weights are that pass's."""
+    from ml_assets.core.params import MultitaskModelParams
+    from ml_assets.training.finetune import LabeledSet, finetune, predict_logits
+    from ml_assets.training.model import MultiTaskModel
+
+    tokenizer = FolderTokenizer.load(tiny_tokenizer_dir)
+    new_to_old = read_json(tiny_tokenizer_dir / "id_map.json")["new_to_old"]
+    mlm, _ = load_pruned_mlm(backbone_source, new_to_old, num_layers=1, seed=0)
+    mlm.save_pretrained(tmp_path / "backbone")
+    sequences = encode_texts(tokenizer, [t.lower() for t in SAMPLE_DESCRIPTIONS] * 4, 32)
+    data = LabeledSet(sequences, {"category": np.arange(len(sequences)) % 2})
+    config = MultitaskModelParams(
+        heads=["category"], batch_size=8, max_epochs=1, max_steps=6, min_steps=6, eval_every=2,
+        patience=5, learning_rate=1e-3, head_learning_rate=1e-2, warmup_steps=0, seed=0,
+    )  # fmt: skip
+    passes = []
+
+    def first_pass_best(logits: dict[str, np.ndarray]) -> float:
+        passes.append(logits["category"].copy())
+        return -float(len(passes))  # every later pass scores lower
+
+    model = MultiTaskModel.from_backbone(tmp_path / "backbone", {"category": ["a", "b"]}, 0.1)
+    result = finetune(
+        model, data, data, config, pad_id=tokenizer.pad_token_id, device=torch.device("cpu"),
+        log=lambda _m: None, valid_score=first_pass_best,
+    )  # fmt: skip
+    assert [h["step"] for h in result.history] == [2, 4, 6] and len(passes) == 3
+    assert result.best_step == 2 and result.best_score == -1.0
+    assert [h["valid_score"] for h in result.history] == [-1.0, -2.0, -3.0]
+    assert all(0.0 <= h["valid_macro_f1"] <= 1.0 for h in result.history)
+    kept = predict_logits(model, sequences, 16, tokenizer.pad_token_id, torch.device("cpu"))
+    np.testing.assert_allclose(kept["category"], passes[0], atol=1e-5)
+    assert not np.allclose(passes[0], passes[-1], atol=1e-5)

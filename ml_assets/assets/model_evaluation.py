@@ -79,7 +79,8 @@ def training_summary(model_dir: Path) -> dict:
                 summary[f"{prefix}_{head}_acc"] = round(values["accuracy"], 4)
                 summary[f"{prefix}_{head}_f1"] = round(values["macro_f1"], 4)
     if history:
-        best = max(history, key=lambda record: record["valid_macro_f1"])  # first of equals
+        # first of equals; macro-F1 where a history records no score
+        best = max(history, key=lambda r: r.get("valid_score", r["valid_macro_f1"]))
         summary.update(best_step=best["step"], steps=history[-1]["step"])
     return summary
 

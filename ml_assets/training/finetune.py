@@ -44,7 +44,7 @@ class LabeledSet:
 class FinetuneResult:
     steps: int
     best_step: int
-    best_score: float
+    best_score: float | None  # None: no validation pass ran
     stopped_early: bool
     seconds: float
     samples: int
@@ -77,6 +77,13 @@ def evaluate(
     model: MultiTaskModel, data: LabeledSet, batch_size: int, pad_id: int, device: torch.device
 ) -> dict[str, dict[str, float]]:
     logits = predict_logits(model, data.sequences, batch_size, pad_id, device)
+    return metrics_of(model, logits, data)
+
+
+def metrics_of(
+    model: MultiTaskModel, logits: dict[str, np.ndarray], data: LabeledSet
+) -> dict[str, dict[str, float]]:
+    """Accuracy, macro-F1 and n per head of ``logits`` against ``data``'s labels."""
     results = {}
     for name in model.head_names:
         labels = data.labels[name]
@@ -200,6 +207,7 @@ def finetune(
     log: Callable[[str], None] = print,
     checkpoint_root: Path | None = None,
     hooks: TrainingHooks | None = None,
+    valid_score: Callable[[dict[str, np.ndarray]], float] | None = None,
 ) -> FinetuneResult:
     """Train with validation every ``eval_every`` steps and early stopping on it.
 
@@ -211,6 +219,9 @@ def finetune(
     request) writes a checkpoint holding the model, optimizer, schedule, RNG, loader position,
     early-stopping state and the best weights so far; a rerun resumes from the newest one and
     ends with the same weights as an uninterrupted run.
+
+    Early stopping keeps the pass with the best ``valid_score`` of the valid logits per head
+    (None: the heads' mean macro-F1).
 
     ``config.token_mask_prob`` > 0 masks pieces of each training batch (``mask_id``; never
     ``special_ids`` or padding), drawn from a generator seeded by the step, so a resumed run
@@ -248,7 +259,8 @@ def finetune(
         WeightAverage(model, config.weight_average_decay) if config.weight_average_decay else None
     )
     batches = BucketedBatches([len(s) for s in train.sequences], config.batch_size, config.seed)
-    best_state, best_score, best_step, bad_evals = None, -1.0, 0, 0
+    # best_score None: no pass yet (a score may be any float)
+    best_state, best_score, best_step, bad_evals = None, None, 0, 0
     history, running, step, stopped_early = [], [], 0, False
     position = LoaderPosition()
     # resume
@@ -341,22 +353,27 @@ def finetune(
         if evaluated:
             # with weight averaging the average is what is validated and kept
             with average.swapped_in() if average is not None else contextlib.nullcontext():
-                metrics = evaluate(model, valid, config.batch_size * 2, pad_id, device)
-                score = mean_macro_f1(metrics)
+                logits = predict_logits(
+                    model, valid.sequences, config.batch_size * 2, pad_id, device
+                )
+                metrics = metrics_of(model, logits, valid)
+                score = valid_score(logits) if valid_score else mean_macro_f1(metrics)
                 run.hooks.on_evaluated(step, model)
-                improved = score > best_score
+                improved = best_score is None or score > best_score
                 if improved:
                     best_state = {k: v.detach().clone() for k, v in model.state_dict().items()}
             history.append(
                 {
                     "step": step,
                     "train_loss": float(np.mean(running)),
-                    "valid_macro_f1": score,
+                    "valid_macro_f1": mean_macro_f1(metrics),
+                    "valid_score": score,
                     **{f"valid_{h}_accuracy": m["accuracy"] for h, m in metrics.items() if m["n"]},
                 }
             )
             running = []
-            log(f"step {step}/{total} valid mean macro-F1 {score:.4f}")
+            f1 = history[-1]["valid_macro_f1"]
+            log(f"step {step}/{total} valid score {score:.4f} (mean macro-F1 {f1:.4f})")
             if improved:
                 best_score, best_step, bad_evals = score, step, 0
             else:

@@ -334,6 +334,16 @@ def merchant_row_weights(merchants: np.ndarray, cap: int = MERCHANT_ROW_CAP) -> 
     return np.minimum(1.0, cap / counts[inverse])
 
 
+def seen_and_heldout_accuracy(
+    right: np.ndarray, keep: np.ndarray, heldout: np.ndarray, weights: np.ndarray
+) -> float:
+    """The mean of the accuracies on the kept rows of held-out and of seen merchants (overall
+    where one slice is empty), each row counting by its ``weights`` (``merchant_row_weights``):
+    the score the gate is chosen by, and the candidate's early stopping."""
+    slices = [m for m in (keep & heldout, keep & ~heldout) if m.any()] or [keep]
+    return float(np.mean([np.average(right[m], weights=weights[m]) for m in slices]))
+
+
 def choose_gates(
     encoder_logits: dict[str, np.ndarray],
     bag_logprobs: dict[str, np.ndarray],
@@ -359,7 +369,6 @@ def choose_gates(
     for head, logits in encoder_logits.items():
         encoder = torch.log_softmax(torch.from_numpy(logits).float(), dim=-1).numpy()
         keep = labels[head] != ignore_index
-        slices = [m for m in (keep & heldout, keep & ~heldout) if m.any()] or [keep]
         weights = np.ones(len(keep))
         if merchants is not None:
             weights[keep] = merchant_row_weights(np.asarray(merchants)[keep])
@@ -373,9 +382,7 @@ def choose_gates(
                     w = (low + (high - low) * gate)[:, None]
                     mixed = (1 - w) * encoder + w * bag_logprobs[head]
                     right = mixed.argmax(axis=1) == labels[head]
-                    score = 100 * float(
-                        np.mean([np.average(right[m], weights=weights[m]) for m in slices])
-                    )
+                    score = 100 * seen_and_heldout_accuracy(right, keep, heldout, weights)
                     shared = low > 0
                     if shared not in best or score > best[shared][0] + 1e-9:
                         best[shared] = (score, (threshold, low, high))
