@@ -259,9 +259,10 @@ def one_run(features: pl.DataFrame, work: Path, seed: int, dump: Path | None = N
                for split in ("valid", "test") for head in heads},
             **{f"{split}_{head}_labels": sets[split].labels[head]
                for split in ("valid", "test") for head in heads},
-            **{f"{split}_{key}": sets[split].sequences.row_table()[column].to_numpy().astype(str)
-               for split in ("valid", "test")
-               for key, column in (("heldout", "heldout_merchant"), ("merchants", "merchant_key"))},
+            **{f"{split}_heldout": sets[split].sequences.row_table()["heldout_merchant"].to_numpy()
+               for split in ("valid", "test")},
+            **{f"{split}_merchants": sets[split].sequences.row_table()["merchant_key"].to_numpy()
+               .astype(str) for split in ("valid", "test")},
             valid_coverage=bag_parts["valid_coverage"], test_coverage=bag_parts["test_coverage"],
         )  # fmt: skip
     result: dict = {"seed": seed, "steps": [p[0] for p in passes], "scores": {}}
