@@ -55,7 +55,7 @@ VARIANTS: dict[str, dict] = {
     },
     "plain": {"label": "plain finetune, 6 layers (baseline_model)", "plain": True, "mlm": False},
     "default": {
-        "label": "default recipe: 6 layers, frozen word embeddings, held-out early stopping",
+        "label": "default recipe: 6 layers, frozen word embeddings, early stopping on seen and held-out merchants",
         "mlm": False,
     },
     "default-3-layers": {
