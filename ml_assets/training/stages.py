@@ -254,7 +254,9 @@ def train_multitask_model(
         evaluate(net, heldout, 128, meta["pad_id"], device) if len(heldout.sequences) else {}
     )
     score_name = VALID_SCORE_NAMES[settings.early_stopping_rows]
-    curve = {score_name: [(h["step"], h["valid_score"]) for h in result.history]}
+    # a pass resumed from a checkpoint that records no score has its macro-F1
+    passes = [(h["step"], h.get("valid_score", h["valid_macro_f1"])) for h in result.history]
+    curve = {score_name: passes}
     net.cpu().save(folder)
     copy_tokenizer(tokenizer_dir, folder / TOKENIZER_DIR)
     atomic_write_json(
