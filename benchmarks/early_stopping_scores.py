@@ -43,6 +43,7 @@ from ml_assets.core.text.tokenizer_folder import FolderTokenizer  # noqa: E402
 from ml_assets.core.training_data.corpus import write_corpus  # noqa: E402
 from ml_assets.core.training_data.labels import IGNORE_INDEX, stratified_sample  # noqa: E402
 from ml_assets.training.finetune import LabeledSet  # noqa: E402
+from ml_assets.training.ngram_bag import kept_row_weights, seen_and_heldout_accuracy  # noqa: E402
 from ml_assets.training.stages import seen_and_heldout_score  # noqa: E402
 
 sys.path.insert(0, str(REPO / "benchmarks"))
@@ -62,17 +63,11 @@ def mixed(encoder: np.ndarray, bag: np.ndarray, coverage: np.ndarray, gate) -> n
     return (1 - w) * logprobs + w * bag
 
 
-def capped_accuracy(right: np.ndarray, merchants: np.ndarray) -> float:
-    from ml_assets.training.ngram_bag import merchant_row_weights
-
-    return float(np.average(right, weights=merchant_row_weights(merchants))) if len(right) else 0.0
-
-
 class Views:
     """The valid and test rows of one run, with what each score needs of them."""
 
     def __init__(self, sets: dict, settings, bag_parts: dict):
-        self.sets, self.settings = sets, settings
+        self.sets = sets
         valid = sets["valid"]
         table = valid.sequences.row_table()
         self.heldout = table["heldout_merchant"].to_numpy()
@@ -117,13 +112,12 @@ class Views:
                 ).argmax(axis=1)
             else:
                 predicted = logits[head].argmax(axis=1)
-            right = predicted == labels
-            slices = [keep & self.heldout] + ([keep & ~self.heldout] if name == "mixed" else [])
-            slices = [m for m in slices if m.any()]
-            if slices:
-                values.append(
-                    np.mean([capped_accuracy(right[m], self.merchants[m]) for m in slices])
-                )
+            if name == "heldout_capped":  # the held-out slice alone
+                keep = keep & self.heldout
+            if keep.any():
+                weights = kept_row_weights(self.merchants, keep)
+                right = predicted == labels
+                values.append(seen_and_heldout_accuracy(right, keep, self.heldout, weights))
         return float(np.mean(values))
 
     def gate(self, logits: dict[str, np.ndarray], head: str):

@@ -357,7 +357,8 @@ def finetune(
                     model, valid.sequences, config.batch_size * 2, pad_id, device
                 )
                 metrics = metrics_of(model, logits, valid)
-                score = valid_score(logits) if valid_score else mean_macro_f1(metrics)
+                f1 = mean_macro_f1(metrics)
+                score = valid_score(logits) if valid_score else f1
                 run.hooks.on_evaluated(step, model)
                 improved = best_score is None or score > best_score
                 if improved:
@@ -366,13 +367,12 @@ def finetune(
                 {
                     "step": step,
                     "train_loss": float(np.mean(running)),
-                    "valid_macro_f1": mean_macro_f1(metrics),
+                    "valid_macro_f1": f1,
                     "valid_score": score,
                     **{f"valid_{h}_accuracy": m["accuracy"] for h, m in metrics.items() if m["n"]},
                 }
             )
             running = []
-            f1 = history[-1]["valid_macro_f1"]
             log(f"step {step}/{total} valid score {score:.4f} (mean macro-F1 {f1:.4f})")
             if improved:
                 best_score, best_step, bad_evals = score, step, 0

@@ -334,6 +334,14 @@ def merchant_row_weights(merchants: np.ndarray, cap: int = MERCHANT_ROW_CAP) -> 
     return np.minimum(1.0, cap / counts[inverse])
 
 
+def kept_row_weights(merchants: np.ndarray, keep: np.ndarray) -> np.ndarray:
+    """``merchant_row_weights`` of the kept (labeled) rows, counted among themselves; 1 for the
+    others."""
+    weights = np.ones(len(keep))
+    weights[keep] = merchant_row_weights(np.asarray(merchants)[keep])
+    return weights
+
+
 def seen_and_heldout_accuracy(
     right: np.ndarray, keep: np.ndarray, heldout: np.ndarray, weights: np.ndarray
 ) -> float:
@@ -369,9 +377,7 @@ def choose_gates(
     for head, logits in encoder_logits.items():
         encoder = torch.log_softmax(torch.from_numpy(logits).float(), dim=-1).numpy()
         keep = labels[head] != ignore_index
-        weights = np.ones(len(keep))
-        if merchants is not None:
-            weights[keep] = merchant_row_weights(np.asarray(merchants)[keep])
+        weights = np.ones(len(keep)) if merchants is None else kept_row_weights(merchants, keep)
         best: dict[bool, tuple[float, tuple[float, float, float]]] = {}
         # the bag's full weight first: where validation cannot tell, a seen merchant's row is
         # the bag's (TF-IDF's memory is what it is there for)

@@ -317,15 +317,12 @@ def seen_and_heldout_score(valid) -> Callable[[dict[str, np.ndarray]], float]:
     split whose held-out slice is a few dozen merchants, neither that slice nor one chain in it
     decides alone."""
     from ml_assets.core.training_data.labels import IGNORE_INDEX
-    from ml_assets.training.ngram_bag import merchant_row_weights, seen_and_heldout_accuracy
+    from ml_assets.training.ngram_bag import kept_row_weights, seen_and_heldout_accuracy
 
     rows = valid.sequences.row_table()
     heldout, merchants = rows["heldout_merchant"].to_numpy(), rows["merchant_key"].to_numpy()
     kept = {head: labels != IGNORE_INDEX for head, labels in valid.labels.items()}
-    weights = {}
-    for head, keep in kept.items():
-        weights[head] = np.ones(len(keep))
-        weights[head][keep] = merchant_row_weights(merchants[keep])
+    weights = {head: kept_row_weights(merchants, keep) for head, keep in kept.items()}
 
     def score(logits: dict[str, np.ndarray]) -> float:
         scored = [
