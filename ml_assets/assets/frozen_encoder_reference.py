@@ -25,7 +25,8 @@ from resources.params import ParamsResource
 
 
 def fingerprint(params: PipelineParams, context: FingerprintContext) -> dict:
-    """The grid it searches, the heads, and the backbone it embeds with (the configured one)."""
+    """The grid it searches, the heads, and the backbone it embeds with (the configured one, and
+    how many of its layers)."""
     section, finetune = params.get(ReferenceModelsParams), params.get(MultitaskModelParams)
     return {
         "c_grid": list(section.c_grid),
@@ -33,6 +34,7 @@ def fingerprint(params: PipelineParams, context: FingerprintContext) -> dict:
         "heads": list(finetune.heads),
         "max_length": finetune.max_length,
         "backbone": params.get(PrunedTokenizerParams).backbone,
+        "frozen_layers": section.frozen_layers,
     }
 
 
@@ -55,7 +57,8 @@ STAGE = Stage(
     kinds={"pytorch", "scikitlearn"},
     automation_condition=automation_condition(),
     description=(
-        "The configured pretrained backbone (every layer, its own tokenizer, not finetuned), "
+        "The configured pretrained backbone (every layer unless `reference_models.frozen_layers` "
+        "says fewer; its own tokenizer; not finetuned), "
         "pooled the way it was trained (all-MiniLM-L6-v2: mean over tokens, L2-normalized), with "
         "one logistic regression per head on the same labeled train rows (C picked on valid). "
         "Stores its probabilities on every test row for model_evaluation and the promotion gate."
@@ -76,13 +79,14 @@ def frozen_encoder_reference(
 
         def fit(features):
             train, valid, test, pooling = frozen_matrices(
-                features, settings["backbone"], settings["max_length"]
+                features, settings["backbone"], settings["max_length"], settings["frozen_layers"]
             )
             result = fit_per_head(
                 train, valid, test, features, heads, settings["c_grid"],
                 settings["max_iter"],
             )  # fmt: skip
-            return result, {"backbone": settings["backbone"], "pooling": pooling}
+            details = {"backbone": settings["backbone"], "pooling": pooling}
+            return result, details | {"layers": settings["frozen_layers"] or "all"}
 
         features = read_features(training_features)
         vocabularies = label_vocabularies(features, settings["heads"])

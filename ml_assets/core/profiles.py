@@ -73,6 +73,11 @@ PROFILES: dict[str, Profile] = {
                 "real tokenizer folder",
             ),
             "baseline_model": Override({"max_epochs": 1}),
+            "reference_models": Override(
+                {"frozen_layers": 2},
+                why="the candidate's depth: all six layers take ~10 s of each tiny graph on one "
+                "core, 2 about 2 s",
+            ),
             "onnx_model": Override({"latency_requests": 50, "latency_rounds": 2}),
             "export_gates": Override(
                 {

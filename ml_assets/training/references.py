@@ -130,10 +130,15 @@ def trained_pooling(model_dir: Path) -> str:
 
 
 def frozen_embeddings(
-    backbone: str, texts: Sequence[str], max_length: int, batch_size: int = 256
+    backbone: str,
+    texts: Sequence[str],
+    max_length: int,
+    batch_size: int = 256,
+    layers: int | None = None,
 ) -> tuple[np.ndarray, str]:
-    """Embeddings of ``texts`` from the unchanged backbone (its own tokenizer, every layer),
-    pooled as it was trained, L2-normalized. Returns (embeddings, pooling)."""
+    """Embeddings of ``texts`` from the unchanged backbone (its own tokenizer; every layer, or
+    the first ``layers``), pooled as it was trained, L2-normalized. Returns (embeddings,
+    pooling)."""
     import torch
     import transformers
     from transformers import AutoModel, AutoTokenizer
@@ -144,7 +149,8 @@ def frozen_embeddings(
     verbosity = transformers.logging.get_verbosity()
     transformers.logging.set_verbosity_error()  # an unused pooler is not news
     try:
-        model = AutoModel.from_pretrained(source).eval()
+        depth = {} if layers is None else {"num_hidden_layers": layers}
+        model = AutoModel.from_pretrained(source, **depth).eval()
     finally:
         transformers.logging.set_verbosity(verbosity)
     encoded = tokenizer(list(texts), truncation=True, max_length=max_length)["input_ids"]
@@ -165,12 +171,12 @@ def frozen_embeddings(
 
 
 def frozen_matrices(
-    features: pl.DataFrame, backbone: str, max_length: int
+    features: pl.DataFrame, backbone: str, max_length: int, layers: int | None = None
 ) -> tuple[np.ndarray, np.ndarray, np.ndarray, str]:
     """Frozen-encoder embeddings of the train, valid and test splits, and the pooling used."""
     sizes = [_split(features, name).height for name in ("train", "valid", "test")]
     texts = [t for name in ("train", "valid", "test") for t in _split(features, name)["text"]]
-    embedded, pooling = frozen_embeddings(backbone, texts, max_length)
+    embedded, pooling = frozen_embeddings(backbone, texts, max_length, layers=layers)
     train, valid, test = np.split(embedded, np.cumsum(sizes)[:2])
     return train, valid, test, pooling
 
