@@ -1,0 +1,122 @@
+"""Benchmark: what should the n-gram bag's gate read, besides (or instead of) coverage?
+
+The gate gives a row ``w = low + (high - low) * sigmoid(SHARPNESS * (signal - threshold))`` of
+the bag. The shipped signal is the bag's coverage of the row (``NgramBag.forward``). Here the
+same gate search (``choose_gates``, on the valid rows) runs on other signals, and the test rows
+are scored with the gate it picks:
+
+* ``coverage``: the shipped signal;
+* ``bag_confidence``: the bag's top probability;
+* ``coverage_and_confidence``: their mean;
+* ``coverage_plus_margin``: coverage + 0.5 x (the bag's top probability - the encoder's),
+  clipped to [0, 1]: lean on the bag where it is surer than the encoder;
+* ``coverage, thresholds from 0.4``: the shipped signal with two lower thresholds to choose
+  from (seen rows whose reference codes or new city leave coverage low).
+
+It reads the logits ``early_stopping_scores.py`` keeps (``--work DIR``: ``logits-<seed>.npz``,
+the encoder's at the pass the held-out macro-F1 score keeps, and the bag's), so no model is
+trained:
+
+    python benchmarks/gate_signals.py DIR/logits-*.npz [OTHER_DIR/logits-*.npz ...]
+
+Prints the first head's test accuracy (%, all / held-out / seen merchants) per signal: the mean
+over the files, and the mean over the files of each folder.
+"""
+
+from __future__ import annotations
+
+import argparse
+import sys
+from collections.abc import Callable
+from pathlib import Path
+
+import numpy as np
+
+REPO = Path(__file__).resolve().parents[1]
+sys.path.insert(0, str(REPO))
+
+from ml_assets.training import ngram_bag  # noqa: E402
+
+HEAD = "category"
+IGNORE = -100
+
+
+def log_softmax(logits: np.ndarray) -> np.ndarray:
+    shifted = logits - logits.max(axis=1, keepdims=True)
+    return shifted - np.log(np.exp(shifted).sum(axis=1, keepdims=True))
+
+
+def split(z, name: str) -> dict:
+    """One split's arrays; the held-out flags as booleans whichever way they were saved."""
+    return {
+        "encoder": log_softmax(z[f"{name}_{HEAD}_encoder"].astype(np.float64)),
+        "bag": z[f"{name}_{HEAD}_bag"].astype(np.float64),
+        "labels": z[f"{name}_{HEAD}_labels"],
+        "heldout": np.asarray(z[f"{name}_heldout"]).astype(str) == "True",
+        "merchants": z[f"{name}_merchants"],
+        "coverage": z[f"{name}_coverage"].astype(np.float64),
+    }
+
+
+def margin_signal(part: dict) -> np.ndarray:
+    bag_top, encoder_top = np.exp(part["bag"].max(axis=1)), np.exp(part["encoder"].max(axis=1))
+    return np.clip(part["coverage"] + 0.5 * (bag_top - encoder_top), 0.0, 1.0)
+
+
+SIGNALS: dict[str, tuple[Callable[[dict], np.ndarray], tuple[float, ...]]] = {
+    "coverage (shipped)": (lambda p: p["coverage"], ngram_bag.THRESHOLDS),
+    "bag_confidence": (lambda p: np.exp(p["bag"].max(axis=1)), ngram_bag.THRESHOLDS),
+    "coverage_and_confidence": (
+        lambda p: (p["coverage"] + np.exp(p["bag"].max(axis=1))) / 2,
+        ngram_bag.THRESHOLDS,
+    ),
+    "coverage_plus_margin": (margin_signal, ngram_bag.THRESHOLDS),
+    "coverage, thresholds from 0.4": (lambda p: p["coverage"], (0.4, 0.5, *ngram_bag.THRESHOLDS)),
+}
+
+
+def scored(valid: dict, test: dict, signal, thresholds) -> tuple[float, float, float]:
+    """The gate chosen on valid with ``signal``; test accuracy all / held-out / seen, %."""
+    saved = ngram_bag.THRESHOLDS
+    ngram_bag.THRESHOLDS = thresholds  # choose_gates reads the module's grid
+    try:
+        gate = ngram_bag.choose_gates(
+            {HEAD: valid["encoder"]}, {HEAD: valid["bag"]}, signal(valid),
+            {HEAD: valid["labels"]}, valid["heldout"], IGNORE, merchants=valid["merchants"],
+        )[HEAD]  # fmt: skip
+    finally:
+        ngram_bag.THRESHOLDS = saved
+    threshold, low, high = gate
+    share = low + (high - low) / (1 + np.exp(-ngram_bag.SHARPNESS * (signal(test) - threshold)))
+    mixed = (1 - share[:, None]) * test["encoder"] + share[:, None] * test["bag"]
+    right = mixed.argmax(axis=1) == test["labels"]
+    keep = test["labels"] != IGNORE
+    slices = (keep, keep & test["heldout"], keep & ~test["heldout"])
+    return tuple(100 * right[m].mean() if m.any() else np.nan for m in slices)
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser.add_argument("files", nargs="+", type=Path)
+    args = parser.parse_args()
+    results: dict[str, dict[str, list]] = {name: {} for name in SIGNALS}
+    for path in sorted(args.files):
+        with np.load(path, allow_pickle=True) as z:
+            valid, test = split(z, "valid"), split(z, "test")
+        for name, (signal, thresholds) in SIGNALS.items():
+            runs = results[name].setdefault(path.parent.name, [])
+            runs.append(scored(valid, test, signal, thresholds))
+    folders = list(next(iter(results.values())))
+    print(f"{len(args.files)} runs; category accuracy %, all / held-out / seen merchants")
+    print("| signal | every run | " + " | ".join(folders) + " |")
+    print("|---|---|" + "---|" * len(folders))
+    for name, by_folder in results.items():
+        every = np.array([r for runs in by_folder.values() for r in runs])
+        cells = [np.nanmean(every, axis=0)] + [
+            np.nanmean(np.array(runs), axis=0) for runs in by_folder.values()
+        ]
+        print(f"| {name} | " + " | ".join(" / ".join(f"{v:.1f}" for v in c) for c in cells) + " |")
+
+
+if __name__ == "__main__":
+    main()
