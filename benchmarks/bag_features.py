@@ -72,7 +72,7 @@ def hard_rows(seed: int, rows: int):
     draw = rng.random(len(frame))
     seen_split = np.where(draw < 0.8, "train", np.where(draw < 0.9, "valid", "test"))
     split = np.where(heldout, np.where(draw < 0.5, "valid", "test"), seen_split)
-    train, valid, test = (split == s for s in ("train", "valid", "test"))
+    train = split == "train"
     trained = set(frame["merchant"].to_numpy()[train].tolist())
     seen = np.array([m in trained for m in frame["merchant"].to_list()])
     texts = [t.lower() for t in frame["description"].to_list()]

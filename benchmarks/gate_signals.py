@@ -77,15 +77,10 @@ SIGNALS: dict[str, tuple[Callable[[dict], np.ndarray], tuple[float, ...]]] = {
 
 def scored(valid: dict, test: dict, signal, thresholds) -> tuple[float, float, float]:
     """The gate chosen on valid with ``signal``; test accuracy all / held-out / seen, %."""
-    saved = ngram_bag.THRESHOLDS
-    ngram_bag.THRESHOLDS = thresholds  # choose_gates reads the module's grid
-    try:
-        gate = ngram_bag.choose_gates(
-            {HEAD: valid["encoder"]}, {HEAD: valid["bag"]}, signal(valid),
-            {HEAD: valid["labels"]}, valid["heldout"], IGNORE, merchants=valid["merchants"],
-        )[HEAD]  # fmt: skip
-    finally:
-        ngram_bag.THRESHOLDS = saved
+    gate = ngram_bag.choose_gates(
+        {HEAD: valid["encoder"]}, {HEAD: valid["bag"]}, signal(valid), {HEAD: valid["labels"]},
+        valid["heldout"], IGNORE, merchants=valid["merchants"], thresholds=thresholds,
+    )[HEAD]  # fmt: skip
     threshold, low, high = gate
     share = low + (high - low) / (1 + np.exp(-ngram_bag.SHARPNESS * (signal(test) - threshold)))
     mixed = (1 - share[:, None]) * test["encoder"] + share[:, None] * test["bag"]

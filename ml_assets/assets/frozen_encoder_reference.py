@@ -85,8 +85,8 @@ def frozen_encoder_reference(
                 train, valid, test, features, heads, settings["c_grid"],
                 settings["max_iter"],
             )  # fmt: skip
-            details = {"backbone": settings["backbone"], "pooling": pooling}
-            return result, details | {"layers": settings["frozen_layers"] or "all"}
+            layers = settings["frozen_layers"] or "all"
+            return result, {"backbone": settings["backbone"], "pooling": pooling, "layers": layers}
 
         features = read_features(training_features)
         vocabularies = label_vocabularies(features, settings["heads"])

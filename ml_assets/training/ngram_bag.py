@@ -362,6 +362,7 @@ def choose_gates(
     merchants: np.ndarray | None = None,
     low_gain_pt: float = LOW_GAIN_PT,
     lows: Sequence[float] = LOWS,
+    thresholds: Sequence[float] = THRESHOLDS,
 ) -> dict[str, tuple[float, float, float]]:
     """Per head, the gate ``(threshold, low, high)`` with the best mean of seen- and
     held-out-merchant accuracy on the validation rows (overall accuracy where one slice is
@@ -383,7 +384,7 @@ def choose_gates(
         # the bag's (TF-IDF's memory is what it is there for)
         for high in sorted(HIGHS, reverse=True):
             for low in (x for x in lows if x <= high):
-                for threshold in THRESHOLDS:
+                for threshold in thresholds:
                     gate = 1 / (1 + np.exp(-SHARPNESS * (coverage - threshold)))
                     w = (low + (high - low) * gate)[:, None]
                     mixed = (1 - w) * encoder + w * bag_logprobs[head]
