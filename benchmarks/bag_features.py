@@ -6,8 +6,9 @@ seen merchants. The rows: ``core/synthetic/hard.py``'s (15 % of merchants held o
 
 * sklearn TF-IDF, char_wb 2-5 + words 1-2 (``tfidf_reference``'s features);
 * token uni-, bi- and trigrams (the n-gram bag without characters);
-* those + each token's character 2-5-grams (the shipped bag's features);
-* character n-grams of whole words, the words decoded from the token ids (not in the model).
+* those + the character 2-5-grams of the words the ids spell (the shipped bag's features);
+* character n-grams of whole words and word uni- and bigrams, the words decoded from the token
+  ids (not in the model).
 
 Usage: python benchmarks/bag_features.py [--seed 1] [--rows 20000]   (about 2 min)
        python benchmarks/bag_features.py --features STORE/training_features/<fp>/features.parquet
@@ -108,11 +109,13 @@ def main() -> None:
     ids = [np.asarray(s, dtype=np.int64) for s in tokenizer.encode(texts, 128)]
     buckets = 131072
     pieces = [tokenizer.backend.id_to_token(i) for i in range(vocab)]
-    grams = ngram_bag.token_grams(ngram_bag.piece_texts(pieces, tokenizer.all_special_ids), buckets)
+    chars = ngram_bag.char_table(ngram_bag.piece_texts(pieces, tokenizer.all_special_ids))
     tokens = sparse_counts(
         [ngram_bag.ngram_keys_numpy(s, vocab, buckets) for s in ids], vocab + 2 * buckets
     )
-    characters = ngram_bag.token_counts(ids, vocab) @ grams
+    shipped = sparse_counts(
+        [ngram_bag.ngram_keys_numpy(s, vocab, buckets, chars) for s in ids], vocab + 3 * buckets
+    )
 
     def words(text: str) -> str:  # the words as the token ids spell them
         out = []
@@ -131,8 +134,8 @@ def main() -> None:
     feature_sets = {
         "sklearn TF-IDF, char_wb 2-5 + words 1-2": hstack([chars.transform(texts), whole.transform(texts)]).tocsr(),
         "token uni-, bi-, trigrams": tfidf(tokens, train),
-        "+ each token's character 2-5-grams (shipped)": tfidf(hstack([tokens, characters]).tocsr(), train),
-        "character n-grams of whole words, from the ids": tfidf(
+        "+ character 2-5-grams of the words (shipped)": tfidf(shipped, train),
+        "character n-grams and words 1-2 of whole words, from the ids": tfidf(
             sparse_counts([word_grams(words(t), 1 << 18) for t in texts], 1 << 18), train
         ),
     }  # fmt: skip

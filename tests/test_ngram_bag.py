@@ -10,8 +10,11 @@ from transformers import BertConfig
 from ml_assets.training.model import MultiTaskModel
 from ml_assets.training.ngram_bag import (
     MERCHANT_ROW_CAP,
+    PRIME,
     NgramBag,
     bag_logprobs_numpy,
+    char_keys_numpy,
+    char_table,
     choose_gates,
     coverage_numpy,
     fit_bag,
@@ -65,22 +68,51 @@ def fitted_bag(pieces=PIECES):
 
 
 def test_token_texts_mark_where_a_word_starts():
-    assert piece_texts(["[CLS]", "caf", "##e", "x"], special_ids=[0]) == ["", " caf", "e", " x"]
-    assert piece_texts(["<s>", "▁caf", "e"], special_ids=[0]) == ["", " caf", "e"]
+    assert piece_texts(["[CLS]", "caf", "##e", "x"], special_ids=[0]) == [" ", " caf", "e", " x"]
+    assert piece_texts(["<s>", "▁caf", "e"], special_ids=[0]) == [" ", " caf", "e"]
+
+
+def char_wb_keys(text: str, buckets: int) -> list[int]:
+    """sklearn's char_wb 2-5-grams of ``text``, hashed as the bag hashes them."""
+    from sklearn.feature_extraction.text import CountVectorizer
+
+    analyzer = CountVectorizer(analyzer="char_wb", ngram_range=(2, 5), lowercase=False)
+    keys = []
+    for gram in analyzer.build_analyzer()(text):
+        digest = len(gram)
+        for c in gram:
+            digest = (digest * PRIME + ord(c)) % BUCKETS
+        keys.append(digest)
+    return keys
+
+
+def test_the_characters_of_the_words_are_tfidf_char_wb_n_grams_across_tokens():
+    """The ids spell the words, a continuation glued to its word: the bag's character
+    n-grams are char_wb's of the text, n-grams across a word's pieces included."""
+    texts = piece_texts(["[CLS]", "[SEP]", "star", "##bu", "##cks", "cafe", "x"], [0, 1])
+    ids = np.array([0, 2, 3, 4, 5, 6, 1])  # [CLS] star ##bu ##cks cafe x [SEP]
+    got = char_keys_numpy(ids, char_table(texts), BUCKETS)
+    assert sorted(got) == sorted(char_wb_keys("starbucks cafe x", BUCKETS))
 
 
 @pytest.mark.parametrize("pieces", [PIECES, None], ids=["char n-grams", "token n-grams only"])
 def test_the_graph_hashes_weighs_and_covers_as_numpy_fit(pieces):
     bag, record = fitted_bag(pieces)
     assert bag.char_grams == (pieces is not None)
-    if pieces is not None:  # the regression weighed the tokens' characters
-        assert bag.char_score.abs().sum() > 0 and bag.char_sq.min() >= 0
     sequences, _ = merchant_rows(3, 50)
     ids, mask = padded(sequences)
     keys, present = bag.keys(ids, mask)
     for i, s in enumerate(sequences):
         got = keys[i][present[i] > 0].numpy()
         assert sorted(got) == sorted(ngram_keys_numpy(s, VOCAB, BUCKETS))
+    if pieces is not None:  # the graph spells each row's words as numpy does
+        chars = char_table(pieces)
+        char_keys, char_present = bag.char_keys(ids, mask)
+        for i, s in enumerate(sequences):
+            got = char_keys[i][char_present[i] > 0].numpy()
+            assert sorted(got) == sorted(char_keys_numpy(s, chars, BUCKETS))
+        characters = bag.table[VOCAB + 2 * BUCKETS :]
+        assert characters.abs().sum() > 0  # the regression weighed them
     logprobs, coverage = bag(ids, mask)
     expected = bag_logprobs_numpy(bag, sequences)
     for i, head in enumerate(HEADS):
@@ -128,7 +160,7 @@ def tiny_model() -> MultiTaskModel:
 
 
 def test_a_model_with_its_bag_survives_save_load_and_onnx_export(tmp_path):
-    from ml_assets.training.export import export_onnx
+    from ml_assets.training.export import export_onnx, quantize_int8
 
     net = tiny_model()
     sequences, _ = merchant_rows(4, 16)
@@ -146,6 +178,12 @@ def test_a_model_with_its_bag_survives_save_load_and_onnx_export(tmp_path):
     outputs = session.run(None, {"input_ids": ids.numpy(), "attention_mask": mask.numpy()})
     for got, want in zip(outputs, expected, strict=True):
         np.testing.assert_allclose(got, want, atol=1e-4)
+    # int8: the float tables become int8 rows; the table of characters stays as it is
+    quantize_int8(tmp_path / "model.onnx", tmp_path / "int8.onnx")
+    session = ort.InferenceSession(str(tmp_path / "int8.onnx"), providers=["CPUExecutionProvider"])
+    outputs = session.run(None, {"input_ids": ids.numpy(), "attention_mask": mask.numpy()})
+    for got, want in zip(outputs, expected, strict=True):
+        np.testing.assert_allclose(got, want, atol=0.1)
     loaded.use_bag = False  # the encoder alone: other outputs
     with torch.no_grad():
         assert not np.allclose(loaded(ids, mask)[0].numpy(), expected[0], atol=1e-3)
@@ -169,17 +207,17 @@ def test_unseen_rows_get_a_share_of_the_bag_only_for_a_clear_gain():
 
 def test_a_tokenizer_folder_gives_each_id_its_text_in_a_word(tiny_tokenizer_dir):
     """The training job reads the pieces from the run's tokenizer folder: a continuation loses
-    its "##", a word start gains a space, special tokens bring no characters."""
+    its "##", a word start gains a space, a special token is a word break."""
     from ml_assets.core.text.tokenizer_folder import FolderTokenizer
     from ml_assets.training.bag_fitting import token_texts
 
     tokenizer = FolderTokenizer.load(tiny_tokenizer_dir)
     texts = token_texts(tiny_tokenizer_dir, len(tokenizer))
     assert len(texts) == len(tokenizer)
-    assert all(texts[i] == "" for i in tokenizer.all_special_ids)
+    assert all(texts[i] == " " for i in tokenizer.all_special_ids)
     (ids,) = tokenizer.encode(["starbucks coffee"], 32)
     spelled = "".join(texts[i] for i in ids)
-    assert spelled == " starbucks coffee"
+    assert spelled == "  starbucks coffee "  # [CLS] starbucks coffee [SEP]
 
 
 def test_one_big_held_out_merchant_does_not_choose_the_gate_alone():

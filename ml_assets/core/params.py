@@ -442,11 +442,12 @@ class MultitaskModelParams(_Section):
     ngram_buckets: int = Field(
         131072,
         ge=1024,
-        description="hash slots for token bigrams, trigrams and character n-grams",
+        description="hash slots for each of token bigrams, trigrams and character n-grams",
     )
     ngram_chars: bool = Field(
         True,
-        description="each token's character 2-5-grams too, as TF-IDF's char_wb sees words",
+        description="the character 2-5-grams of the words the ids spell too (across a word's "
+        "tokens), as TF-IDF's char_wb sees them",
     )
     ngram_c_grid: tuple[float, ...] = Field(
         (3.0, 10.0, 30.0),

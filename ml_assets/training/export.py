@@ -112,8 +112,9 @@ def quantize_int8(
 
 
 def quantize_embedding_rows(path: Path, min_rows: int = 1024) -> list[str]:
-    """Store each large embedding table (a Gather over an initializer of at least ``min_rows``
-    rows: the word embeddings) as int8 with one fp32 scale per row, in place.
+    """Store each large embedding table (a Gather over a float initializer of at least
+    ``min_rows`` rows: the word embeddings, the n-gram bag's weights) as int8 with one fp32
+    scale per row, in place.
 
     onnxruntime's weight-only quantizers do not take 8-bit Gathers, so this is a graph edit
     in standard ops: ``Gather(int8 table) -> Cast(float) -> Mul(Gather(row scales))``. Symmetric
@@ -130,6 +131,8 @@ def quantize_embedding_rows(path: Path, min_rows: int = 1024) -> list[str]:
     for node in list(graph.node):
         table = initializers.get(node.input[0]) if node.op_type == "Gather" else None
         if table is None or len(table.dims) != 2 or table.dims[0] < min_rows:
+            continue
+        if table.data_type != onnx.TensorProto.FLOAT:  # the n-gram bag's table of characters
             continue
         weights = numpy_helper.to_array(table).astype(np.float32)
         scales = np.abs(weights).max(axis=1, keepdims=True) / 127.0

@@ -7,11 +7,12 @@ only a few times in training the two are complementary. The bag reads the same t
 the encoder (unigrams, and bi- and trigrams hashed into ``buckets`` slots each), so serving,
 export and quantization see one graph with the same two inputs, and no second artifact.
 
-With ``pieces`` (the tokenizer's token strings), each token also brings the character 2- to
-5-grams of its own characters (a word-initial piece led by a space): what TF-IDF's ``char_wb``
-analyzer sees of a word, from the ids alone, so a truncated or inflected merchant word shares
-most of its features with the whole one. The regression's weights of those n-grams fold into
-one row per token (``char_score``, and ``char_sq`` for the norm), so the graph stays a gather.
+With ``pieces`` (the tokenizer's token strings), the text the ids spell (each word led by a
+space, a continuation piece glued to its word) also brings the character 2- to 5-grams of its
+words, hashed into ``buckets`` more slots: what TF-IDF's ``char_wb`` analyzer sees, across the
+pieces of a word, so a truncated, inflected or foreign merchant word shares most of its
+features with the whole one. The graph spells the text itself from a table of each token's
+characters, so it still reads only the ids and the mask.
 
 Features of a text: each n-gram occurrence weighted by its inverse document frequency on the
 labeled training rows, divided by the L2 norm of those weights (sublinear TF-IDF's shape,
@@ -33,7 +34,6 @@ unless a share gains a clear margin there (``choose_gates``).
 from __future__ import annotations
 
 import time
-import zlib
 from collections.abc import Callable, Sequence
 
 import numpy as np
@@ -53,19 +53,22 @@ LOW_GAIN_PT = 1.0  # what a share of the bag for unseen rows must gain on valida
 # rows of one merchant that count at most in the gate's validation score: one big merchant
 # (a chain with hundreds of rows among a few dozen held-out merchants) must not choose alone
 MERCHANT_ROW_CAP = 20
-GRAM_SIZES = (2, 3, 4, 5)  # character n-grams of a token, as TF-IDF's char_wb (2, 5)
+GRAM_SIZES = (2, 3, 4, 5)  # character n-grams of a word, as TF-IDF's char_wb (2, 5)
+CHAR_WIDTH = 16  # characters kept of a token's text (14 of BERT's 30,522 tokens are longer)
+SPACE = ord(" ")
 
 
 def piece_texts(pieces: Sequence[str | None], special_ids: Sequence[int] = ()) -> list[str]:
     """Each token's characters as they sit in a word: a word-initial piece led by a space, a
-    continuation without its marker; "" for special and unknown ids. WordPiece marks
-    continuations ("##"); SentencePiece and byte-level BPE mark word starts ("▁", "Ġ")."""
+    continuation without its marker; a space (a word break) for special and unknown ids.
+    WordPiece marks continuations ("##"); SentencePiece and byte-level BPE mark word starts
+    ("▁", "Ġ")."""
     special = set(special_ids)
     wordpiece = any(p.startswith("##") for p in pieces if p)
     texts = []
     for i, piece in enumerate(pieces):
         if not piece or i in special:
-            texts.append("")
+            texts.append(" ")
         elif wordpiece:
             texts.append(piece[2:] if piece.startswith("##") else " " + piece)
         else:
@@ -73,46 +76,65 @@ def piece_texts(pieces: Sequence[str | None], special_ids: Sequence[int] = ()) -
     return texts
 
 
-def token_grams(texts: Sequence[str], buckets: int):
-    """(tokens x buckets) sparse counts of each token's hashed character n-grams."""
-    from scipy.sparse import csr_matrix
-
-    rows, columns = [], []
+def char_table(texts: Sequence[str], width: int = CHAR_WIDTH) -> tuple[np.ndarray, np.ndarray]:
+    """(codes, lengths): each token's first ``width`` characters as code points (int32, 0
+    after its end) and how many there are; the graph spells a row's text from them."""
+    codes = np.zeros((len(texts), width), dtype=np.int32)
+    lengths = np.zeros(len(texts), dtype=np.int32)
     for token, text in enumerate(texts):
-        for n in GRAM_SIZES:
-            for start in range(len(text) - n + 1):
-                rows.append(token)
-                columns.append(zlib.crc32(text[start : start + n].encode()) % buckets)
-    ones = np.ones(len(rows), dtype=np.float64)
-    return csr_matrix((ones, (rows, columns)), shape=(len(texts), buckets))
+        kept = [ord(c) for c in text[:width]]
+        codes[token, : len(kept)] = kept
+        lengths[token] = len(kept)
+    return codes, lengths
 
 
-def token_counts(sequences: Sequence[np.ndarray], vocab_size: int):
-    """(rows x vocab) sparse counts of each sequence's token ids."""
-    from scipy.sparse import csr_matrix
+def char_keys_numpy(ids: np.ndarray, chars: tuple[np.ndarray, np.ndarray], buckets: int):
+    """Hashed character n-grams of the text ``ids`` spell (exactly what ``NgramBag.char_keys``
+    computes in the graph): every 2- to 5-gram with spaces at most at its ends and not only
+    spaces, i.e. TF-IDF's ``char_wb`` n-grams of the words, each word padded by spaces."""
+    codes, lengths = chars
+    stream = np.concatenate([codes[i, : lengths[i]] for i in ids] + [np.zeros(0, np.int32)])
+    stream = stream.astype(np.int64)
+    keys = []
+    for n in GRAM_SIZES:
+        if len(stream) < n:
+            continue
+        windows = np.lib.stride_tricks.sliding_window_view(stream, n)
+        digest = np.full(len(windows), n, dtype=np.int64)
+        for k in range(n):
+            digest = (digest * PRIME + windows[:, k]) % buckets
+        kept = (windows[:, 1 : n - 1] != SPACE).all(axis=1) & (windows != SPACE).any(axis=1)
+        keys.append(digest[kept])
+    return np.concatenate(keys) if keys else np.zeros(0, dtype=np.int64)
 
-    lengths = [len(s) for s in sequences]
-    columns = np.concatenate([np.asarray(s) for s in sequences]) if sequences else np.zeros(0)
-    rows = np.repeat(np.arange(len(sequences)), lengths)
-    ones = np.ones(len(columns), dtype=np.float64)
-    return csr_matrix((ones, (rows, columns.astype(np.int64))), shape=(len(sequences), vocab_size))
 
-
-def ngram_keys_numpy(ids: np.ndarray, vocab_size: int, buckets: int) -> np.ndarray:
+def ngram_keys_numpy(
+    ids: np.ndarray, vocab_size: int, buckets: int, chars: tuple | None = None
+) -> np.ndarray:
     """Row indices into the bag's table for one sequence: unigrams, then hashed bi- and
-    trigrams (exactly what ``NgramBag.keys`` computes in the graph)."""
+    trigrams (exactly what ``NgramBag.keys`` computes in the graph); with ``chars``
+    (``char_table``), then the character n-grams of its words."""
     ids = ids.astype(np.int64)
     bigrams = (ids[:-1] * PRIME + ids[1:]) % buckets
     trigrams = ((ids[:-2] * PRIME + ids[1:-1]) % buckets * PRIME + ids[2:]) % buckets
-    return np.concatenate([ids, vocab_size + bigrams, vocab_size + buckets + trigrams])
+    parts = [ids, vocab_size + bigrams, vocab_size + buckets + trigrams]
+    if chars is not None:
+        parts.append(vocab_size + 2 * buckets + char_keys_numpy(ids, chars, buckets))
+    return np.concatenate(parts)
 
 
-def key_matrix(sequences: Sequence[np.ndarray], vocab_size: int, buckets: int, idf: np.ndarray):
-    """(token n-gram features, each occurrence weighted by its idf and not normalized; the
-    sum of the squared weights of each row) as a sparse matrix (scipy CSR) and an array."""
+def key_matrix(
+    sequences: Sequence[np.ndarray],
+    vocab_size: int,
+    buckets: int,
+    idf: np.ndarray,
+    chars: tuple | None = None,
+):
+    """(n-gram features, each occurrence weighted by its idf and not normalized; the sum of
+    the squared weights of each row) as a sparse matrix (scipy CSR) and an array."""
     from scipy.sparse import csr_matrix
 
-    keys = [ngram_keys_numpy(np.asarray(s), vocab_size, buckets) for s in sequences]
+    keys = [ngram_keys_numpy(np.asarray(s), vocab_size, buckets, chars) for s in sequences]
     lengths = np.fromiter((len(k) for k in keys), dtype=np.int64, count=len(keys))
     columns = np.concatenate(keys) if keys else np.zeros(0, dtype=np.int64)
     weights = idf[columns].astype(np.float64)
@@ -126,29 +148,25 @@ def bag_matrix(
     vocab_size: int,
     buckets: int,
     idf: np.ndarray,
-    grams=None,
-    gram_idf: np.ndarray | None = None,
+    chars: tuple | None = None,
 ):
-    """The rows' features as a sparse matrix (scipy CSR), as the graph computes them: the token
-    n-grams, then (with ``grams``, from ``token_grams``) the character n-grams, one norm."""
-    from scipy.sparse import diags, hstack
+    """The rows' features as a sparse matrix (scipy CSR), as the graph computes them: the
+    n-grams' idf weights divided by each row's L2 norm."""
+    from scipy.sparse import diags
 
-    matrix, squares = key_matrix(sequences, vocab_size, buckets, idf)
-    if grams is not None:
-        counts = token_counts(sequences, vocab_size) @ grams  # rows x character n-grams
-        squares = squares + counts @ (gram_idf.astype(np.float64) ** 2)
-        matrix = hstack([matrix, counts @ diags(gram_idf.astype(np.float64))])
+    matrix, squares = key_matrix(sequences, vocab_size, buckets, idf, chars)
     scale = diags(1.0 / np.maximum(np.sqrt(squares), 1e-6))
     return (scale @ matrix).astype(np.float32).tocsr()
 
 
 def fit_idf(
-    sequences: Sequence[np.ndarray], vocab_size: int, buckets: int
+    sequences: Sequence[np.ndarray], vocab_size: int, buckets: int, chars: tuple | None = None
 ) -> tuple[np.ndarray, np.ndarray]:
     """(smoothed inverse document frequency, document count) of every table row."""
-    documents = np.zeros(vocab_size + 2 * buckets, dtype=np.int64)
+    sections = 3 if chars is not None else 2
+    documents = np.zeros(vocab_size + sections * buckets, dtype=np.int64)
     for s in sequences:
-        documents[np.unique(ngram_keys_numpy(np.asarray(s), vocab_size, buckets))] += 1
+        documents[np.unique(ngram_keys_numpy(np.asarray(s), vocab_size, buckets, chars))] += 1
     idf = (np.log((1 + len(sequences)) / (1 + documents)) + 1).astype(np.float32)
     return idf, documents
 
@@ -157,21 +175,29 @@ class NgramBag(nn.Module):
     """The bag in the graph: ids and mask in, log-probabilities per head and coverage out."""
 
     def __init__(
-        self, vocab_size: int, buckets: int, heads: dict[str, int], char_grams: bool = False
+        self,
+        vocab_size: int,
+        buckets: int,
+        heads: dict[str, int],
+        char_grams: bool = False,
+        char_width: int = CHAR_WIDTH,
     ):
         super().__init__()
         self.vocab_size, self.buckets, self.char_grams = vocab_size, buckets, char_grams
+        self.char_width = char_width
         self.head_sizes = dict(heads)
-        rows, columns = vocab_size + 2 * buckets, sum(heads.values())
+        rows, columns = vocab_size + (3 if char_grams else 2) * buckets, sum(heads.values())
         self.register_buffer("idf", torch.ones(rows))
         self.register_buffer("seen", torch.zeros(rows))  # 1: in a labeled training row
         self.register_buffer("table", torch.zeros(rows, columns))
         self.register_buffer("bias", torch.zeros(columns))
         # per head: (threshold, low, high) of the coverage gate
         self.register_buffer("gate", torch.zeros(len(heads), 3))
-        if char_grams:  # per token: its character n-grams' weighted scores, and squared idfs
-            self.register_buffer("char_score", torch.zeros(vocab_size, columns))
-            self.register_buffer("char_sq", torch.zeros(vocab_size))
+        if char_grams:  # each token's characters (``char_table``), to spell a row's text
+            self.register_buffer(
+                "char_codes", torch.zeros(vocab_size, char_width, dtype=torch.int32)
+            )
+            self.register_buffer("char_lengths", torch.zeros(vocab_size, dtype=torch.int32))
 
     def config(self) -> dict:
         return {
@@ -179,6 +205,7 @@ class NgramBag(nn.Module):
             "buckets": self.buckets,
             "heads": self.head_sizes,
             "char_grams": self.char_grams,
+            "char_width": self.char_width,
         }
 
     def keys(self, ids: torch.Tensor, mask: torch.Tensor) -> tuple[torch.Tensor, torch.Tensor]:
@@ -199,6 +226,40 @@ class NgramBag(nn.Module):
         )
         return keys, present
 
+    def spell(self, ids: torch.Tensor, mask: torch.Tensor) -> tuple[torch.Tensor, torch.Tensor]:
+        """(code points, inside) of shape (batch, tokens x ``char_width``): each row's text,
+        its tokens' characters one after the other, then zeros (``inside`` 0)."""
+        ids = ids.long()
+        codes = self.char_codes[ids].long().flatten(1)  # (batch, tokens * width), with gaps
+        width = torch.arange(self.char_width, device=ids.device)
+        used = (width < self.char_lengths[ids].long().unsqueeze(-1)) & (mask.unsqueeze(-1) > 0)
+        used = used.flatten(1).long()
+        # a permutation that moves the used characters to the front, keeping their order:
+        # the k-th used one to k, the k-th unused one after the last used one
+        before = torch.cumsum(used, dim=1)
+        index = torch.cumsum(torch.ones_like(used), dim=1) - 1
+        count = before[:, -1:]
+        target = torch.where(used > 0, before - 1, count + index - before)
+        text = torch.zeros_like(codes).scatter(1, target, codes)
+        return text, (index < count).to(torch.float32)
+
+    def char_keys(self, ids: torch.Tensor, mask: torch.Tensor) -> tuple[torch.Tensor, torch.Tensor]:
+        """(keys, present) of each row's character n-grams, as ``char_keys_numpy``."""
+        text, inside = self.spell(ids, mask)
+        keys, present = [], []
+        for n in GRAM_SIZES:
+            parts = [text[:, k : text.shape[1] - (n - 1 - k)] for k in range(n)]
+            digest = torch.full_like(parts[0], n)
+            for part in parts:
+                digest = torch.remainder(digest * PRIME + part, self.buckets)
+            ok = inside[:, n - 1 :]  # the window's last character is in the text
+            for part in parts[1:-1]:
+                ok = ok * (part != SPACE).to(torch.float32)
+            letters = sum((part != SPACE).to(torch.float32) for part in parts)  # not only spaces
+            keys.append(digest)
+            present.append(ok * (letters > 0).to(torch.float32))
+        return torch.cat(keys, dim=1), torch.cat(present, dim=1)
+
     def forward(self, ids: torch.Tensor, mask: torch.Tensor) -> tuple[list, torch.Tensor]:
         """(log-probabilities per head, coverage per row)."""
         keys, present = self.keys(ids, mask)
@@ -206,9 +267,11 @@ class NgramBag(nn.Module):
         squares = (weights * weights).sum(dim=1, keepdim=True)
         scores = (self.table[keys] * weights.unsqueeze(-1)).sum(dim=1)
         if self.char_grams:
-            valid = mask.to(torch.float32)
-            squares = squares + (self.char_sq[ids.long()] * valid).sum(dim=1, keepdim=True)
-            scores = scores + (self.char_score[ids.long()] * valid.unsqueeze(-1)).sum(dim=1)
+            char_keys, char_present = self.char_keys(ids, mask)
+            char_keys = self.vocab_size + 2 * self.buckets + char_keys
+            char_weights = self.idf[char_keys] * char_present
+            squares = squares + (char_weights * char_weights).sum(dim=1, keepdim=True)
+            scores = scores + (self.table[char_keys] * char_weights.unsqueeze(-1)).sum(dim=1)
         scores = scores / torch.sqrt(squares).clamp_min(1e-6) + self.bias
         logprobs = [
             torch.log_softmax(part, dim=-1)
@@ -262,28 +325,20 @@ def fit_bag(
 
     started = time.perf_counter()
     train_sequences, train_labels = train
-    idf, documents = fit_idf(train_sequences, vocab_size, buckets)
-    grams = gram_idf = None
-    all_documents = documents
-    if pieces is not None:
-        grams = token_grams(pieces, buckets)
-        gram_documents = np.asarray(
-            ((token_counts(train_sequences, vocab_size) @ grams) > 0).sum(axis=0)
-        ).ravel()
-        gram_idf = np.log((1 + len(train_sequences)) / (1 + gram_documents)) + 1
-        all_documents = np.concatenate([documents, gram_documents])
+    chars = char_table(pieces) if pieces is not None else None
+    idf, documents = fit_idf(train_sequences, vocab_size, buckets, chars)
     # the regression sees the rows of n-grams in at least 2 training rows (TF-IDF's min_df):
     # 20x fewer columns, the same accuracy; the others keep weight 0
-    kept = np.flatnonzero(all_documents >= 2)
-    x_train = bag_matrix(train_sequences, vocab_size, buckets, idf, grams, gram_idf)[:, kept]
-    x_valid = bag_matrix(valid[0], vocab_size, buckets, idf, grams, gram_idf)[:, kept]
+    kept = np.flatnonzero(documents >= 2)
+    x_train = bag_matrix(train_sequences, vocab_size, buckets, idf, chars)[:, kept]
+    x_valid = bag_matrix(valid[0], vocab_size, buckets, idf, chars)[:, kept]
     sizes = {h: len(names) for h, names in heads.items()}
     bag = NgramBag(vocab_size, buckets, sizes, char_grams=pieces is not None)
     bag.idf.copy_(torch.from_numpy(idf))
     bag.seen.copy_(torch.from_numpy((documents > 0).astype(np.float32)))
-    if grams is not None:
-        squares = grams @ gram_idf**2
-        bag.char_sq.copy_(torch.from_numpy(np.asarray(squares, dtype=np.float32)))
+    if chars is not None:
+        bag.char_codes.copy_(torch.from_numpy(chars[0]))
+        bag.char_lengths.copy_(torch.from_numpy(chars[1]))
     record: dict = {"c": {}, "valid_accuracy": {}}
     column = 0
     for head, names in heads.items():
@@ -308,17 +363,12 @@ def fit_bag(
             weights[classes[1]], intercept[classes[1]] = model.coef_[0], model.intercept_[0]
         else:
             weights[classes], intercept[classes] = model.coef_, model.intercept_
-        full = np.zeros((all_documents.shape[0], len(names)), dtype=np.float32)
+        full = np.zeros((documents.shape[0], len(names)), dtype=np.float32)
         full[kept] = weights.T
         if len(classes) < len(names):  # a label no train row carries: never predicted
             absent = [i for i in range(len(names)) if i not in classes]
             intercept[absent] = -1e4
-        bag.table[:, column : column + len(names)] = torch.from_numpy(full[: idf.shape[0]])
-        if grams is not None:  # each token's n-grams, weighted, folded into one row per token
-            folded = grams @ (gram_idf[:, None] * full[idf.shape[0] :].astype(np.float64))
-            bag.char_score[:, column : column + len(names)] = torch.from_numpy(
-                np.asarray(folded, dtype=np.float32)
-            )
+        bag.table[:, column : column + len(names)] = torch.from_numpy(full)
         bag.bias[column : column + len(names)] = torch.from_numpy(intercept)
         column += len(names)
         record["c"][head], record["valid_accuracy"][head] = c, round(score, 4)
@@ -404,12 +454,9 @@ def bag_logprobs_numpy(bag: NgramBag, sequences) -> dict[str, np.ndarray]:
     """The bag's log-probabilities per head, in numpy (as ``NgramBag.forward`` computes)."""
     from scipy.sparse import diags
 
-    matrix, squares = key_matrix(sequences, bag.vocab_size, bag.buckets, bag.idf.numpy())
+    chars = (bag.char_codes.numpy(), bag.char_lengths.numpy()) if bag.char_grams else None
+    matrix, squares = key_matrix(sequences, bag.vocab_size, bag.buckets, bag.idf.numpy(), chars)
     scores = matrix @ bag.table.numpy().astype(np.float64)
-    if bag.char_grams:
-        counts = token_counts(sequences, bag.vocab_size)
-        squares = squares + counts @ bag.char_sq.numpy().astype(np.float64)
-        scores = scores + counts @ bag.char_score.numpy().astype(np.float64)
     scores = diags(1.0 / np.maximum(np.sqrt(squares), 1e-6)) @ scores + bag.bias.numpy()
     out, column = {}, 0
     for head, size in bag.head_sizes.items():
