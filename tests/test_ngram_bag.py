@@ -160,7 +160,7 @@ def tiny_model() -> MultiTaskModel:
 
 
 def test_a_model_with_its_bag_survives_save_load_and_onnx_export(tmp_path):
-    from ml_assets.training.export import export_onnx, quantize_int8
+    from ml_assets.training.export import export_onnx, quantize_embedding_rows, quantize_int8
 
     net = tiny_model()
     sequences, _ = merchant_rows(4, 16)
@@ -178,8 +178,10 @@ def test_a_model_with_its_bag_survives_save_load_and_onnx_export(tmp_path):
     outputs = session.run(None, {"input_ids": ids.numpy(), "attention_mask": mask.numpy()})
     for got, want in zip(outputs, expected, strict=True):
         np.testing.assert_allclose(got, want, atol=1e-4)
-    # int8: the float tables become int8 rows; the table of characters stays as it is
+    # int8: the bag's weights, read by two Gathers (token and character n-grams), become int8
+    # rows once; its int32 table of characters stays as it is
     quantize_int8(tmp_path / "model.onnx", tmp_path / "int8.onnx")
+    assert quantize_embedding_rows(tmp_path / "int8.onnx", min_rows=VOCAB + 1) == ["bag.table"]
     session = ort.InferenceSession(str(tmp_path / "int8.onnx"), providers=["CPUExecutionProvider"])
     outputs = session.run(None, {"input_ids": ids.numpy(), "attention_mask": mask.numpy()})
     for got, want in zip(outputs, expected, strict=True):

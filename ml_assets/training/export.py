@@ -134,18 +134,19 @@ def quantize_embedding_rows(path: Path, min_rows: int = 1024) -> list[str]:
             continue
         if table.data_type != onnx.TensorProto.FLOAT:  # the n-gram bag's table of characters
             continue
-        weights = numpy_helper.to_array(table).astype(np.float32)
-        scales = np.abs(weights).max(axis=1, keepdims=True) / 127.0
-        scales[scales == 0] = 1.0
-        quantized = np.clip(np.rint(weights / scales), -127, 127).astype(np.int8)
         name = table.name
-        graph.initializer.remove(table)
-        graph.initializer.extend(
-            [
-                numpy_helper.from_array(quantized, f"{name}_int8"),
-                numpy_helper.from_array(scales.astype(np.float32), f"{name}_row_scale"),
-            ]
-        )
+        if name not in done:  # a table read by several Gathers is quantized once
+            weights = numpy_helper.to_array(table).astype(np.float32)
+            scales = np.abs(weights).max(axis=1, keepdims=True) / 127.0
+            scales[scales == 0] = 1.0
+            quantized = np.clip(np.rint(weights / scales), -127, 127).astype(np.int8)
+            graph.initializer.extend(
+                [
+                    numpy_helper.from_array(quantized, f"{name}_int8"),
+                    numpy_helper.from_array(scales.astype(np.float32), f"{name}_row_scale"),
+                ]
+            )
+            done.append(name)
         out = node.output[0]
         rows, cast, scale = (f"{node.name}_{part}" for part in ("int8", "cast", "scale"))
         position = list(graph.node).index(node)
@@ -158,7 +159,8 @@ def quantize_embedding_rows(path: Path, min_rows: int = 1024) -> list[str]:
         ]
         for offset, new in enumerate(new_nodes):
             graph.node.insert(position + offset, new)
-        done.append(name)
+    for name in done:  # the fp32 tables no node reads any more
+        graph.initializer.remove(initializers[name])
     onnx.save(model, str(path))
     return done
 
