@@ -51,9 +51,7 @@ def main() -> None:
         scored[name] = (
             predict_logits(net, data.sequences, 128, 0, torch.device("cpu")),
             ngram_bag.bag_logprobs_numpy(bag, data.sequences),
-            ngram_bag.coverage_numpy(
-                data.sequences, bag.vocab_size, bag.buckets, bag.seen.numpy(), bag.idf.numpy()
-            ),
+            ngram_bag.coverage_numpy(bag, data.sequences),
             data.labels,
             row_table["heldout_merchant"].to_numpy(),
             row_table["merchant_key"].to_numpy(),

@@ -225,14 +225,11 @@ def one_run(features: pl.DataFrame, work: Path, seed: int, dump: Path | None = N
         heads, settings.ngram_c_grid, (sets["valid"].sequences, sets["valid"].labels),
         IGNORE_INDEX, log=lambda _m: None, pieces=pieces,
     )  # fmt: skip
-    seen, idf = bag.seen.numpy(), bag.idf.numpy()
     bag_parts = {
         "sizes": {h: len(v) for h, v in heads.items()},
         **{split: bag_logprobs_numpy(bag, sets[split].sequences) for split in ("valid", "test")},
         **{
-            f"{split}_coverage": coverage_numpy(
-                sets[split].sequences, vocab_size, bag.buckets, seen, idf
-            )
+            f"{split}_coverage": coverage_numpy(bag, sets[split].sequences)
             for split in ("valid", "test")
         },
     }

@@ -11,6 +11,7 @@ from ml_assets.training.model import MultiTaskModel
 from ml_assets.training.ngram_bag import (
     MERCHANT_ROW_CAP,
     PRIME,
+    SPACE,
     NgramBag,
     bag_logprobs_numpy,
     char_keys_numpy,
@@ -72,8 +73,9 @@ def test_token_texts_mark_where_a_word_starts():
     assert piece_texts(["<s>", "▁caf", "e"], special_ids=[0]) == [" ", " caf", "e"]
 
 
-def char_wb_keys(text: str, buckets: int) -> list[int]:
-    """sklearn's char_wb 2-5-grams of ``text``, hashed as the bag hashes them."""
+def char_wb_keys(text: str, code: dict[str, int], buckets: int) -> list[int]:
+    """sklearn's char_wb 2-5-grams of ``text``, hashed as the bag hashes them (``code``: each
+    character's code in the bag's table)."""
     from sklearn.feature_extraction.text import CountVectorizer
 
     analyzer = CountVectorizer(analyzer="char_wb", ngram_range=(2, 5), lowercase=False)
@@ -81,7 +83,7 @@ def char_wb_keys(text: str, buckets: int) -> list[int]:
     for gram in analyzer.build_analyzer()(text):
         digest = len(gram)
         for c in gram:
-            digest = (digest * PRIME + ord(c)) % BUCKETS
+            digest = (digest * PRIME + code[c]) % buckets
         keys.append(digest)
     return keys
 
@@ -89,10 +91,13 @@ def char_wb_keys(text: str, buckets: int) -> list[int]:
 def test_the_characters_of_the_words_are_tfidf_char_wb_n_grams_across_tokens():
     """The ids spell the words, a continuation glued to its word: the bag's character
     n-grams are char_wb's of the text, n-grams across a word's pieces included."""
-    texts = piece_texts(["[CLS]", "[SEP]", "star", "##bu", "##cks", "cafe", "x"], [0, 1])
-    ids = np.array([0, 2, 3, 4, 5, 6, 1])  # [CLS] star ##bu ##cks cafe x [SEP]
-    got = char_keys_numpy(ids, char_table(texts), BUCKETS)
-    assert sorted(got) == sorted(char_wb_keys("starbucks cafe x", BUCKETS))
+    texts = piece_texts(["[CLS]", "[SEP]", "star", "##bu", "##cks", "café", "x"], [0, 1])
+    ids = np.array([0, 2, 3, 4, 5, 6, 1])  # [CLS] star ##bu ##cks café x [SEP]
+    codes, lengths = char_table(texts)
+    code = {c: int(codes[t, i]) for t, text in enumerate(texts) for i, c in enumerate(text)}
+    assert code[" "] == SPACE and len(set(code.values())) == len(code)  # one code a character
+    got = char_keys_numpy(ids, (codes, lengths), BUCKETS)
+    assert sorted(got) == sorted(char_wb_keys("starbucks café x", code, BUCKETS))
 
 
 @pytest.mark.parametrize("pieces", [PIECES, None], ids=["char n-grams", "token n-grams only"])
@@ -119,10 +124,11 @@ def test_the_graph_hashes_weighs_and_covers_as_numpy_fit(pieces):
         np.testing.assert_allclose(logprobs[i].numpy(), expected[head], atol=1e-4)
     np.testing.assert_allclose(
         coverage.numpy(),
-        coverage_numpy(sequences, VOCAB, BUCKETS, bag.seen.numpy(), bag.idf.numpy()),
+        coverage_numpy(bag, sequences),
         atol=1e-5,
     )
-    assert record["valid_accuracy"]["category"] > 0.95  # the merchant word decides it
+    # the merchant word decides it (its characters, hashed into 64 slots, blur it a little)
+    assert record["valid_accuracy"]["category"] >= 0.9
 
 
 def test_the_gate_leans_on_the_bag_only_where_training_saw_the_row():
@@ -268,3 +274,30 @@ def test_the_seen_and_heldout_score_caps_a_merchant_and_weighs_the_slices_alike(
     assert score == pytest.approx((heldout_accuracy + 1.0) / 2)
     only_heldout = seen_and_heldout_accuracy(right, keep & heldout, heldout, weights)
     assert only_heldout == pytest.approx(heldout_accuracy)
+
+
+def test_unseen_rows_get_a_share_of_the_bag_only_where_many_merchants_agree():
+    """The bag right where the encoder is wrong on 5 of 50 held-out validation rows: all 5 from
+    one merchant is a gain one merchant could have made by chance (the gate keeps the unseen
+    rows with the encoder); one row from each of 5 merchants is not (they get a share)."""
+    held, seen = 50, 30
+    n = held + seen
+    labels = {"category": np.arange(n) % 3}
+    heldout = np.arange(n) < held
+    merchants = np.array([f"shop{i // 5}" for i in range(held)] + [f"seen{i}" for i in range(seen)])
+    coverage = np.where(heldout, 0.3, 1.0).astype(np.float32)
+    truth = np.eye(3)[labels["category"]]
+
+    def low_chosen(bag_right: np.ndarray) -> float:
+        wrong = np.roll(truth, 1, axis=1)
+        encoder = np.where(bag_right[:, None], wrong, truth) * 2.0
+        bag = np.log(np.where(bag_right[:, None], 0.9 * truth + 0.05, 1 / 3))
+        gate = choose_gates(
+            {"category": encoder}, {"category": bag}, coverage, labels, heldout, -100, merchants
+        )
+        return gate["category"][1]
+
+    one_merchant = np.arange(n) < 5
+    five_merchants = (np.arange(n) < held) & (np.arange(n) % 10 == 0)
+    assert low_chosen(one_merchant) == 0.0
+    assert low_chosen(five_merchants) > 0.0

@@ -52,9 +52,7 @@ def attach_bag(
     net.bag = None
     encoder = predict_logits(net, valid.sequences, settings.batch_size * 2, pad_id, device)
     rows = valid.sequences.row_table()
-    coverage = coverage_numpy(
-        valid.sequences, vocab_size, bag.buckets, bag.seen.numpy(), bag.idf.numpy()
-    )
+    coverage = coverage_numpy(bag, valid.sequences)
     gates = choose_gates(
         encoder, bag_logprobs_numpy(bag, valid.sequences), coverage, valid.labels,
         rows["heldout_merchant"].to_numpy(), IGNORE_INDEX, merchants=rows["merchant_key"].to_numpy(),
