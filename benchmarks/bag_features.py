@@ -6,6 +6,7 @@ seen merchants. The rows: ``core/synthetic/hard.py``'s (15 % of merchants held o
 
 * sklearn TF-IDF, char_wb 2-5 + words 1-2 (``tfidf_reference``'s features);
 * token uni-, bi- and trigrams (the n-gram bag without characters);
+* those + each token's own character 2-5-grams (a word-initial piece led by a space);
 * those + the character 2-5-grams of the words the ids spell (the shipped bag's features);
 * character n-grams of whole words and word uni- and bigrams, the words decoded from the token
   ids (not in the model).
@@ -39,6 +40,20 @@ def sparse_counts(keys: list[np.ndarray], width: int):
     rows = np.repeat(np.arange(len(keys)), [len(k) for k in keys])
     columns = np.concatenate(keys)
     return csr_matrix((np.ones(len(columns)), (rows, columns)), shape=(len(keys), width))
+
+
+def own_characters(ids: list[np.ndarray], texts: list[str], buckets: int):
+    """(rows x buckets) counts of each token's own character 2-5-grams, hashed."""
+    from scipy.sparse import csr_matrix
+
+    rows, columns = [], []
+    for token, text in enumerate(texts):
+        for n in ngram_bag.GRAM_SIZES:
+            for start in range(len(text) - n + 1):
+                rows.append(token)
+                columns.append(zlib.crc32(text[start : start + n].encode()) % buckets)
+    grams = csr_matrix((np.ones(len(rows)), (rows, columns)), shape=(len(texts), buckets))
+    return sparse_counts(ids, len(texts)) @ grams
 
 
 def tfidf(counts, train):
@@ -109,7 +124,8 @@ def main() -> None:
     ids = [np.asarray(s, dtype=np.int64) for s in tokenizer.encode(texts, 128)]
     buckets = 131072
     pieces = [tokenizer.backend.id_to_token(i) for i in range(vocab)]
-    chars = ngram_bag.char_table(ngram_bag.piece_texts(pieces, tokenizer.all_special_ids))
+    texts_of_ids = ngram_bag.piece_texts(pieces, tokenizer.all_special_ids)
+    chars = ngram_bag.char_table(texts_of_ids)
     tokens = sparse_counts(
         [ngram_bag.ngram_keys_numpy(s, vocab, buckets) for s in ids], vocab + 2 * buckets
     )
@@ -134,6 +150,9 @@ def main() -> None:
     feature_sets = {
         "sklearn TF-IDF, char_wb 2-5 + words 1-2": hstack([chars.transform(texts), whole.transform(texts)]).tocsr(),
         "token uni-, bi-, trigrams": tfidf(tokens, train),
+        "+ each token's own character 2-5-grams": tfidf(
+            hstack([tokens, own_characters(ids, texts_of_ids, buckets)]).tocsr(), train
+        ),
         "+ character 2-5-grams of the words (shipped)": tfidf(shipped, train),
         "character n-grams and words 1-2 of whole words, from the ids": tfidf(
             sparse_counts([word_grams(words(t), 1 << 18) for t in texts], 1 << 18), train

@@ -257,20 +257,30 @@ class NgramBag(nn.Module):
         return text, (index < count).to(torch.float32)
 
     def char_keys(self, ids: torch.Tensor, mask: torch.Tensor) -> tuple[torch.Tensor, torch.Tensor]:
-        """(keys, present) of each row's character n-grams, as ``char_keys_numpy``."""
+        """(keys, present) of each row's character n-grams, as ``char_keys_numpy``: every
+        window of the longest size at once, padded at the end, each size's digest carried on
+        from the one before (a digest seeded with ``n`` is the unseeded one plus a constant),
+        so the graph has a few dozen nodes, not a loop's hundreds."""
         text, inside = self.spell(ids, mask)
+        pad = GRAM_SIZES[-1] - 1
+        text = nn.functional.pad(text, (0, pad))
+        inside = nn.functional.pad(inside, (0, pad))
+        shifted = [text[:, k : (k - pad) or None] for k in range(pad + 1)]  # character k of a window
+        ends = [inside[:, k : (k - pad) or None] for k in range(pad + 1)]
+        letter = [(c != SPACE).to(torch.float32) for c in shifted]
+        digest = torch.remainder(shifted[0], self.buckets)
+        interior = torch.ones_like(letter[0])  # no space inside the window
         keys, present = [], []
         for n in GRAM_SIZES:
-            parts = [text[:, k : text.shape[1] - (n - 1 - k)] for k in range(n)]
-            digest = torch.full_like(parts[0], n)
-            for part in parts:
-                digest = torch.remainder(digest * PRIME + part, self.buckets)
-            ok = inside[:, n - 1 :]  # the window's last character is in the text
-            for part in parts[1:-1]:
-                ok = ok * (part != SPACE).to(torch.float32)
-            letters = sum((part != SPACE).to(torch.float32) for part in parts)  # not only spaces
-            keys.append(digest)
-            present.append(ok * (letters > 0).to(torch.float32))
+            digest = torch.remainder(digest * PRIME + shifted[n - 1], self.buckets)
+            if n > 2:
+                interior = interior * letter[n - 2]
+            seed = n * pow(PRIME, n, self.buckets) % self.buckets
+            keys.append(torch.remainder(digest + seed, self.buckets))
+            ok = ends[n - 1] * interior
+            if n == 2:  # a bigram of two spaces; a longer window with no space inside has a letter
+                ok = ok * ((letter[0] + letter[1]) > 0).to(torch.float32)
+            present.append(ok)
         return torch.cat(keys, dim=1), torch.cat(present, dim=1)
 
     def forward(self, ids: torch.Tensor, mask: torch.Tensor) -> tuple[list, torch.Tensor]:
