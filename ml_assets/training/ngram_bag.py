@@ -265,7 +265,9 @@ class NgramBag(nn.Module):
         pad = GRAM_SIZES[-1] - 1
         text = nn.functional.pad(text, (0, pad))
         inside = nn.functional.pad(inside, (0, pad))
-        shifted = [text[:, k : (k - pad) or None] for k in range(pad + 1)]  # character k of a window
+        shifted = [
+            text[:, k : (k - pad) or None] for k in range(pad + 1)
+        ]  # character k of a window
         ends = [inside[:, k : (k - pad) or None] for k in range(pad + 1)]
         letter = [(c != SPACE).to(torch.float32) for c in shifted]
         digest = torch.remainder(shifted[0], self.buckets)
