@@ -1,0 +1,109 @@
+"""The shipped n-gram bag refit beside a run's finetuned encoder: what the bag as the code now
+builds it gives a store whose multitask_model was trained with another bag (or none). The
+encoder's weights are read from the store, the bag is fit on the run's labeled train rows and
+its gate chosen on the valid rows (``fit_bag``, ``choose_gates``, as ``attach_bag`` does);
+PyTorch fp32, category (the first head) accuracy on the test split, %: all / held-out merchants
+/ seen merchants.
+
+Usage: python benchmarks/bag_refit.py ARTIFACTS_DIR [--buckets 131072]   (a store a run of the
+       graph left, e.g. $TMPDIR/foreign-data/hard-seed2/artifacts; about a minute)
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+from pathlib import Path
+
+import numpy as np
+import torch
+
+REPO = Path(__file__).resolve().parents[1]
+sys.path.insert(0, str(REPO))
+
+from ml_assets.core.training_data.corpus import TokenizedSplit  # noqa: E402
+from ml_assets.core.training_data.labels import IGNORE_INDEX  # noqa: E402
+from ml_assets.training import ngram_bag  # noqa: E402
+from ml_assets.training.bag_fitting import token_texts  # noqa: E402
+from ml_assets.training.finetune import labeled_view, predict_logits  # noqa: E402
+from ml_assets.training.model import MODEL_CONFIG, MODEL_WEIGHTS, MultiTaskModel  # noqa: E402
+
+
+def newest(root: Path, asset: str, marker: str) -> Path:
+    found = sorted((root / asset).glob(f"*/{marker}"), key=lambda p: p.stat().st_mtime)
+    if not found:
+        raise SystemExit(f"{root / asset}: no entry with {marker}; run the graph first")
+    return found[-1].parent
+
+
+def encoder_of(model_dir: Path) -> MultiTaskModel:
+    """The run's multitask model without its bag (whatever bag it was trained with)."""
+    from safetensors.torch import load_file
+    from transformers import BertConfig
+
+    config = json.loads((model_dir / MODEL_CONFIG).read_text())
+    net = MultiTaskModel(
+        BertConfig.from_dict(config["encoder"]), config["heads"], config["dropout"],
+        config.get("pooling", "cls"),
+    )  # fmt: skip
+    weights = load_file(str(model_dir / MODEL_WEIGHTS))
+    net.load_state_dict({k: v for k, v in weights.items() if not k.startswith("bag.")})
+    return net.eval()
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+    parser.add_argument("artifacts", type=Path)
+    parser.add_argument("--buckets", type=int, default=131072)
+    args = parser.parse_args()
+    root = args.artifacts
+    net = encoder_of(newest(root, "multitask_model", "model.safetensors"))
+    corpus = newest(root, "tokenized_corpus", "corpus.json")
+    tokenizer = newest(root, "pruned_tokenizer", "tokenizer.json")
+    sets = {
+        name: labeled_view(TokenizedSplit(corpus, name, 512), net.head_labels)
+        for name in ("train", "valid", "test")
+    }
+    vocab = net.encoder.config.vocab_size
+    bag, record = ngram_bag.fit_bag(
+        (sets["train"].sequences, sets["train"].labels), vocab, args.buckets, net.head_labels,
+        (3.0, 10.0, 30.0), (sets["valid"].sequences, sets["valid"].labels), IGNORE_INDEX,
+        log=lambda _m: None, pieces=token_texts(tokenizer, vocab),
+    )  # fmt: skip
+    head = net.head_names[0]
+    scored = {}
+    for name in ("valid", "test"):
+        rows = sets[name].sequences.row_table()
+        scored[name] = (
+            predict_logits(net, sets[name].sequences, 128, 0, torch.device("cpu")),
+            ngram_bag.bag_logprobs_numpy(bag, sets[name].sequences),
+            ngram_bag.coverage_numpy(bag, sets[name].sequences),
+            rows["heldout_merchant"].to_numpy(),
+            rows["merchant_key"].to_numpy(),
+        )
+    encoder, bagged, coverage, heldout, merchants = scored["valid"]
+    gates = ngram_bag.choose_gates(
+        encoder, bagged, coverage, sets["valid"].labels, heldout, IGNORE_INDEX, merchants
+    )
+
+    def accuracy(gate) -> str:
+        encoder, bagged, coverage, heldout, _ = scored["test"]
+        threshold, low, high = gate
+        w = low + (high - low) / (1 + np.exp(-ngram_bag.SHARPNESS * (coverage - threshold)))
+        logprobs = torch.log_softmax(torch.from_numpy(encoder[head]).float(), -1).numpy()
+        predicted = ((1 - w[:, None]) * logprobs + w[:, None] * bagged[head]).argmax(axis=1)
+        y = sets["test"].labels[head]
+        keep = y != IGNORE_INDEX
+        slices = (keep, keep & heldout, keep & ~heldout)
+        return " / ".join(f"{100 * (predicted[m] == y[m]).mean():.1f}" for m in slices)
+
+    print(f"bag fit in {record['seconds']} s, C {record['c'][head]}; gate {gates[head]}")
+    print(f"| part ({head}) | test |\n|---|---|")
+    print(f"| encoder alone | {accuracy((0.5, 0.0, 0.0))} |")
+    print(f"| bag alone | {accuracy((0.5, 1.0, 1.0))} |")
+    print(f"| gated as shipped | {accuracy(gates[head])} |")
+
+
+if __name__ == "__main__":
+    main()
