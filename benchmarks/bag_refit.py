@@ -22,19 +22,14 @@ import torch
 REPO = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(REPO))
 
+from bag_gate import newest  # noqa: E402  (this folder is the script's sys.path[0])
+
 from ml_assets.core.training_data.corpus import TokenizedSplit  # noqa: E402
 from ml_assets.core.training_data.labels import IGNORE_INDEX  # noqa: E402
 from ml_assets.training import ngram_bag  # noqa: E402
 from ml_assets.training.bag_fitting import token_texts  # noqa: E402
 from ml_assets.training.finetune import labeled_view, predict_logits  # noqa: E402
 from ml_assets.training.model import MODEL_CONFIG, MODEL_WEIGHTS, MultiTaskModel  # noqa: E402
-
-
-def newest(root: Path, asset: str, marker: str) -> Path:
-    found = sorted((root / asset).glob(f"*/{marker}"), key=lambda p: p.stat().st_mtime)
-    if not found:
-        raise SystemExit(f"{root / asset}: no entry with {marker}; run the graph first")
-    return found[-1].parent
 
 
 def encoder_of(model_dir: Path) -> MultiTaskModel:
