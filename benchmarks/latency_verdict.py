@@ -1,14 +1,15 @@
 """Benchmark: the latency gate's verdict on one model, on a quiet machine and under a CPU hog.
 
-Builds the default-sized model (all-MiniLM-L6-v2, 6 layers, pruned vocabulary, int8 as
-onnx_model exports it; random heads: latency does not depend on what they learned), then
+Builds the default-sized encoder (all-MiniLM-L6-v2, 6 layers, pruned vocabulary, int8 as
+onnx_model exports it; random heads, no n-gram bag: latency does not depend on what they
+learned), or with ``--artifacts`` takes a store's shipped int8 model and its test split, then
 measures it the way onnx_model does (``core/serving/latency.py``: each request back to back with a
 fixed reference workload, rounds over the same texts) alternately quiet and beside a CPU hog
 (busy-looping processes this script starts and stops). Prints, for each condition, the raw
 p50 / p99 and the normalized p50 / p99 the gate judges, the ratio hog / quiet of both, and
 the verdict against the budget.
 
-    python benchmarks/latency_verdict.py [--hogs 2] [--pairs 3] [--budget-ms 10]
+    python benchmarks/latency_verdict.py [--hogs 2] [--pairs 3] [--budget-ms 10] [--artifacts DIR]
 """
 
 import argparse
@@ -56,7 +57,26 @@ def build_model(folder: Path, layers: int):
     export_onnx(net, folder / "fp32.onnx", 17)
     quantize_int8(folder / "fp32.onnx", folder / "int8.onnx", block_size=16,
                   keep_fp32_nodes=("^/(?!encoder/)",))  # fmt: skip
-    return heads, texts
+    return folder / "int8.onnx", folder / "tokenizer", heads, texts
+
+
+def shipped_model(artifacts: str):
+    """The store's current int8 model, its tokenizer and heads, and its test split's texts."""
+    import polars as pl
+
+    from ml_assets.core.infra.io import read_json
+    from resources.artifact_store import ArtifactStore
+
+    store = ArtifactStore(root=artifacts)
+    onnx = store.current_ref("onnx_model").verified()
+    features = store.current_ref("training_features").verified()
+    texts = (
+        pl.read_parquet(features.dir / "features.parquet")
+        .filter(pl.col("split") == "test")["description"]
+        .to_list()
+    )
+    heads = read_json(onnx.dir / "serving.json")["heads"]
+    return onnx.dir / "model_int8.onnx", onnx.dir / "tokenizer", heads, texts
 
 
 def main() -> None:
@@ -68,6 +88,7 @@ def main() -> None:
     parser.add_argument("--threads", type=int, default=2)
     parser.add_argument("--layers", type=int, default=6)
     parser.add_argument("--budget-ms", type=float, default=10.0)
+    parser.add_argument("--artifacts", help="measure this store's shipped int8 model instead")
     args = parser.parse_args()
 
     from ml_assets.core.params import ExportGatesParams
@@ -78,8 +99,11 @@ def main() -> None:
     reference_ms = ExportGatesParams().reference_ms
     with tempfile.TemporaryDirectory() as tmp:
         folder = Path(tmp)
-        heads, texts = build_model(folder, args.layers)
-        scorer = OnnxScorer(folder / "int8.onnx", folder / "tokenizer", heads, 64, args.threads)
+        if args.artifacts:
+            model, tokenizer, heads, texts = shipped_model(args.artifacts)
+        else:
+            model, tokenizer, heads, texts = build_model(folder, args.layers)
+        scorer = OnnxScorer(model, tokenizer, heads, 64, args.threads)
         reference = reference_workload(args.threads)
         sample = texts[:1000]
 
@@ -109,7 +133,8 @@ def main() -> None:
                 for hog in hogs:
                     hog.terminate()
                     hog.join()
-    print(f"model: {args.layers} layers int8, {args.threads} threads; budget {args.budget_ms} ms")
+    model_name = args.artifacts or f"{args.layers} layers int8, no bag"
+    print(f"model: {model_name}, {args.threads} threads; budget {args.budget_ms} ms")
     print(f"reference workload on the serving hardware: {reference_ms} ms; hog: {args.hogs} procs")
     print(
         "| condition | raw p50 | raw p99 | slowdown | normalized p50 | normalized p99 | verdict |"

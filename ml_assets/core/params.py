@@ -256,6 +256,12 @@ class PrunedTokenizerParams(_Section):
         "text uses, category accuracy on held-out merchants fell from 67 % to 42 %); drops "
         "other scripts and unused slots",
     )
+    add_unknown_chars: bool = Field(
+        True,
+        description="add a piece for every character of training text the backbone's vocabulary "
+        "lacks (Georgian, many CJK and Arabic letters), so words holding one are no longer [UNK]: "
+        "its embedding starts as [UNK]'s, the n-gram bag reads its characters",
+    )
     identity_sample: int = Field(
         5000, ge=1, description="held-out strings used to measure identical tokenization"
     )

@@ -10,7 +10,11 @@ on held-out merchants). ``keep_latin_pieces`` keeps every piece written only in 
 that normalized Latin-script text can hold (a-z, the digit 0, ASCII punctuation): any such text
 then tokenizes exactly as with the original, seen in training or not, while pieces of other
 scripts, digits the normalizer maps away and unused slots are dropped. ``keep_short_pieces``
-trades vocabulary size for fewer differences on other text.
+trades vocabulary size for fewer differences on other text. ``add_unknown_chars`` adds a piece
+(``c`` and ``##c``) for every character of the texts the original vocabulary lacks (BERT's holds
+a few thousand CJK characters, no Georgian, few Arabic letters), so a word holding one is no
+longer a single ``[UNK]``: its embedding starts as ``[UNK]``'s (``new_to_old`` maps it there),
+finetuning tells them apart, and the n-gram bag reads its characters.
 
 Output layout of ``prune_vocabulary`` (a contract, pinned by ``tests/test_vocab.py``)::
 
@@ -77,6 +81,7 @@ class PruneReport:
     )
     new_to_old: list[int]  # new id -> original id
     kept_latin_pieces: int = 0  # extra pieces kept because of keep_latin_pieces (0 when off)
+    added_char_pieces: int = 0  # pieces added because of add_unknown_chars (0 when off)
 
 
 @dataclass(frozen=True)
@@ -85,6 +90,8 @@ class TokenizationComparison:
 
     n: int
     identical_rate: float  # share of texts whose token strings are identical under both tokenizers
+    # the same share among the texts the original tokenizes without [UNK] (1.0 when none)
+    identical_rate_known: float
     unk_rate_original: float  # [UNK] tokens / all tokens (no [CLS]/[SEP]) with the original
     unk_rate_pruned: float
     mean_tokens_original: float
@@ -138,12 +145,14 @@ def prune_vocabulary(
     *,
     keep_short_pieces: bool = False,
     keep_latin_pieces: bool = False,
+    add_unknown_chars: bool = False,
 ) -> PruneReport:
     """Write a tokenizer to ``out_dir`` whose vocab holds only what ``texts`` need (see module doc).
 
     Kept: special and added tokens, every token used on ``texts``, every ``c`` and ``##c`` piece,
     and with ``keep_short_pieces`` every alphanumeric piece of 1-3 characters (with or without
-    ``##``). New ids follow ascending original id, so ``[PAD]`` stays 0. ``out_dir`` must exist;
+    ``##``). New ids follow ascending original id, so ``[PAD]`` stays 0; pieces
+    ``add_unknown_chars`` adds come last, in code-point order. ``out_dir`` must exist;
     the caller commits it atomically. Raises ``ValueError`` for empty ``texts`` or a tokenizer that
     is not WordPiece.
     """
@@ -186,6 +195,10 @@ def prune_vocabulary(
     new_to_old = sorted(kept)
     old_to_new = {old: new for new, old in enumerate(new_to_old)}
     new_spec = _remap_spec(spec, old_to_new)
+    added = _unknown_char_pieces(tokenizer, texts, vocab) if add_unknown_chars else []
+    for piece in added:
+        new_spec["model"]["vocab"][piece] = len(new_to_old)
+        new_to_old.append(tokenizer.unk_token_id)
     _write_outputs(
         out_dir,
         tokenizer_source,
@@ -202,6 +215,7 @@ def prune_vocabulary(
         kept_single_chars=len(single),
         kept_short_pieces=len(short),
         kept_latin_pieces=len(latin),
+        added_char_pieces=len(added),
         new_to_old=new_to_old,
     )
 
@@ -218,10 +232,12 @@ def compare_tokenization(
         raise ValueError("compare_tokenization: `texts` is empty")
     tokens_original = original.tokens(texts)
     tokens_pruned = pruned.tokens(texts)
-    identical = sum(a == b for a, b in zip(tokens_original, tokens_pruned, strict=True))
+    same = [a == b for a, b in zip(tokens_original, tokens_pruned, strict=True)]
+    known = [s for s, a in zip(same, tokens_original, strict=True) if original.unk_token not in a]
     return TokenizationComparison(
         n=len(texts),
-        identical_rate=identical / len(texts),
+        identical_rate=sum(same) / len(texts),
+        identical_rate_known=sum(known) / len(known) if known else 1.0,
         unk_rate_original=_unk_rate(tokens_original, original.unk_token),
         unk_rate_pruned=_unk_rate(tokens_pruned, pruned.unk_token),
         mean_tokens_original=sum(map(len, tokens_original)) / len(texts),
@@ -241,6 +257,24 @@ def _encode(tokenizer: PreTrainedTokenizerBase, texts: list[str]) -> list[list[i
         return_token_type_ids=False,
     )
     return batch["input_ids"]
+
+
+def _unknown_char_pieces(
+    tokenizer: PreTrainedTokenizerBase, texts: list[str], vocab: dict[str, int]
+) -> list[str]:
+    """``c`` and ``##c`` for every character of the words of ``texts`` (as the tokenizer's
+    normalizer and pre-tokenizer make them) that the vocabulary lacks, in code-point order."""
+    backend = tokenizer.backend_tokenizer
+    chars: set[str] = set()
+    for text in texts:
+        normalized = backend.normalizer.normalize_str(text) if backend.normalizer else text
+        if backend.pre_tokenizer is None:
+            chars.update("".join(normalized.split()))
+            continue
+        for word, _ in backend.pre_tokenizer.pre_tokenize_str(normalized):
+            chars.update(word)
+    pieces = (piece for c in sorted(chars - {" "}) for piece in (c, f"##{c}"))
+    return [piece for piece in pieces if piece not in vocab]
 
 
 def _unk_rate(token_lists: list[list[str]], unk_token: str) -> float:
@@ -384,7 +418,9 @@ def _write_outputs(
         "".join(t + "\n" for t in _id_to_token(spec)), encoding="utf-8"
     )
 
-    old_to_new = {old: new for new, old in enumerate(new_to_old)}
+    old_to_new: dict[int, int] = {}
+    for new, old in enumerate(new_to_old):  # added pieces map to [UNK]'s row: keep its own id
+        old_to_new.setdefault(old, new)
     special_map = _original_json(source, "special_tokens_map.json") or tokenizer.special_tokens_map
     id_map = {
         "new_to_old": new_to_old,
