@@ -38,6 +38,7 @@ import sys
 import tarfile
 import tempfile
 import time
+from collections.abc import Sequence
 from pathlib import Path
 
 REPO = Path(__file__).resolve().parents[1]
@@ -194,7 +195,7 @@ def write_export(data: str, seed: int, rows: int, folder: Path) -> dict:
     }
 
 
-def run(data: str, seed: int, rows: int, out: Path, overrides: list[str] = ()) -> dict:
+def run(data: str, seed: int, rows: int, out: Path, overrides: Sequence[str] = ()) -> dict:
     import yaml
 
     folder = out / f"{data}-seed{seed}"

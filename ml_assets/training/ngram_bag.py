@@ -304,8 +304,9 @@ class NgramBag(nn.Module):
         ]
         # bi- and trigrams (unigrams say little of a merchant), each by its idf: a rare n-gram
         # (a merchant's name) says more of having seen the row than a common one ("pos debit")
-        longer, rows = weights[:, ids.shape[1] :], keys[:, ids.shape[1] :]
-        seen = (self.idf[rows].float() < self.unseen_idf).to(torch.float32)
+        # (an absent n-gram's weight is 0: counted seen, it adds 0 to both sums)
+        longer = weights[:, ids.shape[1] :]
+        seen = (longer < self.unseen_idf).to(torch.float32)
         coverage = (seen * longer).sum(dim=1) / longer.sum(dim=1).clamp_min(1e-6)
         return logprobs, coverage
 

@@ -13,8 +13,9 @@ scripts, digits the normalizer maps away and unused slots are dropped. ``keep_sh
 trades vocabulary size for fewer differences on other text. ``add_unknown_chars`` adds a piece
 (``c`` and ``##c``) for every character of the texts the original vocabulary lacks (BERT's holds
 a few thousand CJK characters, no Georgian, few Arabic letters), so a word holding one is no
-longer a single ``[UNK]``: its embedding starts as ``[UNK]``'s (``new_to_old`` maps it there),
-finetuning tells them apart, and the n-gram bag reads its characters.
+longer a single ``[UNK]``: its embedding starts as ``[UNK]``'s (``new_to_old`` maps it there;
+with word embeddings frozen the encoder keeps reading it so), and the n-gram bag reads its
+characters.
 
 Output layout of ``prune_vocabulary`` (a contract, pinned by ``tests/test_vocab.py``)::
 
