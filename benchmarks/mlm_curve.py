@@ -9,7 +9,7 @@ snapshot; valid and test keep every label, so each share is scored on the same r
 Pretraining reads only text, so one pretrained backbone per seed serves every share.
 
     python benchmarks/mlm_curve.py --features PATH/features.parquet \\
-        [--shares 2 10 30] [--seeds 21 22 23] [--backbones none mlm mlm-gentle] \\
+        [--shares 2 10 30] [--seeds 21 22 23] [--backbones none mlm mlm-gentle mlm-gpu] \\
         [--finetune KEY=VALUE ...] [--out mlm_curve.jsonl]
 
 ``--shares``: the percentage of train rows that keep a label, at most those labeled in the
@@ -45,11 +45,20 @@ BACKBONES: dict[str, dict | None] = {
     "none": None,
     "mlm": {"steps": 360},  # the recipe ablation's pretraining, at the default rate (2e-4)
     "mlm-gentle": {"steps": 360, "learning_rate": 5e-5},
+    # the `gpu` profile's pretraining (params.yaml), at a scale a CPU cannot afford
+    "mlm-gpu": {
+        key: value
+        for key, value in load_params(profile="gpu").section("mlm_backbone").items()
+        if key in ("steps", "batch_size", "learning_rate", "warmup_steps", "checkpoint_every")
+    },
 }
 LABELS = {
     "none": "no pretraining",
     "mlm": "MLM, 360 steps, lr 2e-4",
     "mlm-gentle": "MLM, 360 steps, lr 5e-5",
+    "mlm-gpu": "MLM, `gpu` profile ({steps} steps of {batch_size}, lr {learning_rate:g})".format(
+        **BACKBONES["mlm-gpu"]
+    ),
 }
 
 
@@ -102,7 +111,7 @@ def run(args) -> None:
             ]
             if not todo:
                 continue  # resumable: finished runs are kept in --out
-            backbone_dir, pretrain_cpu = work / f"backbone-{backbone_name}-{seed}", 0.0
+            backbone_dir = work / f"backbone-{backbone_name}-{seed}"
             mlm = params.section("mlm_backbone") | (BACKBONES[backbone_name] or {"steps": 0})
             mlm["seed"] = seed
             if not (backbone_dir / "done").exists():
@@ -111,7 +120,7 @@ def run(args) -> None:
                     corpus_dir.mkdir()
                     write_corpus(corpus_dir, tokenizer, features, max_length)
                 backbone_dir.mkdir(exist_ok=True)
-                cpu_started = time.process_time()
+                cpu_started, wall_started = time.process_time(), time.perf_counter()
                 train_mlm_backbone(  # steps 0: the backbone sliced, not trained
                     corpus_dir=corpus_dir,
                     tokenizer_dir=tokenizer_dir,
@@ -121,9 +130,12 @@ def run(args) -> None:
                     log=lambda _m: None,
                 )
                 pretrain_cpu = time.process_time() - cpu_started
-                (backbone_dir / "done").write_text(f"{pretrain_cpu:.1f}")
+                pretrain_wall = time.perf_counter() - wall_started
+                (backbone_dir / "done").write_text(f"{pretrain_cpu:.1f} {pretrain_wall:.1f}")
             else:
-                pretrain_cpu = float((backbone_dir / "done").read_text())
+                pretrain_cpu, pretrain_wall = map(
+                    float, (backbone_dir / "done").read_text().split()
+                )
             for share in todo:
                 subset = keep_labeled_share(features, share, seed)
                 corpus_dir = work / f"corpus-{share}-{seed}"
@@ -134,7 +146,7 @@ def run(args) -> None:
                 finetune["heads"] = [  # as the graph does: a head with no label is left out
                     h for h in finetune["heads"] if features[h].drop_nulls().len()
                 ]
-                cpu_started = time.process_time()
+                cpu_started, wall_started = time.process_time(), time.perf_counter()
                 with tempfile.TemporaryDirectory(dir=work) as scratch:
                     metadata = train_multitask_model(
                         corpus_dir=corpus_dir,
@@ -156,6 +168,9 @@ def run(args) -> None:
                     **score(metadata, head),
                     "pretrain_cpu_seconds": round(pretrain_cpu, 1),
                     "finetune_cpu_seconds": round(time.process_time() - cpu_started, 1),
+                    "pretrain_seconds": round(pretrain_wall, 1),
+                    "finetune_seconds": round(time.perf_counter() - wall_started, 1),
+                    "device": metadata.get("device"),
                 }
                 print(json.dumps(result), flush=True)
                 with args.out.open("a") as out:

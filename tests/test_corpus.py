@@ -127,6 +127,24 @@ def test_meter_splits_data_wait_from_compute():
     assert report["timed_steps"] == 3 and report["peak_memory_mb"] > 0
 
 
+def test_meter_leaves_warmup_steps_out_of_the_rates():
+    import time
+
+    meter = ThroughputMeter(warmup_steps=1)
+    time.sleep(0.02)
+    meter.batch_ready()
+    time.sleep(0.1)  # the first step: compile, autotuning
+    meter.step_done(real_tokens=10, padded_tokens=40, samples=2, device=torch.device("cpu"))
+    for _ in range(2):
+        meter.batch_ready()
+        meter.step_done(real_tokens=30, padded_tokens=40, samples=2, device=torch.device("cpu"))
+    report = meter.report(torch.device("cpu"))
+    assert report["timed_steps"] == 2 and report["warmup_steps"] == 1
+    assert report["warmup_seconds"] >= 0.1 and meter.total_seconds < 0.1
+    assert report["padding_share"] == 0.25  # the warm-up step's 75 % is not counted
+    assert meter.samples == 4 and meter.data_seconds < 0.02
+
+
 def test_prefetcher_preserves_order_and_surfaces_errors():
     from ml_assets.training.data import Prefetcher
 

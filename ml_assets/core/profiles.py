@@ -102,7 +102,9 @@ PROFILES: dict[str, Profile] = {
     "gpu": Profile(
         why="for a CUDA machine (TXN_PARAMS_PROFILE=gpu): the default recipe plus masked-LM "
         "pretraining at a scale the CPU default cannot afford (2000 steps of 512 rows, a gentle "
-        "rate); the promotion gate decides whether its candidate beats the champion",
+        "rate), for text unlike the backbone's. On the built-in data it costs about 10 points "
+        "overall and 16-19 on held-out merchants (benchmarks/RESULTS.md), so the default leaves it "
+        "off; the promotion gate decides whether its candidate beats the champion",
         sections={
             "mlm_backbone": Override(
                 {

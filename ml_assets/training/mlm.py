@@ -43,6 +43,7 @@ class MlmRun:
     profile_dir: Path | None = None  # write a torch.profiler TensorBoard trace of a few steps here
     prefetch: bool | None = None  # build batches on a background thread (None: on CUDA only)
     peak_flops: float | None = None  # device peak FLOP/s for the MFU estimate
+    untimed_steps: int = 0  # first steps left out of the throughput (compile, autotuning)
 
 
 @dataclass
@@ -238,7 +239,7 @@ def pretrain_mlm(
 
     prefetch = device.type == "cuda" if run.prefetch is None else run.prefetch
     stream = Prefetcher(batch_stream()) if prefetch else batch_stream()
-    meter, started = ThroughputMeter(), time.perf_counter()
+    meter, started = ThroughputMeter(warmup_steps=run.untimed_steps), time.perf_counter()
     trainer.optimizer.zero_grad(set_to_none=True)
     losses = []
     try:

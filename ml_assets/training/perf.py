@@ -12,21 +12,33 @@ from dataclasses import dataclass, field
 
 import torch
 
+# Steps a GPU run leaves out of its throughput: torch.compile traces the first step, retraces
+# once with dynamic shapes when the second batch's length differs, and autotunes kernels
+GPU_UNTIMED_STEPS = 5
+
 
 @dataclass
 class ThroughputMeter:
-    """Per step: data time (last step's end -> batch ready) + compute time (-> step end)."""
+    """Per step: data time (last step's end -> batch ready) + compute time (-> step end).
 
+    The first ``warmup_steps`` steps are timed apart (``warmup_seconds``) and left out of the
+    rates: on a GPU they hold torch.compile's tracing, kernel autotuning and the allocator's
+    growth, which a short benchmark would otherwise report as the training's speed."""
+
+    warmup_steps: int = 0
     real_tokens: int = 0
     padded_tokens: int = 0
     samples: int = 0
     steps: int = 0
     data_seconds: float = 0.0
     total_seconds: float = 0.0
+    warmup_seconds: float = 0.0
+    _seen: int = 0
+    _data: float = 0.0
     _last: float = field(default_factory=time.perf_counter)
 
     def batch_ready(self) -> None:
-        self.data_seconds += time.perf_counter() - self._last
+        self._data = time.perf_counter() - self._last
 
     def step_done(
         self, real_tokens: int, padded_tokens: int, samples: int, device: torch.device
@@ -34,12 +46,17 @@ class ThroughputMeter:
         if device.type == "cuda":
             torch.cuda.synchronize()  # otherwise async kernels make the data path look slow
         now = time.perf_counter()
-        self.total_seconds += now - self._last
-        self._last = now
-        self.real_tokens += real_tokens
-        self.padded_tokens += padded_tokens
-        self.samples += samples
-        self.steps += 1
+        self._seen += 1
+        if self._seen <= self.warmup_steps:
+            self.warmup_seconds += now - self._last
+        else:
+            self.total_seconds += now - self._last
+            self.data_seconds += self._data
+            self.real_tokens += real_tokens
+            self.padded_tokens += padded_tokens
+            self.samples += samples
+            self.steps += 1
+        self._last, self._data = now, 0.0
 
     def exclude(self) -> None:
         """Call after work that is neither data nor training (evaluation, checkpoints)."""
@@ -59,6 +76,8 @@ class ThroughputMeter:
             "padding_share": round(1 - self.real_tokens / max(self.padded_tokens, 1), 4),
             "peak_memory_mb": round(peak_memory_mb(device), 1),
             "timed_steps": self.steps,
+            "warmup_steps": self._seen - self.steps,
+            "warmup_seconds": round(self.warmup_seconds, 2),
         }
         if device.type == "cuda" and flops_per_token and peak_flops:
             out["mfu"] = round(flops_per_token * self.real_tokens / seconds / peak_flops, 4)

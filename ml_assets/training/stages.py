@@ -66,7 +66,7 @@ def train_mlm_backbone(
     from ml_assets.core.training_data.corpus import TokenizedSplit
     from ml_assets.training.mlm import MlmRun, pretrain_mlm, probe_batch_size
     from ml_assets.training.model import count_parameters, load_pruned_mlm, pick_device
-    from ml_assets.training.perf import peak_flops_for
+    from ml_assets.training.perf import GPU_UNTIMED_STEPS, peak_flops_for
 
     device = pick_device()
     train = TokenizedSplit(corpus_dir, "train", settings.max_length)
@@ -114,6 +114,7 @@ def train_mlm_backbone(
             accumulation=accumulation,
             profile_dir=folder / "profile" if settings.profile else None,
             peak_flops=peak_flops_for(device, settings.peak_tflops),
+            untimed_steps=GPU_UNTIMED_STEPS if device.type == "cuda" else 0,
         ),
         special_ids=meta["special_ids"],
         mask_id=meta["mask_id"],
