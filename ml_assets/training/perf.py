@@ -12,8 +12,8 @@ from dataclasses import dataclass, field
 
 import torch
 
-# Steps a GPU run leaves out of its throughput: torch.compile traces the first step, retraces
-# once with dynamic shapes when the second batch's length differs, and autotunes kernels
+# Steps a GPU run leaves out of its throughput: torch.compile traces and compiles during the
+# first ones (MiniLM on an H200, batch 4,096: 60.9 s for the first 5 steps)
 GPU_UNTIMED_STEPS = 5
 
 
