@@ -43,10 +43,10 @@ SAMPLE_DESCRIPTIONS = [
 # not listed). Run with `--dist loadfile --no-loadscope-reorder` (scripts/test.sh), workers
 # take files in this order, so none of these starts last and the run ends when they do.
 LONGEST_FIRST = (
-    "test_kill_anywhere.py",  # ~110: seven launches of the graph; reads the tiny graph at the end
+    "test_kill_anywhere.py",  # ~110: six launches of the graph; reads the tiny graph at the end
     "test_pipeline.py",  # ~60: computes the session's tiny graph
     "test_gcp_launcher.py",  # ~160: training jobs on the fake Batch API, preempted
-    "test_dvc.py",  # ~90: sixteen `dg launch` stage commands
+    "test_dvc.py",  # ~40: three `dg launch` stage commands, push and pull
     "test_memoization.py",  # ~45: one retraining
     "test_category_only.py",  # ~60: a category-only export through the whole tiny graph
     "test_production.py",  # ~100: Postgres, daemon, code servers; mostly waiting on them

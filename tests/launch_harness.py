@@ -21,7 +21,7 @@ UPSTREAM = (
     "tokenized_corpus",
 )
 # long enough to be preempted twice, short enough for CI: ~0.1 s per step on 2 CPU cores
-LONG_MLM = {"steps": 24, "checkpoint_every": 5, "warmup_steps": 2}
+LONG_MLM = {"steps": 16, "checkpoint_every": 4, "warmup_steps": 2}
 REPO = Path(__file__).resolve().parents[1]
 
 

@@ -3,7 +3,8 @@
 Fast: the committed dvc.yaml is exactly what the graph generates, stage by stage.
 Slow (needs DVC in its own venv: ``scripts/install_dvc.sh``, or ``DVC_BIN``): in a temporary
 copy of the repo, tiny profile, holding the store the session already computed (the tiny graph,
-as after a user's ``dg launch``), ``dvc repro`` runs every stage, each a memo hit; a second runs
+as after a user's ``dg launch``), ``dvc commit`` adopts it without running a stage; a forced
+stage command (a daily asset's: every day a memo hit) leaves it up to date; ``dvc repro`` runs
 none; a param edit reruns its stage (computed) and the stages that read its folder, and keeps
 earlier entries (``persist``); ``dvc push`` to S3 on a local moto server, wipe the outputs and
 DVC's cache, ``dvc pull``: byte-identical, all fresh.
@@ -169,7 +170,7 @@ AFTER_REGISTRY = ("batch_predictions",)
 def test_dvc_repro_push_pull_roundtrip(tmp_path, moto_endpoint, tiny_graph):
     import boto3
 
-    from tests.graph import copy_store
+    from tests.graph import TINY_DAYS, copy_store
 
     repo = _copy_repo(tmp_path / "repo")
     copy_store(tiny_graph.root, repo / "artifacts")  # what `dg launch` left: DVC adopts it
@@ -196,15 +197,18 @@ def test_dvc_repro_push_pull_roundtrip(tmp_path, moto_endpoint, tiny_graph):
     dvc("config", "core.analytics", "false")
     dvc("config", "core.check_update", "false")
 
-    # every stage runs once, in the graph's order, and finds its entry already computed; then
-    # nothing is left to do
-    first = dvc("repro", step="first repro")
-    assert _ran(first) == list(GRAPH)
-    for asset in GRAPH:
-        if asset not in PARTITIONED:
-            assert re.search(
-                rf"{asset}: fingerprint \w+ unchanged; reusing .*\(no compute\)", first
-            )
+    # the store `dg launch` built is adopted as it is: every stage recorded, none run
+    adopted = dvc("commit", "--force", step="adopt")
+    assert _ran(adopted) == []
+    assert "Data and pipelines are up to date." in dvc("status")
+    # a stage's own command, forced: a daily asset's (its days from `python -m ml_assets days`),
+    # every day found already computed, so its output and everything after it stay up to date
+    daily = "transaction_features"
+    assert daily in PARTITIONED
+    forced = dvc("repro", "--force", "--single-item", daily, step="forced stage")
+    assert _ran(forced) == [daily]
+    reused = re.findall(rf"{daily}\[([\d-]+)\]: fingerprint \w+ unchanged; reusing", forced)
+    assert sorted(reused) == list(TINY_DAYS), forced[-3000:]
     again = dvc("repro", step="no-op repro")
     assert _ran(again) == []
     for asset in GRAPH:

@@ -3,7 +3,7 @@
 The whole graph in one `dg launch --assets '*'` over every day, as a user may launch it (on the local
 instance `scripts/init_dagster_home.sh` writes) is killed with its training
 process, at seeded points: part-way through ingestion's days, part-way through the features'
-days, mid-pretraining, twice mid-finetuning, and mid-export. Each time the very same command is
+days, mid-pretraining, mid-finetuning, and mid-export. Each time the very same command is
 simply launched again. The launch after the last kill completes the graph, and what it built is
 bit-identical to the uninterrupted tiny graph: every day's rows and quarantine, every features
 file, the backbone's and the finetuned model's weights, the int8 ONNX model. The killed runs
@@ -197,10 +197,10 @@ def test_kill_9_anywhere_several_times_in_a_row_then_one_plain_launch_completes(
 
     # training: once this launch's attempt record (rewritten every half second and at each
     # checkpoint) reaches a seeded step: pretraining past its first checkpoint (tiny: step 3
-    # of 6), finetuning twice, past its first and past its second checkpoint (every 10 steps)
-    # (the checkpoint recorded too: under load a step's progress is written before its checkpoint)
-    training = [("mlm_backbone", 3, 3), ("multitask_model", rng.randint(11, 15), 10)]
-    training.append(("multitask_model", rng.randint(21, 25), 20))
+    # of 6), finetuning past its second checkpoint (every 10 steps) (the checkpoint recorded
+    # too: under load a step's progress is written before its checkpoint). Killed twice in a
+    # row and resumed each time: tests/test_gcp_launcher.py's preemptions.
+    training = [("mlm_backbone", 3, 3), ("multitask_model", rng.randint(21, 25), 20)]
     for asset, step, checkpoint in training:
         earlier = len(attempt_records(store, asset))
 
@@ -264,7 +264,7 @@ def test_kill_9_anywhere_several_times_in_a_row_then_one_plain_launch_completes(
         finetune, attempt_records(store, "multitask_model"), tiny.multitask_model.eval_every
     )
     assert (mlm["attempts"], mlm["killed_attempts"]) == (2, 1)
-    assert (finetune["attempts"], finetune["killed_attempts"]) == (3, 2)
+    assert (finetune["attempts"], finetune["killed_attempts"]) == (2, 1)
 
     # nothing of a dead writer is left: no temp folder or file, no checkpoint past its commit
     leftovers = [p for p in store.rglob("*") if ".tmp-" in p.name]
