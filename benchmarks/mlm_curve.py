@@ -3,13 +3,13 @@
 A learning curve: the share of training rows that keep their labels (the others keep only their
 text, as most rows of a real export) × the backbone the candidate finetunes from (the
 un-adapted backbone, or masked-LM pretrained on every training row's text at the default or a
-gentler learning rate) × seeds. Every run is the project's own code (``prune_vocabulary``,
+gentler learning rate, or held near the backbone's weights) × seeds. Every run is the project's own code (``prune_vocabulary``,
 ``write_corpus``, ``train_mlm_backbone``, ``train_multitask_model``) on one training_features
 snapshot; valid and test keep every label, so each share is scored on the same rows.
 Pretraining reads only text, so one pretrained backbone per seed serves every share.
 
     python benchmarks/mlm_curve.py --features PATH/features.parquet \\
-        [--shares 2 10 30] [--seeds 21 22 23] [--backbones none mlm mlm-gentle mlm-gpu] \\
+        [--shares 2 10 30] [--seeds 21 22 23] [--backbones none mlm mlm-gentle mlm-anchored mlm-gpu] \\
         [--finetune KEY=VALUE ...] [--out mlm_curve.jsonl]
 
 ``--shares``: the percentage of train rows that keep a label, at most those labeled in the
@@ -45,6 +45,8 @@ BACKBONES: dict[str, dict | None] = {
     "none": None,
     "mlm": {"steps": 360},  # the recipe ablation's pretraining, at the default rate (2e-4)
     "mlm-gentle": {"steps": 360, "learning_rate": 5e-5},
+    # held near the backbone (mlm_backbone.anchor: L2-SP)
+    "mlm-anchored": {"steps": 360, "anchor": 300.0},
     # the `gpu` profile's pretraining (params.yaml), at a scale a CPU cannot afford
     "mlm-gpu": {
         key: value
@@ -56,6 +58,7 @@ LABELS = {
     "none": "no pretraining",
     "mlm": "MLM, 360 steps, lr 2e-4",
     "mlm-gentle": "MLM, 360 steps, lr 5e-5",
+    "mlm-anchored": "MLM, 360 steps, lr 2e-4, held near the backbone (anchor 300)",
     "mlm-gpu": "MLM, `gpu` profile ({steps} steps of {batch_size}, lr {learning_rate:g})".format(
         **BACKBONES["mlm-gpu"]
     ),

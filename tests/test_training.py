@@ -163,6 +163,7 @@ def _train(
     log=lambda _: None,
     prefetch=False,
     hooks=None,
+    anchor=0.0,
 ):
     tokenizer = FolderTokenizer.load(tokenizer_dir)
     from ml_assets.core.infra.io import read_json
@@ -179,6 +180,7 @@ def _train(
         mask_prob=0.15,
         checkpoint_every=3,
         seed=seed,
+        anchor=anchor,
     )
     result = pretrain_mlm(
         model,
@@ -225,6 +227,45 @@ def test_resume_is_bit_identical(tiny_tokenizer_dir, backbone_source, tmp_path):
         "step-00000006",
         "step-00000008",
     ]  # keep 2
+
+
+def test_the_anchor_holds_pretraining_near_the_backbone_and_resumes_exactly(
+    tiny_tokenizer_dir, backbone_source, tmp_path
+):
+    from ml_assets.core.infra.io import read_json
+
+    new_to_old = read_json(tiny_tokenizer_dir / "id_map.json")["new_to_old"]
+    backbone, _ = load_pruned_mlm(backbone_source, new_to_old, num_layers=1, seed=0)
+    start = dict(backbone.named_parameters())
+
+    def drift(model) -> float:
+        return max(float((p - start[n]).abs().max()) for n, p in model.named_parameters())
+
+    free, _ = _train(tiny_tokenizer_dir, backbone_source, tmp_path / "free", steps=8)
+    # lr 1e-3 x 500: each step ends half-way back to the backbone
+    held, held_result = _train(
+        tiny_tokenizer_dir, backbone_source, tmp_path / "held", steps=8, anchor=500.0
+    )
+    assert 0 < drift(held) < 0.6 * drift(free)
+    # the pull aims at the backbone, not at the checkpoint a resumed run starts from
+    with pytest.raises(Preempted):
+        _train(
+            tiny_tokenizer_dir,
+            backbone_source,
+            tmp_path / "resumed",
+            steps=8,
+            anchor=500.0,
+            log=crash_after_checkpoint(3),
+        )
+    resumed, resumed_result = _train(
+        tiny_tokenizer_dir, backbone_source, tmp_path / "resumed", steps=8, anchor=500.0
+    )
+    assert resumed_result.resumed_from_step == 3
+    assert resumed_result.loss_curve == held_result.loss_curve
+    for (name, a), (_, b) in zip(
+        held.state_dict().items(), resumed.state_dict().items(), strict=True
+    ):
+        assert torch.equal(a, b), name
 
 
 def test_corrupt_newest_checkpoint_falls_back(tiny_tokenizer_dir, backbone_source, tmp_path):

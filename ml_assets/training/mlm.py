@@ -138,6 +138,14 @@ def probe_batch_size(
     return largest_batch_that_fits(try_step, start, limit, device)
 
 
+def pull_toward(model: torch.nn.Module, start: dict[str, torch.Tensor], share: float) -> None:
+    """Move every weight ``share`` of the way back to its value in ``start`` (L2-SP, decoupled
+    like AdamW's weight decay but toward the backbone instead of toward zero)."""
+    with torch.no_grad():
+        for name, p in model.named_parameters():
+            p.sub_(share * (p - start[name]))
+
+
 class MlmObjective(torch.nn.Module):
     """The masked-LM loss as a module, so DistributedDataParallel can wrap it (its gradient
     all-reduce hooks need the forward to run through the wrapper)."""
@@ -195,6 +203,13 @@ def pretrain_mlm(
     loss_fn = torch.compile(objective, dynamic=True) if settings.compile else objective
     batches = BucketedBatches([len(s) for s in sequences], run.batch_size, settings.seed)
     special = torch.tensor(sorted(set(special_ids)))
+    # the weights before pretraining, which ``settings.anchor`` pulls toward (taken before a
+    # resume loads a checkpoint: the sliced backbone)
+    start = (
+        {name: p.detach().clone() for name, p in model.named_parameters()}
+        if settings.anchor
+        else {}
+    )
     # resume
     step, position, curve = 0, LoaderPosition(), []
     state = trainer.resume("MLM pretraining")
@@ -268,6 +283,8 @@ def pretrain_mlm(
                 if not last_micro:
                     continue
                 trainer.scheduler.step()
+                if start:
+                    pull_toward(model, start, trainer.scheduler.get_last_lr()[0] * settings.anchor)
                 step = batch_step + 1
                 curve.append((step, float(np.mean(losses))))
                 losses = []
