@@ -313,10 +313,10 @@ class MlmBackboneParams(_Section):
         ge=0,
         description="> 0: hold pretraining near the backbone (L2-SP): after each step every "
         "weight moves back toward its value before pretraining by learning rate x anchor x its "
-        "distance, so it stays within about 1/anchor of it. At 300 on the named places of "
-        "Helsinki (Finnish and Swedish) it gained 3.4 points on held-out merchants (3 seeds) "
-        "where unheld pretraining gained 1.9; on the built-in data it cost 1.1 (1 seed) where "
-        "unheld pretraining costs 11",
+        "distance, so it stays within about 1/anchor of it. 360 steps at 300: on the built-in "
+        "data level overall and 0.8 points lower on held-out merchants (unheld: 6.0 and 11.2 "
+        "lower); on the named places of Helsinki (Finnish and Swedish) 3.4 higher on held-out "
+        "merchants (3 seeds each; small test sets, a lead); benchmarks/RESULTS.md",
     )
     mask_prob: float = Field(
         0.15,
