@@ -316,7 +316,8 @@ class MlmBackboneParams(_Section):
         "distance, so it stays within about 1/anchor of it. 360 steps at 300: on the built-in "
         "data level overall and 0.8 points lower on held-out merchants (unheld: 6.0 and 11.2 "
         "lower); on the named places of Helsinki (Finnish and Swedish) 3.4 higher on held-out "
-        "merchants (3 seeds each; small test sets, a lead); benchmarks/RESULTS.md",
+        "merchants in benchmarks/mlm_curve.py but 0.5 lower through the whole graph (3 seeds "
+        "each, from 7.2 lower to 5.8 higher by seed); benchmarks/RESULTS.md",
     )
     mask_prob: float = Field(
         0.15,
