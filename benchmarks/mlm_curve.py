@@ -3,13 +3,15 @@
 A learning curve: the share of training rows that keep their labels (the others keep only their
 text, as most rows of a real export) × the backbone the candidate finetunes from (the
 un-adapted backbone, or masked-LM pretrained on every training row's text at the default or a
-gentler learning rate, or held near the backbone's weights) × seeds. Every run is the project's own code (``prune_vocabulary``,
-``write_corpus``, ``train_mlm_backbone``, ``train_multitask_model``) on one training_features
-snapshot; valid and test keep every label, so each share is scored on the same rows.
-Pretraining reads only text, so one pretrained backbone per seed serves every share.
+gentler learning rate, or held near the backbone's weights) × seeds. Every run is the project's
+own code (``prune_vocabulary``, ``write_corpus``, ``train_mlm_backbone``,
+``train_multitask_model``) on one training_features snapshot; valid and test keep every label,
+so each share is scored on the same rows. Pretraining reads only text, so one pretrained
+backbone per seed serves every share.
 
     python benchmarks/mlm_curve.py --features PATH/features.parquet \\
-        [--shares 2 10 30] [--seeds 21 22 23] [--backbones none mlm mlm-gentle mlm-anchored mlm-gpu] \\
+        [--shares 2 10 30] [--seeds 21 22 23] \\
+        [--backbones none mlm mlm-gentle mlm-anchored mlm-gpu] \\
         [--finetune KEY=VALUE ...] [--out mlm_curve.jsonl]
 
 ``--shares``: the percentage of train rows that keep a label, at most those labeled in the

@@ -242,7 +242,7 @@ def test_the_anchor_holds_pretraining_near_the_backbone_and_resumes_exactly(
         return max(float((p - start[n]).abs().max()) for n, p in model.named_parameters())
 
     free, _ = _train(tiny_tokenizer_dir, backbone_source, tmp_path / "free", steps=8)
-    # lr 1e-3 x 500: each step ends half-way back to the backbone
+    # lr up to 1e-3 x 500: each step ends up to half-way back to the backbone
     held, held_result = _train(
         tiny_tokenizer_dir, backbone_source, tmp_path / "held", steps=8, anchor=500.0
     )

@@ -283,7 +283,7 @@ def pretrain_mlm(
                 if not last_micro:
                     continue
                 trainer.scheduler.step()
-                if start:
+                if start:  # at the rate of the step to come: the scheduler has just moved on
                     pull_toward(model, start, trainer.scheduler.get_last_lr()[0] * settings.anchor)
                 step = batch_step + 1
                 curve.append((step, float(np.mean(losses))))
