@@ -153,6 +153,24 @@ def test_the_gate_leans_on_the_bag_only_where_training_saw_the_row():
     assert low == 0.0 and 0.3 < threshold < 1.0
 
 
+def test_the_gate_is_the_encoder_alone_where_every_mix_scores_below_it():
+    """A bag confidently wrong on rows it has seen, beside an encoder right on them: any share
+    of the bag costs validation rows, so the chosen gate gives it none."""
+    n = 120
+    labels = {"category": np.arange(n) % 3}
+    heldout = np.arange(n) % 2 == 0
+    coverage = np.ones(n, dtype=np.float32)
+    encoder = {"category": np.eye(3)[labels["category"]] * 1.0}
+    wrong = np.roll(np.eye(3)[labels["category"]], 1, axis=1)
+    bag = {"category": np.log(0.96 * wrong + 0.02)}
+    ((threshold, low, high),) = choose_gates(encoder, bag, coverage, labels, heldout, -100).values()
+    assert (low, high) == (0.0, 0.0)
+    w = (low + (high - low) / (1 + np.exp(-20 * (coverage - threshold))))[:, None]
+    log_softmax = torch.log_softmax(torch.from_numpy(encoder["category"]), dim=-1).numpy()
+    mixed = ((1 - w) * log_softmax + w * bag["category"]).argmax(axis=1)
+    assert (mixed == labels["category"]).all()
+
+
 def tiny_model() -> MultiTaskModel:
     config = BertConfig(
         vocab_size=VOCAB, hidden_size=16, num_hidden_layers=1, num_attention_heads=2,

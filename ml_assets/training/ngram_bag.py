@@ -49,7 +49,9 @@ THRESHOLDS = (0.6, 0.7, 0.8, 0.85, 0.9, 0.95)
 # poorly the bag carries unseen merchants too. The merchant cap and ``LOW_GAIN_PT`` keep one
 # chain among the valid split's few dozen held-out merchants from choosing it alone
 LOWS = (0.0, 0.1, 0.2, 0.3, 0.5, 0.7, 0.85, 1.0)
-HIGHS = (0.5, 0.7, 0.85, 1.0)
+# the bag's share of rows it has seen; 0 is the encoder alone, chosen only where every share
+# scores below it on validation (where the bag reads a language worse than the encoder)
+HIGHS = (0.0, 0.5, 0.7, 0.85, 1.0)
 LOW_GAIN_PT = 1.0  # what a share of the bag for unseen rows must gain on validation
 # ...and by how many standard errors of that gain (merchants as clusters): one-sided 95 %.
 # A valid split's few dozen held-out merchants can show a gain of a point or two that the
@@ -472,7 +474,7 @@ def choose_gates(
     """Per head, the gate ``(threshold, low, high)`` with the best mean of seen- and
     held-out-merchant accuracy on the validation rows (overall accuracy where one slice is
     empty); on ties the one with the highest weight for seen rows, then the lowest for the
-    others. With ``merchants`` (each row's merchant key), a merchant's rows count as at most
+    others, so the encoder alone (``high`` 0) only where it scores above every mix. With ``merchants`` (each row's merchant key), a merchant's rows count as at most
     ``MERCHANT_ROW_CAP`` rows (``merchant_row_weights``).
 
     Rows the bag has not seen belong to the encoder (``low`` 0) unless giving them a share of

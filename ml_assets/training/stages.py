@@ -294,6 +294,8 @@ def train_multitask_model(
             threshold, low, high = bag["gate"][head]
             metadata[f"ngram_bag_{head}_gate"] = (
                 f"weight {low:g}-{high:g} around coverage {threshold:g}, C {bag['c'][head]:g}"
+                if high
+                else f"encoder alone (the bag scored below it on validation), C {bag['c'][head]:g}"
             )
             if encoder_only[head]["n"]:
                 metadata[f"{head}_encoder_acc"] = round(encoder_only[head]["accuracy"], 4)
