@@ -474,7 +474,8 @@ def choose_gates(
     """Per head, the gate ``(threshold, low, high)`` with the best mean of seen- and
     held-out-merchant accuracy on the validation rows (overall accuracy where one slice is
     empty); on ties the one with the highest weight for seen rows, then the lowest for the
-    others, so the encoder alone (``high`` 0) only where it scores above every mix. With ``merchants`` (each row's merchant key), a merchant's rows count as at most
+    others, so the encoder alone (``high`` 0) only where it scores above every mix. With
+    ``merchants`` (each row's merchant key), a merchant's rows count as at most
     ``MERCHANT_ROW_CAP`` rows (``merchant_row_weights``).
 
     Rows the bag has not seen belong to the encoder (``low`` 0) unless giving them a share of
