@@ -28,8 +28,8 @@ an unseen one on the encoder. ``(threshold, low, high)`` per head is chosen
 on the validation rows by the mean of the accuracies on seen and on held-out merchants, so
 neither slice pays for the other, each merchant counting as at most ``MERCHANT_ROW_CAP`` rows;
 ``low`` (the bag's share for rows it has not seen) stays 0
-unless a share gains a clear margin there, one the valid split's merchants make sure of
-(``choose_gates``).
+unless a share gains a clear margin there, one the valid split's merchants make sure of, and
+``high`` is 0 (the encoder alone) where every mix scores below the encoder (``choose_gates``).
 """
 
 from __future__ import annotations
