@@ -11,6 +11,7 @@ from ml_assets.training.model import MultiTaskModel
 from ml_assets.training.ngram_bag import (
     MERCHANT_ROW_CAP,
     PRIME,
+    SHARPNESS,
     SPACE,
     NgramBag,
     bag_logprobs_numpy,
@@ -131,6 +132,14 @@ def test_the_graph_hashes_weighs_and_covers_as_numpy_fit(pieces):
     assert record["valid_accuracy"]["category"] >= 0.9
 
 
+def gated_argmax(encoder_logits, bag_logprobs, coverage, gate) -> np.ndarray:
+    """Each row's label under ``gate`` = (threshold, low, high), as ``NgramBag.mix`` mixes."""
+    threshold, low, high = gate
+    w = (low + (high - low) / (1 + np.exp(-SHARPNESS * (coverage - threshold))))[:, None]
+    encoder = torch.log_softmax(torch.from_numpy(encoder_logits), dim=-1).numpy()
+    return ((1 - w) * encoder + w * bag_logprobs).argmax(axis=1)
+
+
 def test_the_gate_leans_on_the_bag_only_where_training_saw_the_row():
     """An encoder right on unseen rows and wrong on seen ones: the chosen gate takes the bag
     on seen rows and leaves the unseen ones to the encoder."""
@@ -146,9 +155,7 @@ def test_the_gate_leans_on_the_bag_only_where_training_saw_the_row():
         )
     }
     ((threshold, low, high),) = choose_gates(encoder, bag, coverage, labels, heldout, -100).values()
-    w = (low + (high - low) / (1 + np.exp(-20 * (coverage - threshold))))[:, None]
-    log_softmax = torch.log_softmax(torch.from_numpy(encoder["category"]), dim=-1).numpy()
-    mixed = ((1 - w) * log_softmax + w * bag["category"]).argmax(axis=1)
+    mixed = gated_argmax(encoder["category"], bag["category"], coverage, (threshold, low, high))
     assert (mixed == labels["category"]).all()  # seen rows from the bag, unseen from the encoder
     assert low == 0.0 and 0.3 < threshold < 1.0
 
@@ -165,9 +172,7 @@ def test_the_gate_is_the_encoder_alone_where_every_mix_scores_below_it():
     bag = {"category": np.log(0.96 * wrong + 0.02)}
     ((threshold, low, high),) = choose_gates(encoder, bag, coverage, labels, heldout, -100).values()
     assert (low, high) == (0.0, 0.0)
-    w = (low + (high - low) / (1 + np.exp(-20 * (coverage - threshold))))[:, None]
-    log_softmax = torch.log_softmax(torch.from_numpy(encoder["category"]), dim=-1).numpy()
-    mixed = ((1 - w) * log_softmax + w * bag["category"]).argmax(axis=1)
+    mixed = gated_argmax(encoder["category"], bag["category"], coverage, (threshold, low, high))
     assert (mixed == labels["category"]).all()
 
 
