@@ -73,11 +73,9 @@ def main() -> None:
     model = store.current_ref("multitask_model").verified()
     features = store.current_ref("training_features").verified()
     serving = read_json(onnx.dir / "serving.json")
-    texts = (
-        pl.read_parquet(features.dir / "features.parquet")
-        .filter(pl.col("split") == "test")["description"]
-        .to_list()
-    )
+    test = pl.read_parquet(features.dir / "features.parquet").filter(pl.col("split") == "test")
+    texts, amounts = test["description"].to_list(), test["amount"].to_numpy()
+    typical = np.array([-12.5])  # one request's amount: a card purchase
 
     def scorer(path: Path) -> OnnxScorer:
         return OnnxScorer(
@@ -90,13 +88,12 @@ def main() -> None:
     device = torch.device("cpu")
 
     def onnx_one(s: OnnxScorer):
-        return lambda text: s.logits(encode_for_model(tokenizer, [text], max_length), 1)
+        return lambda text: s.logits(encode_for_model(tokenizer, [text], max_length), 1, typical)
 
     def torch_one(text: str):
         with torch.inference_mode():
-            predict_logits(
-                net, encode_for_model(tokenizer, [text], max_length), 1, int8.pad_id, device
-            )
+            sequences = encode_for_model(tokenizer, [text], max_length)
+            predict_logits(net, sequences, 1, int8.pad_id, device, typical)
 
     workdir = tempfile.TemporaryDirectory()
     dynamic_path = Path(workdir.name) / "dynamic_int8.onnx"
@@ -117,10 +114,10 @@ def main() -> None:
     bs = args.batch_size
     batch_paths = {
         "PyTorch fp32": lambda: predict_logits(
-            net, encode_for_model(tokenizer, texts, max_length), bs, int8.pad_id, device
+            net, encode_for_model(tokenizer, texts, max_length), bs, int8.pad_id, device, amounts
         ),
         "ONNX int8 (shipped)": lambda: int8.logits(
-            encode_for_model(tokenizer, texts, max_length), bs
+            encode_for_model(tokenizer, texts, max_length), bs, amounts
         ),
     }
     latency = {name: [] for name in paths}
@@ -164,8 +161,8 @@ def main() -> None:
     )
 
     sequences = encode_for_model(tokenizer, texts, max_length)
-    reference = predict_logits(net, sequences, 256, int8.pad_id, device)
-    shipped, plain = int8.logits(sequences, 256), dynamic.logits(sequences, 256)
+    reference = predict_logits(net, sequences, 256, int8.pad_id, device, amounts)
+    shipped, plain = int8.logits(sequences, 256, amounts), dynamic.logits(sequences, 256, amounts)
     for head in serving["heads"]:
         want = reference[head].argmax(1)
         print(

@@ -57,11 +57,12 @@ def build_model(folder: Path, layers: int):
     export_onnx(net, folder / "fp32.onnx", 17)
     quantize_int8(folder / "fp32.onnx", folder / "int8.onnx", block_size=16,
                   keep_fp32_nodes=("^/(?!encoder/)",))  # fmt: skip
-    return folder / "int8.onnx", folder / "tokenizer", heads, texts
+    return folder / "int8.onnx", folder / "tokenizer", heads, texts, rows["amount"].to_numpy()
 
 
 def shipped_model(artifacts: str):
-    """The store's current int8 model, its tokenizer and heads, and its test split's texts."""
+    """The store's current int8 model, its tokenizer and heads, and its test split's texts
+    and amounts."""
     import polars as pl
 
     from ml_assets.core.infra.io import read_json
@@ -70,13 +71,10 @@ def shipped_model(artifacts: str):
     store = ArtifactStore(root=artifacts)
     onnx = store.current_ref("onnx_model").verified()
     features = store.current_ref("training_features").verified()
-    texts = (
-        pl.read_parquet(features.dir / "features.parquet")
-        .filter(pl.col("split") == "test")["description"]
-        .to_list()
-    )
+    test = pl.read_parquet(features.dir / "features.parquet").filter(pl.col("split") == "test")
     heads = read_json(onnx.dir / "serving.json")["heads"]
-    return onnx.dir / "model_int8.onnx", onnx.dir / "tokenizer", heads, texts
+    texts, amounts = test["description"].to_list(), test["amount"].to_numpy()
+    return onnx.dir / "model_int8.onnx", onnx.dir / "tokenizer", heads, texts, amounts
 
 
 def main() -> None:
@@ -100,16 +98,16 @@ def main() -> None:
     with tempfile.TemporaryDirectory() as tmp:
         folder = Path(tmp)
         if args.artifacts:
-            model, tokenizer, heads, texts = shipped_model(args.artifacts)
+            model, tokenizer, heads, texts, amounts = shipped_model(args.artifacts)
         else:
-            model, tokenizer, heads, texts = build_model(folder, args.layers)
+            model, tokenizer, heads, texts, amounts = build_model(folder, args.layers)
         scorer = OnnxScorer(model, tokenizer, heads, 64, args.threads)
         reference = reference_workload(args.threads)
         sample = texts[:1000]
 
         def request(i: int):
             sequences = encode_for_model(scorer.tokenizer, [sample[i]], scorer.max_length)
-            return scorer.logits(sequences, batch_size=1)
+            return scorer.logits(sequences, batch_size=1, amounts=amounts[i : i + 1])
 
         def measure():
             measured = measure_against_reference(

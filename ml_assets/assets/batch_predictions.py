@@ -156,7 +156,8 @@ def batch_predictions(
             sequences = encode_for_model(
                 scorer.tokenizer, rows["description"].to_list(), scorer.max_length
             )
-            logits = scorer.logits(sequences, settings.batch_size)  # sorted by length inside
+            # sorted by length inside; the amounts are read where the model reads them
+            logits = scorer.logits(sequences, settings.batch_size, rows["amount"].to_numpy())
         else:
             context.log.warning(f"batch_predictions: no valid row in {source}; nothing scored")
         seconds = time.perf_counter() - started

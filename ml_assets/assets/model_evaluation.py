@@ -301,7 +301,8 @@ def model_evaluation(
             scorer.tokenizer, test["description"].to_list(), scorer.max_length
         )
         inference_started = time.perf_counter()
-        probs = {h: softmax(x) for h, x in scorer.logits(sequences, settings.batch_size).items()}
+        logits = scorer.logits(sequences, settings.batch_size, test["amount"].to_numpy())
+        probs = {h: softmax(x) for h, x in logits.items()}
         inference_seconds = time.perf_counter() - inference_started
         predictions = test.select(
             "transaction_id", "description", "merchant_key", "heldout_merchant", "description_chars"
@@ -497,13 +498,13 @@ def compare_models(
     from ml_assets.core.training_data.labels import IGNORE_INDEX
     from ml_assets.training.references import REFERENCE_LABELS
 
-    texts = test["description"].to_list()
+    texts, amounts = test["description"].to_list(), test["amount"].to_numpy()
 
     def onnx_report(scorer: OnnxScorer) -> dict:
         """Scored by label name on the heads it shares with the candidate: a champion trained
         on other heads or labels is compared where it can be (a label it lacks scores 0)."""
         sequences = encode_for_model(scorer.tokenizer, texts, scorer.max_length)
-        logits = scorer.logits(sequences, batch_size)
+        logits = scorer.logits(sequences, batch_size, amounts)
         shared = [h for h in heads if h in scorer.heads]
         probs = {h: by_label_name(softmax(logits[h]), scorer.heads[h], heads[h]) for h in shared}
         return evaluate_slices({h: labels[h] for h in shared}, probs, heads, masks, IGNORE_INDEX)

@@ -47,7 +47,8 @@ STAGE = Stage(
         "accuracy on seen and on held-out merchants); optionally LoRA adapters. Beside it an "
         "n-gram bag (TF-IDF + logistic regression over the token ids and the characters of "
         "their words, in the same model) mixed in per row by how much of the row training has seen "
-        "(`ngram_bag`). Runs as a Pipes "
+        "(`ngram_bag`), and what each amount's bucket says of the labels where the valid split "
+        "shows it pays (`amount_prior`). Runs as a Pipes "
         "job through the launcher (local or GCP Batch GPUs). Reports test accuracy and macro-F1 "
         "per head, overall and on held-out merchants, and with the encoder alone."
     ),

@@ -107,6 +107,7 @@ def onnx_model(
         # the recipe is chosen on the validation split; the test split only verifies it
         valid = features.filter(pl.col("split") == "valid")
         sequences = encode_for_model(tokenizer, valid["description"].to_list(), max_length)
+        valid_amounts = valid["amount"].to_numpy()
         pad_id = tokenizer.pad_token_id
         recipe = choose_int8_recipe(
             folder / FP32_FILE,
@@ -121,7 +122,9 @@ def onnx_model(
             },
             sequences,
             pad_id,
-            predict_logits(net, sequences, settings.eval_batch_size, pad_id, torch.device("cpu")),
+            predict_logits(
+                net, sequences, settings.eval_batch_size, pad_id, torch.device("cpu"), valid_amounts
+            ),
             {head: label_ids(valid[head], names) for head, names in net.head_labels.items()},
             min_agreement=targets["min_argmax_agreement"],
             max_drop_pt=targets["max_accuracy_drop_pt"],
@@ -129,6 +132,7 @@ def onnx_model(
             batch_size=settings.eval_batch_size,
             threads=settings.intra_op_num_threads,
             log=context.log.info,
+            amounts=valid_amounts,
         )
         serving = {
             "model": INT8_FILE,
@@ -148,10 +152,13 @@ def onnx_model(
         test = features.filter(pl.col("split") == "test")
         texts = test["description"].to_list()
         labels = {head: label_ids(test[head], names) for head, names in net.head_labels.items()}
-        parity = compare_with_pytorch(scorer, net, texts, labels, settings.eval_batch_size)
+        amounts = test["amount"].to_numpy()
+        parity = compare_with_pytorch(scorer, net, texts, labels, settings.eval_batch_size, amounts)
         # measured once, with the export: the gates judge what is kept, so a rerun of the
         # same model gets the same verdict whatever the machine is doing then
-        latency = measure_latency(scorer, texts, settings.latency_requests, settings.latency_rounds)
+        latency = measure_latency(
+            scorer, texts, settings.latency_requests, settings.latency_rounds, amounts
+        )
         atomic_write_json(
             folder / VERIFICATION_FILE,
             {"parity": parity, "latency": latency, "int8_recipe": recipe},

@@ -470,6 +470,13 @@ class MultitaskModelParams(_Section):
         (3.0, 10.0, 30.0),
         description="the bag's inverse L2 strength, chosen on the valid split",
     )
+    amount_prior: bool = Field(
+        True,
+        description="what each amount's bucket (sign, powers of two) says of the labels, counted "
+        "on the labeled train rows and added to each head where the valid split shows a clear "
+        "gain (training/amount_prior.py); the model then reads the amount beside the text; "
+        "false: the text alone",
+    )
 
     @field_validator("heads")
     @classmethod
@@ -497,6 +504,7 @@ class BaselineModelParams(_Section):
     weight_average_decay: float = Field(0.0, ge=0, lt=1)
     head_init: Literal["random", "linear_probe"] = "random"
     ngram_bag: bool = Field(False, description="the encoder alone, as a notebook's finetune")
+    amount_prior: bool = Field(False, description="the text alone, as a notebook's finetune")
 
 
 class PlainFinetuneSettings(_Section):

@@ -11,25 +11,31 @@ import onnx
 import torch
 from onnxruntime.quantization import QuantType, quantize_dynamic
 
+from ml_assets.core.serving.scoring import AMOUNT_INPUT
 from ml_assets.training.model import MultiTaskModel
 
 
 def export_onnx(model: MultiTaskModel, path: Path, opset: int) -> None:
-    """Export with dynamic batch and sequence axes; one logits output per head."""
+    """Export with dynamic batch and sequence axes; one logits output per head. A model that
+    reads the amount (``reads_amount``) takes a third input, ``amount`` (float32, one per
+    row)."""
     model = model.cpu().eval()
     ids = torch.tensor([[2, 10, 11, 12, 3], [2, 10, 3, 0, 0]], dtype=torch.long)
     mask = (ids != 0).long()
+    inputs, names = (ids, mask), ["input_ids", "attention_mask"]
+    if model.reads_amount:
+        inputs, names = (*inputs, torch.tensor([-12.5, 2400.0])), [*names, AMOUNT_INPUT]
     outputs = [f"logits_{name}" for name in model.head_names]
     axes = {"input_ids": {0: "batch", 1: "sequence"}, "attention_mask": {0: "batch", 1: "sequence"}}
-    axes.update({name: {0: "batch"} for name in outputs})
+    axes.update({name: {0: "batch"} for name in [*outputs, *names[2:]]})
     with warnings.catch_warnings(), torch.no_grad():
         warnings.simplefilter("ignore")  # tracer warnings about python control flow on shapes
         # The TorchScript exporter (dynamo=False) needs no onnxscript and matches PyTorch to 1e-5.
         torch.onnx.export(
             model,
-            (ids, mask),
+            inputs,
             str(path),
-            input_names=["input_ids", "attention_mask"],
+            input_names=names,
             output_names=outputs,
             dynamic_axes=axes,
             opset_version=opset,

@@ -60,8 +60,11 @@ def predict_logits(
     batch_size: int,
     pad_id: int,
     device: torch.device,
+    amounts: np.ndarray | None = None,
 ) -> dict[str, np.ndarray]:
-    """Logits per head in input order; batches are length-sorted to avoid padding waste."""
+    """Logits per head in input order; batches are length-sorted to avoid padding waste.
+    With ``amounts`` (one per sequence), what a model that reads them adds (``forward``'s
+    ``amount``, added per row here)."""
     model.eval()
     batches, inverse = length_sorted_batches(sequences, batch_size, pad_id)
     outputs = {name: [] for name in model.head_names}
@@ -70,13 +73,27 @@ def predict_logits(
             logits = model(ids.to(device), mask.to(device))
         for name, value in zip(model.head_names, logits, strict=True):
             outputs[name].append(value.float().cpu().numpy())
-    return {name: np.concatenate(parts)[inverse] for name, parts in outputs.items()}
+    logits = {name: np.concatenate(parts)[inverse] for name, parts in outputs.items()}
+    if amounts is not None and model.amount_prior is not None:
+        with torch.no_grad():
+            terms = model.amount_prior.cpu()(torch.from_numpy(np.asarray(amounts, np.float32)))
+        model.amount_prior.to(device)
+        logits = {
+            name: logits[name] + term.numpy()
+            for name, term in zip(model.head_names, terms, strict=True)
+        }
+    return logits
 
 
 def evaluate(
-    model: MultiTaskModel, data: LabeledSet, batch_size: int, pad_id: int, device: torch.device
+    model: MultiTaskModel,
+    data: LabeledSet,
+    batch_size: int,
+    pad_id: int,
+    device: torch.device,
+    amounts: np.ndarray | None = None,
 ) -> dict[str, dict[str, float]]:
-    logits = predict_logits(model, data.sequences, batch_size, pad_id, device)
+    logits = predict_logits(model, data.sequences, batch_size, pad_id, device, amounts)
     return metrics_of(model, logits, data)
 
 

@@ -35,7 +35,12 @@ import numpy as np
 import onnx
 
 from ml_assets.core.quality.export_gates import allowed_drop_pt, required_agreement
-from ml_assets.core.serving.scoring import cpu_session
+from ml_assets.core.serving.scoring import (
+    AMOUNT_INPUT,
+    checked_amounts,
+    cpu_session,
+    session_reads_amount,
+)
 from ml_assets.core.training_data.labels import IGNORE_INDEX
 from ml_assets.training.data import length_sorted_batches
 from ml_assets.training.export import quantize_int8, quantized_weight_nodes, restore_fp32_nodes
@@ -57,13 +62,15 @@ def choose_int8_recipe(
     threads: int = 2,
     headroom: float = 3.0,
     log: Callable[[str], None] = print,
+    amounts: np.ndarray | None = None,
 ) -> dict:
     """Write to ``int8_path`` the int8 model of ``fp32_path`` quantized with ``recipe`` (the
     keyword arguments of ``quantize_int8``) plus at most ``max_fp32_nodes`` of its quantized
     MatMuls kept fp32: the fewest, in rank order, with which every head reaches
     ``min_agreement`` argmax agreement with ``reference_logits`` and loses at most
     ``max_drop_pt`` accuracy points on the rows ``labels`` marks (IGNORE_INDEX: unlabeled), all
-    measured on ``sequences`` (the validation split's token ids).
+    measured on ``sequences`` (the validation split's token ids; ``amounts``, their rows'
+    amounts, for a model that reads them).
 
     Never raises on a model that misses the gate: the record says ``passed: False``, the file
     is the best try (fewest points short of the gate), and ``reason`` says what was reached and
@@ -83,7 +90,7 @@ def choose_int8_recipe(
     quantize_int8(Path(fp32_path), Path(int8_path), **recipe)
     int8 = onnx.load(str(int8_path))
     seconds["quantize"] = time.perf_counter() - started
-    judge = _Judge(sequences, pad_id, reference_logits, labels, batch_size, threads)
+    judge = _Judge(sequences, pad_id, reference_logits, labels, batch_size, threads, amounts)
     base = judge.measure_base(int8)
     seconds["score_base"] = time.perf_counter() - started - seconds["quantize"]
     record = {
@@ -238,8 +245,9 @@ class _Judge:
     """Parity with the reference of an in-memory model: measured on every validation row, or
     estimated from the critical rows alone (every other row keeps the base model's answer)."""
 
-    def __init__(self, sequences, pad_id, reference_logits, labels, batch_size, threads):
+    def __init__(self, sequences, pad_id, reference_logits, labels, batch_size, threads, amounts):
         self.sequences, self.pad_id = list(sequences), pad_id
+        self.amounts = None if amounts is None else np.asarray(amounts)
         self.reference_logits, self.labels = reference_logits, labels
         self.reference = {head: logits.argmax(1) for head, logits in reference_logits.items()}
         self.batch_size, self.threads = batch_size, threads
@@ -286,6 +294,7 @@ class _Judge:
             list(self.reference_logits),
             self.batch_size,
             self.threads,
+            None if self.amounts is None else self.amounts[rows],
         )
 
 
@@ -296,16 +305,23 @@ def onnx_logits(
     heads: list[str],
     batch_size: int,
     threads: int,
+    amounts: np.ndarray | None = None,
 ) -> dict[str, np.ndarray]:
     """Logits per head of an in-memory model, in input order, scored in length-sorted batches
-    with the serving scorer's session options (no file written: variants live in memory)."""
+    with the serving scorer's session options (no file written: variants live in memory);
+    ``amounts``, one per sequence, for a model that reads them."""
     session = cpu_session(model.SerializeToString(), threads)
+    amounts = checked_amounts(session_reads_amount(session), amounts, len(sequences))
     outputs = [f"logits_{head}" for head in heads]  # export_onnx's output names
     batches, inverse = length_sorted_batches(sequences, batch_size, pad_id)
-    parts = [
-        session.run(outputs, {"input_ids": ids.numpy(), "attention_mask": mask.numpy()})
-        for ids, mask in batches
-    ]
+    order, start, parts = np.argsort(inverse, kind="stable"), 0, []
+    for ids, mask in batches:
+        feed = {"input_ids": ids.numpy(), "attention_mask": mask.numpy()}
+        if amounts is not None:
+            rows = order[start : start + len(ids)]
+            feed[AMOUNT_INPUT] = amounts[rows].astype(np.float32)
+        start += len(ids)
+        parts.append(session.run(outputs, feed))
     return {
         head: np.concatenate([part[k] for part in parts])[inverse] for k, head in enumerate(heads)
     }

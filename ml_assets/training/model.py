@@ -17,6 +17,7 @@ from transformers import BertConfig, BertForMaskedLM, BertModel
 from transformers.utils import logging as hf_logging
 
 from ml_assets.core.text.backbones import resolve_backbone
+from ml_assets.training.amount_prior import AmountPrior
 from ml_assets.training.ngram_bag import NgramBag
 
 hf_logging.disable_progress_bar()  # weight-loading bars would flood the Dagster run logs
@@ -97,7 +98,9 @@ def pool(hidden: torch.Tensor, attention_mask: torch.Tensor, pooling: str) -> to
 class MultiTaskModel(nn.Module):
     """Shared BERT encoder, one linear head per label on the pooled sequence; optionally a bag
     of token n-grams beside it (``ngram_bag.py``), mixed into each head's output, which is then
-    log-probabilities (logits as far as softmax and argmax are concerned).
+    log-probabilities (logits as far as softmax and argmax are concerned); optionally what the
+    transaction's amount says of each label (``amount_prior.py``), added to each head's output
+    where ``forward`` is given the amounts.
 
     ``pooling`` reads the sequence the way the backbone was trained to be read:
     sentence-transformers checkpoints such as all-MiniLM-L6-v2 were trained on the mean over
@@ -125,19 +128,31 @@ class MultiTaskModel(nn.Module):
         self.dropout_p = dropout
         self.bag: NgramBag | None = None  # attached after finetuning, when configured
         self.use_bag = True  # False: the encoder's logits alone (to report what the bag adds)
+        self.amount_prior: AmountPrior | None = None  # attached after the bag, when it pays
 
     @property
     def head_names(self) -> list[str]:
         return list(self.head_labels)
 
+    @property
+    def reads_amount(self) -> bool:
+        """Whether the model's output depends on the amount (an input of its ONNX graph)."""
+        return self.amount_prior is not None
+
     def forward(
-        self, input_ids: torch.Tensor, attention_mask: torch.Tensor
+        self,
+        input_ids: torch.Tensor,
+        attention_mask: torch.Tensor,
+        amount: torch.Tensor | None = None,
     ) -> tuple[torch.Tensor, ...]:
         hidden = self.encoder(input_ids=input_ids, attention_mask=attention_mask).last_hidden_state
         pooled = self.dropout(pool(hidden, attention_mask, self.pooling))
         logits = tuple(self.heads[name](pooled) for name in self.head_names)
         if self.bag is not None and self.use_bag:
-            return self.bag.mix(logits, input_ids, attention_mask)
+            logits = self.bag.mix(logits, input_ids, attention_mask)
+        if self.amount_prior is not None and amount is not None:
+            terms = self.amount_prior(amount)
+            logits = tuple(part + term for part, term in zip(logits, terms, strict=True))
         return logits
 
     @classmethod
@@ -162,6 +177,7 @@ class MultiTaskModel(nn.Module):
             "dropout": self.dropout_p,
             "pooling": self.pooling,
             **({"ngram_bag": self.bag.config()} if self.bag is not None else {}),
+            **({"amount_prior": self.amount_prior.config()} if self.reads_amount else {}),
         }
         (out_dir / MODEL_CONFIG).write_text(
             json.dumps(config, indent=2, sort_keys=True, default=str)
@@ -180,5 +196,7 @@ class MultiTaskModel(nn.Module):
         )
         if "ngram_bag" in config:
             model.bag = NgramBag(**config["ngram_bag"])
+        if "amount_prior" in config:
+            model.amount_prior = AmountPrior(**config["amount_prior"])
         model.load_state_dict(load_file(str(model_dir / MODEL_WEIGHTS), device=str(device)))
         return model.to(device).eval()

@@ -17,11 +17,15 @@ def compare_with_pytorch(
     texts: list[str],
     labels: dict[str, np.ndarray],
     batch_size: int,
+    amounts: np.ndarray | None = None,
 ) -> dict[str, dict[str, float]]:
-    """Argmax agreement and accuracy of int8 ONNX vs the PyTorch model on the same token ids."""
+    """Argmax agreement and accuracy of int8 ONNX vs the PyTorch model on the same token ids
+    (and ``amounts``, one per text, for a model that reads them)."""
     sequences = encode_for_model(scorer.tokenizer, texts, scorer.max_length)
-    onnx_logits = scorer.logits(sequences, batch_size)
-    torch_logits = predict_logits(net, sequences, batch_size, scorer.pad_id, torch.device("cpu"))
+    onnx_logits = scorer.logits(sequences, batch_size, amounts)
+    torch_logits = predict_logits(
+        net, sequences, batch_size, scorer.pad_id, torch.device("cpu"), amounts
+    )
     report = {}
     for head in net.head_names:
         onnx_pred, torch_pred = onnx_logits[head].argmax(1), torch_logits[head].argmax(1)

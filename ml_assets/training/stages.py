@@ -250,9 +250,16 @@ def train_multitask_model(
         bag = attach_bag(
             net, sets["train"], every_valid, settings, meta["pad_id"], device, log, tokenizer_dir
         )
-    test = evaluate(net, sets["test"], 128, meta["pad_id"], device)
+    from ml_assets.training.amount_fitting import attach_amount_prior, row_amounts
+
+    amount = {}
+    if settings.amount_prior:
+        amount = attach_amount_prior(net, sets["train"], every_valid, meta["pad_id"], device, log)
+    test = evaluate(net, sets["test"], 128, meta["pad_id"], device, row_amounts(sets["test"]))
     test_heldout = (
-        evaluate(net, heldout, 128, meta["pad_id"], device) if len(heldout.sequences) else {}
+        evaluate(net, heldout, 128, meta["pad_id"], device, row_amounts(heldout))
+        if len(heldout.sequences)
+        else {}
     )
     score_name = VALID_SCORE_NAMES[settings.early_stopping_rows]
     # a pass resumed from a checkpoint that records no score has its macro-F1
@@ -299,6 +306,13 @@ def train_multitask_model(
             )
             if encoder_only[head]["n"]:
                 metadata[f"{head}_encoder_acc"] = round(encoder_only[head]["accuracy"], 4)
+    if amount:
+        metadata["amount_prior"] = net.reads_amount
+        for head in heads:
+            metadata[f"amount_prior_{head}"] = (
+                f"weight {amount['weight'][head]:g} "
+                f"(valid: {amount['valid_gain_pt'][head]:+.2f} points)"
+            )
     for head in heads:
         if test[head]["n"] == 0:
             continue

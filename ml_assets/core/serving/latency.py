@@ -167,14 +167,19 @@ def measure_against_reference(
     }
 
 
-def measure_latency(scorer, texts: Sequence[str], requests: int, rounds: int) -> dict[str, float]:
+def measure_latency(
+    scorer, texts: Sequence[str], requests: int, rounds: int, amounts=None
+) -> dict[str, float]:
     """Batch-1 latency per request, tokenization included (ms), each request timed back to
-    back with the fixed reference workload on the scorer's threads (an ``OnnxScorer``)."""
+    back with the fixed reference workload on the scorer's threads (an ``OnnxScorer``);
+    ``amounts``, one per text, for a model that reads them."""
     from ml_assets.core.serving.scoring import encode_for_model
 
     def request(i: int) -> None:
         sequences = encode_for_model(scorer.tokenizer, [texts[i]], scorer.max_length)
-        scorer.logits(sequences, batch_size=1)
+        scorer.logits(
+            sequences, batch_size=1, amounts=None if amounts is None else amounts[i : i + 1]
+        )
 
     return measure_against_reference(
         request,

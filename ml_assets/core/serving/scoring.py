@@ -22,9 +22,40 @@ def encode_for_model(
     return [np.asarray(ids, dtype=np.int64) for ids in encoded]
 
 
-def pad_batch(sequences: Sequence[np.ndarray], pad_id: int) -> dict[str, np.ndarray]:
+AMOUNT_INPUT = "amount"  # the graph input of a model that reads amounts (float32, one per row)
+
+
+def pad_batch(
+    sequences: Sequence[np.ndarray], pad_id: int, amounts: np.ndarray | None = None
+) -> dict[str, np.ndarray]:
+    """A session's feed; with ``amounts``, the ``amount`` input too."""
     ids, mask = pad_sequences(sequences, pad_id)
-    return {"input_ids": ids, "attention_mask": mask}
+    feed = {"input_ids": ids, "attention_mask": mask}
+    if amounts is not None:
+        feed[AMOUNT_INPUT] = np.asarray(amounts, dtype=np.float32)
+    return feed
+
+
+def session_reads_amount(session: ort.InferenceSession) -> bool:
+    return any(i.name == AMOUNT_INPUT for i in session.get_inputs())
+
+
+def checked_amounts(reads_amount: bool, amounts, rows: int) -> np.ndarray | None:
+    """The amounts a model's feed takes: None for a model that does not read them."""
+    if not reads_amount:
+        return None
+    if amounts is None:
+        raise ValueError(
+            "this model reads each transaction's amount beside its description: pass the "
+            "amounts (one per description, negative for spending)"
+        )
+    amounts = np.asarray(amounts, dtype=np.float64)
+    if amounts.shape != (rows,) or not np.isfinite(amounts).all():
+        raise ValueError(
+            f"amounts: expected {rows} finite numbers, one per description; got shape "
+            f"{amounts.shape}" + ("" if np.isfinite(amounts).all() else " with NaN or inf")
+        )
+    return amounts
 
 
 def cpu_session(model: Path | bytes, threads: int) -> ort.InferenceSession:
@@ -54,23 +85,34 @@ class OnnxScorer:
         self.heads = heads
         self.max_length = max_length
         self.pad_id = self.tokenizer.pad_token_id
+        self.reads_amount = session_reads_amount(self.session)
 
     def logits(
-        self, sequences: Sequence[np.ndarray], batch_size: int = 64
+        self, sequences: Sequence[np.ndarray], batch_size: int = 64, amounts=None
     ) -> dict[str, np.ndarray]:
-        """Logits per head in input order; batches are sorted by length (padding costs ~3x)."""
+        """Logits per head in input order; batches are sorted by length (padding costs ~3x).
+        ``amounts`` (one per sequence) is required by a model that reads them, else unused."""
+        amounts = checked_amounts(self.reads_amount, amounts, len(sequences))
         order = np.argsort([len(s) for s in sequences], kind="stable")
         parts = {name: [] for name in self.heads}
         for start in range(0, len(order), batch_size):
-            feed = pad_batch([sequences[i] for i in order[start : start + batch_size]], self.pad_id)
+            rows = order[start : start + batch_size]
+            feed = pad_batch(
+                [sequences[i] for i in rows],
+                self.pad_id,
+                None if amounts is None else amounts[rows],
+            )
             for name, out in zip(self.heads, self.session.run(None, feed), strict=True):
                 parts[name].append(out)
         inverse = np.empty_like(order)
         inverse[order] = np.arange(len(order))
         return {name: np.concatenate(chunks)[inverse] for name, chunks in parts.items()}
 
-    def predict(self, texts: Sequence[str], batch_size: int = 64) -> dict[str, list[str]]:
-        logits = self.logits(encode_for_model(self.tokenizer, texts, self.max_length), batch_size)
+    def predict(
+        self, texts: Sequence[str], batch_size: int = 64, amounts=None
+    ) -> dict[str, list[str]]:
+        sequences = encode_for_model(self.tokenizer, texts, self.max_length)
+        logits = self.logits(sequences, batch_size, amounts)
         return {
             name: [self.heads[name][i] for i in logits[name].argmax(axis=1)] for name in self.heads
         }

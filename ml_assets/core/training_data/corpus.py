@@ -1,12 +1,12 @@
 """The tokenized corpus: every split tokenized once into memory-mappable arrays.
 
-Layout contract (format 2), one set per split in ("train", "valid", "test"):
+Layout contract (format 3), one set per split in ("train", "valid", "test"):
     <split>.ids.npy        uint16 (uint32 if the vocabulary needs it) token ids of all rows,
                            concatenated; each row is [CLS] ... [SEP], truncated to max_length
     <split>.offsets.npy    int64, rows + 1 entries: row i is ids[offsets[i]:offsets[i + 1]]
     <split>.labels.npy     int16, rows x len(LABEL_COLUMNS), -100 where unlabeled
-    <split>.rows.parquet   transaction_id, merchant_key, heldout_merchant, labeled (row order of
-                           the arrays)
+    <split>.rows.parquet   transaction_id, merchant_key, heldout_merchant, labeled, amount (row
+                           order of the arrays)
     corpus.json            format, label vocabularies, special token ids, sizes
 Arrays are plain .npy (never pickled) and opened with mmap, so training reads only the pages
 it touches and every stage (pretraining, finetuning, evaluation) shares one tokenization.
@@ -26,7 +26,7 @@ from ml_assets.core.text.tokenizer_folder import FolderTokenizer
 from ml_assets.core.training_data.labels import IGNORE_INDEX, label_vocabularies
 
 CORPUS_FILE = "corpus.json"
-CORPUS_FORMAT = 2
+CORPUS_FORMAT = 3
 
 
 def write_corpus(
@@ -65,9 +65,9 @@ def write_corpus(
         np.save(folder / f"{split}.ids.npy", ids, allow_pickle=False)
         np.save(folder / f"{split}.offsets.npy", offsets, allow_pickle=False)
         np.save(folder / f"{split}.labels.npy", labels.astype(np.int16), allow_pickle=False)
-        part.select("transaction_id", "merchant_key", "heldout_merchant", "labeled").write_parquet(
-            folder / f"{split}.rows.parquet"
-        )
+        part.select(
+            "transaction_id", "merchant_key", "heldout_merchant", "labeled", "amount"
+        ).write_parquet(folder / f"{split}.rows.parquet")
         splits[split] = {
             "rows": part.height,
             "tokens": int(offsets[-1]),
