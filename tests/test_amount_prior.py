@@ -140,3 +140,50 @@ def test_a_model_that_reads_amounts_says_so_when_they_are_missing():
         checked_amounts(True, [1.0, 2.0], 3)
     with pytest.raises(ValueError, match="NaN"):
         checked_amounts(True, [1.0, float("nan"), 2.0], 3)
+
+
+def test_the_export_gates_and_the_scorer_feed_each_rows_amount(
+    tiny_tokenizer_dir, backbone_source, tmp_path
+):
+    """onnx_model's path on a model that reads amounts: the int8 recipe measured with each
+    row's amount, the int8 scorer against PyTorch (parity), batch-1 latency."""
+    from ml_assets.core.infra.io import read_json
+    from ml_assets.core.serving.latency import measure_latency
+    from ml_assets.core.serving.scoring import OnnxScorer, encode_for_model
+    from ml_assets.training.export import export_onnx
+    from ml_assets.training.int8_recipe import choose_int8_recipe
+    from ml_assets.training.model import load_pruned_mlm
+    from ml_assets.training.parity import compare_with_pytorch
+
+    from .conftest import SAMPLE_DESCRIPTIONS
+
+    new_to_old = read_json(tiny_tokenizer_dir / "id_map.json")["new_to_old"]
+    mlm, _ = load_pruned_mlm(backbone_source, new_to_old, num_layers=1)
+    mlm.save_pretrained(tmp_path / "backbone")
+    torch.manual_seed(0)
+    net = MultiTaskModel.from_backbone(tmp_path / "backbone", HEADS, 0.0, "mean").eval()
+    net.amount_prior = AmountPrior({h: len(n) for h, n in HEADS.items()})
+    net.amount_prior.table.copy_(torch.randn(net.amount_prior.table.shape) * 5)
+    net.amount_prior.weight.fill_(1.0)
+    export_onnx(net, tmp_path / "fp32.onnx", opset=17)
+    texts = SAMPLE_DESCRIPTIONS * 4
+    amounts = np.resize(EDGES, len(texts))
+    scorer = OnnxScorer(tmp_path / "fp32.onnx", tiny_tokenizer_dir, HEADS, 32, threads=1)
+    sequences = encode_for_model(scorer.tokenizer, texts, 32)
+    reference = predict_logits(net, sequences, 8, scorer.pad_id, torch.device("cpu"), amounts)
+    labels = {h: reference[h].argmax(1) for h in HEADS}
+    record = choose_int8_recipe(
+        tmp_path / "fp32.onnx", tmp_path / "int8.onnx", {}, sequences, scorer.pad_id,
+        reference, labels, min_agreement=0.9, max_drop_pt=10.0, max_fp32_nodes=0,
+        threads=1, log=lambda _: None, amounts=amounts,
+    )  # fmt: skip
+    assert record["passed"], record["reason"]
+    int8 = OnnxScorer(tmp_path / "int8.onnx", tiny_tokenizer_dir, HEADS, 32, threads=1)
+    assert int8.reads_amount
+    parity = compare_with_pytorch(int8, net, texts, labels, 8, amounts)
+    assert all(parity[h]["agreement"] >= 0.9 for h in HEADS)
+    # the amounts decide: the same texts with other amounts score otherwise
+    moved = int8.logits(sequences, 8, -amounts)["category"]
+    assert not np.allclose(moved, int8.logits(sequences, 8, amounts)["category"])
+    latency = measure_latency(int8, texts, requests=8, rounds=1, amounts=amounts)
+    assert latency["raw_p50_ms"] > 0
