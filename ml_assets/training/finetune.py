@@ -76,10 +76,9 @@ def predict_logits(
     logits = {name: np.concatenate(parts)[inverse] for name, parts in outputs.items()}
     if amounts is not None and model.amount_prior is not None:
         with torch.no_grad():
-            terms = model.amount_prior.cpu()(torch.from_numpy(np.asarray(amounts, np.float32)))
-        model.amount_prior.to(device)
+            terms = model.amount_prior(torch.from_numpy(np.asarray(amounts, np.float32)).to(device))
         logits = {
-            name: logits[name] + term.numpy()
+            name: logits[name] + term.cpu().numpy()
             for name, term in zip(model.head_names, terms, strict=True)
         }
     return logits
