@@ -11,7 +11,7 @@ Two sources of the candidate's logits:
 
     python benchmarks/amount_prior.py --store ARTIFACTS
         a run's store: its multitask_model scored in PyTorch fp32 on its valid and test rows
-    python benchmarks/amount_prior.py --corpus WORK/corpus --features FEATURES WORK/logits-*.npz
+    python benchmarks/amount_prior.py --corpus WORK/corpus WORK/logits-*.npz
         the saved logits of ``early_stopping_scores.py --work WORK`` (the encoder at the pass
         the shipped score keeps, the bag, its coverage); the gate chosen here as shipped
 
@@ -27,13 +27,13 @@ from collections.abc import Iterator
 from pathlib import Path
 
 import numpy as np
-import polars as pl
 import torch
 
 REPO = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(REPO))
 
 from bag_gate import newest  # noqa: E402  (this folder is the script's sys.path[0])
+from early_stopping_scores import mixed  # noqa: E402
 
 from ml_assets.core.training_data.corpus import TokenizedSplit  # noqa: E402
 from ml_assets.core.training_data.labels import IGNORE_INDEX  # noqa: E402
@@ -47,34 +47,19 @@ from ml_assets.training.finetune import labeled_view, predict_logits  # noqa: E4
 from ml_assets.training.model import MultiTaskModel  # noqa: E402
 
 
-def log_softmax(logits: np.ndarray) -> np.ndarray:
-    return torch.log_softmax(torch.from_numpy(logits).double(), -1).numpy()
-
-
-def mixed(split: dict, gate) -> np.ndarray:
-    threshold, low, high = gate
-    w = low + (high - low) / (1 + np.exp(-ngram_bag.SHARPNESS * (split["coverage"] - threshold)))
-    return (1 - w[:, None]) * log_softmax(split["encoder"]) + w[:, None] * split["bag"]
-
-
-def rows_of(corpus: Path, features: pl.DataFrame, heads: list[str]) -> dict[str, dict]:
+def rows_of(corpus: Path, heads: list[str]) -> dict[str, dict]:
     """Per split, the labeled rows (any head) in ``labeled_view``'s order: amounts bucketed,
-    merchants, held-out flags."""
+    merchants, held-out flags, labels."""
     out = {}
     for name in ("train", "valid", "test"):
-        split = TokenizedSplit(corpus, name, 512)
-        labels = np.stack([split.labels(h) for h in heads], axis=1)
-        table = split.row_table()[np.flatnonzero((labels != IGNORE_INDEX).any(axis=1))]
-        amounts = table.select("transaction_id").join(
-            features.select("transaction_id", "amount"), on="transaction_id", how="left",
-            maintain_order="left",
-        )["amount"]  # fmt: skip
-        if amounts.null_count():
-            raise SystemExit(f"{amounts.null_count()} {name} rows have no amount in the features")
+        data = labeled_view(TokenizedSplit(corpus, name, 512), dict.fromkeys(heads, []))
+        table = data.sequences.row_table()
         out[name] = {
-            "buckets": buckets_numpy(amounts.to_numpy()),
+            "buckets": buckets_numpy(table["amount"].to_numpy()),
             "merchants": table["merchant_key"].to_numpy().astype(str),
             "heldout": table["heldout_merchant"].to_numpy(),
+            "labels": data.labels,
+            "sequences": data.sequences,
         }
     return out
 
@@ -84,40 +69,36 @@ def store_runs(root: Path) -> Iterator[tuple[str, list[str], dict, dict]]:
     net = MultiTaskModel.load(newest(root, "multitask_model", "model.safetensors")).eval()
     if net.bag is None:
         raise SystemExit("this multitask_model has no n-gram bag (multitask_model.ngram_bag)")
-    corpus = newest(root, "tokenized_corpus", "corpus.json")
-    features = pl.read_parquet(
-        newest(root, "training_features", "features.parquet") / "features.parquet"
-    )
     heads = list(net.head_names)
-    rows = rows_of(corpus, features, heads)
+    rows = rows_of(newest(root, "tokenized_corpus", "corpus.json"), heads)
     bag = net.bag
     gates = {h: tuple(float(x) for x in bag.gate[i]) for i, h in enumerate(heads)}
     net.bag = None  # the encoder's own logits; the gate mixes them as the graph does
-    for name in ("train", "valid", "test"):
-        data = labeled_view(TokenizedSplit(corpus, name, 512), net.head_labels)
-        rows[name]["labels"] = data.labels
-        if name != "train":
-            rows[name]["encoder"] = predict_logits(net, data.sequences, 128, 0, torch.device("cpu"))
-            rows[name]["bag"] = ngram_bag.bag_logprobs_numpy(bag, data.sequences)
-            rows[name]["coverage"] = ngram_bag.coverage_numpy(bag, data.sequences)
+    for name in ("valid", "test"):
+        sequences = rows[name]["sequences"]
+        rows[name]["encoder"] = predict_logits(net, sequences, 128, 0, torch.device("cpu"))
+        rows[name]["bag"] = ngram_bag.bag_logprobs_numpy(bag, sequences)
+        rows[name]["coverage"] = ngram_bag.coverage_numpy(bag, sequences)
     yield root.parent.name, heads, rows, gates
 
 
-def saved_runs(corpus: Path, features: Path, files: list[Path]):
+def saved_runs(corpus: Path, files: list[Path]):
     """The same from ``early_stopping_scores.py``'s saved logits, the gate chosen as shipped."""
-    frame = pl.read_parquet(features)
     for path in files:
         saved = np.load(path, allow_pickle=True)  # merchant keys may be object arrays
         heads = [k[len("valid_") : -len("_encoder")] for k in saved.files
                  if k.startswith("valid_") and k.endswith("_encoder")]  # fmt: skip
-        rows = rows_of(corpus, frame, heads)
-        train = labeled_view(TokenizedSplit(corpus, "train", 512), dict.fromkeys(heads, []))
-        rows["train"]["labels"] = train.labels
+        rows = rows_of(corpus, heads)
         for name in ("valid", "test"):
             split = rows[name]
-            if not (saved[f"{name}_merchants"].astype(str) == split["merchants"]).all():
+            same_labels = all(
+                (saved[f"{name}_{h}_labels"] == split["labels"][h]).all() for h in heads
+            )
+            if (
+                not same_labels
+                or not (saved[f"{name}_merchants"].astype(str) == split["merchants"]).all()
+            ):
                 raise SystemExit(f"{path}: its rows are not the corpus' {name} rows")
-            split["labels"] = {h: saved[f"{name}_{h}_labels"] for h in heads}
             split["encoder"] = {h: saved[f"{name}_{h}_encoder"].astype(np.float64) for h in heads}
             split["bag"] = {h: saved[f"{name}_{h}_bag"].astype(np.float64) for h in heads}
             split["coverage"] = saved[f"{name}_coverage"].astype(np.float64)
@@ -138,7 +119,8 @@ def evaluate_head(head: str, rows: dict, gate) -> dict:
     for name in ("valid", "test"):
         split = {**rows[name], "encoder": rows[name]["encoder"][head],
                  "bag": rows[name]["bag"][head]}  # fmt: skip
-        base[name], terms[name] = mixed(split, gate), table[split["buckets"]]
+        base[name] = mixed(split["encoder"], split["bag"], split["coverage"], gate)
+        terms[name] = table[split["buckets"]]
     valid = rows["valid"]
     chosen, gain = choose_amount_weight(
         base["valid"], terms["valid"], valid["labels"][head], valid["heldout"], valid["merchants"]
@@ -163,14 +145,13 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     parser.add_argument("--store", type=Path, action="append", default=[])
     parser.add_argument("--corpus", type=Path)
-    parser.add_argument("--features", type=Path)
     parser.add_argument("logits", type=Path, nargs="*")
     args = parser.parse_args()
     runs = [run for store in args.store for run in store_runs(store)]
     if args.logits:
-        if args.corpus is None or args.features is None:
-            parser.error("saved logits need --corpus and --features")
-        runs += list(saved_runs(args.corpus, args.features, args.logits))
+        if args.corpus is None:
+            parser.error("saved logits need --corpus (the folder of the runs' corpus)")
+        runs += list(saved_runs(args.corpus, args.logits))
 
     def fmt(values) -> str:
         return " / ".join(f"{v:.1f}" for v in values)

@@ -7,7 +7,7 @@ each bucket into a table of ``log p(label | bucket) - log p(label)`` counted on 
 training rows: naive Bayes' correction for the amount, added to each head's
 log-probabilities with a weight per head chosen on the validation rows.
 
-A weight above 0 must gain a clear margin there (``choose_amount_weights``, the rule by which
+A weight above 0 must gain a clear margin there (``choose_amount_weight``, the rule by which
 the n-gram bag's gate gives unseen rows a share of the bag): where amounts say nothing of the
 labels (a data set whose amounts do not vary with them) the weight stays 0 and the model does
 not read the amount at all.
