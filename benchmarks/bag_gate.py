@@ -4,7 +4,7 @@ the unseen rows' share of the bag capped at 0.3, 0.5 and 1.0 (shipped), with eve
 validation row counting alike (no cap on a merchant's rows, ``MERCHANT_ROW_CAP``), and with the bag
 sharpened (its scores times 2 or 3 before the softmax, so a confident memory weighs more: what
 rescaling its weights would ship). Category (the first head) accuracy, %: all / held-out
-merchants / seen merchants. Then how well the gate's signal, the row's coverage, tells a seen
+merchants / seen merchants. Then how well the row's bi- and trigram coverage tells a seen
 merchant from a held-out one (ROC AUC on each split).
 
 Usage: python benchmarks/bag_gate.py ARTIFACTS_DIR   (a store a run of the graph left, e.g.
@@ -63,11 +63,10 @@ def main() -> None:
             for h, v in bagged.items()
         }
 
-    def accuracy(split: str, gate: tuple[float, float, float], factor: float = 1.0) -> str:
+    def accuracy(split: str, gate: tuple[float, ...], factor: float = 1.0) -> str:
         encoder, bagged, coverage, labels, heldout, _ = scored[split]
         bagged = sharpened(bagged, factor) if factor != 1.0 else bagged
-        threshold, low, high = gate
-        w = low + (high - low) / (1 + np.exp(-ngram_bag.SHARPNESS * (coverage - threshold)))
+        w = ngram_bag.gate_weights(coverage, gate)
         logprobs = torch.log_softmax(torch.from_numpy(encoder[head]).float(), -1).numpy()
         predicted = ((1 - w[:, None]) * logprobs + w[:, None] * bagged[head]).argmax(axis=1)
         y = labels[head]
@@ -86,6 +85,10 @@ def main() -> None:
         )
         suffix = " (shipped)" if lows == ngram_bag.LOWS else ""
         rows.append((f"gated, unseen share at most {cap}{suffix}", gate[head], 1.0))
+    gate = ngram_bag.choose_gates(
+        encoder, bagged, coverage, labels, heldout, IGNORE_INDEX, merchants, token_shares=(0.0,)
+    )
+    rows.append(("gated on bi- and trigram coverage alone (no token share)", gate[head], 1.0))
     gate = ngram_bag.choose_gates(encoder, bagged, coverage, labels, heldout, IGNORE_INDEX)
     rows.append(("gated, every validation row alike (no merchant cap)", gate[head], 1.0))
     for factor in (2.0, 3.0):
@@ -100,8 +103,7 @@ def main() -> None:
     # the shipped gate's misses on seen merchants (test): how many the bag alone gets right
     encoder, bagged, coverage, labels, heldout, _ = scored["test"]
     shipped = next(gate for name, gate, _ in rows if name.endswith("(shipped)"))
-    threshold, low, high = shipped
-    w = low + (high - low) / (1 + np.exp(-ngram_bag.SHARPNESS * (coverage - threshold)))
+    w = ngram_bag.gate_weights(coverage, shipped)
     logprobs = torch.log_softmax(torch.from_numpy(encoder[head]).float(), -1).numpy()
     mixed = ((1 - w[:, None]) * logprobs + w[:, None] * bagged[head]).argmax(axis=1)
     y = labels[head]
@@ -111,7 +113,7 @@ def main() -> None:
           f"of them the bag alone gets {rescued} right")  # fmt: skip
     for split, (_, _, coverage, labels, heldout, _) in scored.items():
         keep = labels[head] != IGNORE_INDEX
-        auc = separation(coverage[keep], ~heldout[keep])
+        auc = separation(coverage[keep, 0], ~heldout[keep])
         print(f"coverage tells seen from held-out merchants ({split}): ROC AUC {auc:.3f}")
 
 

@@ -16,7 +16,6 @@ import json
 import sys
 from pathlib import Path
 
-import numpy as np
 import torch
 
 REPO = Path(__file__).resolve().parents[1]
@@ -84,8 +83,7 @@ def main() -> None:
 
     def accuracy(gate) -> str:
         encoder, bagged, coverage, heldout, _ = scored["test"]
-        threshold, low, high = gate
-        w = low + (high - low) / (1 + np.exp(-ngram_bag.SHARPNESS * (coverage - threshold)))
+        w = ngram_bag.gate_weights(coverage, gate)
         logprobs = torch.log_softmax(torch.from_numpy(encoder[head]).float(), -1).numpy()
         predicted = ((1 - w[:, None]) * logprobs + w[:, None] * bagged[head]).argmax(axis=1)
         y = sets["test"].labels[head]

@@ -54,12 +54,11 @@ SCORES = ("heldout_merchants", "all", "heldout_capped", "seen_and_heldout", "mix
 
 def mixed(encoder: np.ndarray, bag: np.ndarray, coverage: np.ndarray, gate) -> np.ndarray:
     """``NgramBag.mix`` in numpy: the gate's share of the bag, per row."""
-    from ml_assets.training.ngram_bag import SHARPNESS
+    from ml_assets.training.ngram_bag import gate_weights
 
-    threshold, low, high = gate
     shifted = encoder - encoder.max(axis=1, keepdims=True)
     logprobs = shifted - np.log(np.exp(shifted).sum(axis=1, keepdims=True))
-    w = (low + (high - low) / (1 + np.exp(-SHARPNESS * (coverage - threshold))))[:, None]
+    w = gate_weights(coverage, gate)[:, None]
     return (1 - w) * logprobs + w * bag
 
 

@@ -1,16 +1,19 @@
 """Benchmark: what should the n-gram bag's gate read, besides (or instead of) coverage?
 
 The gate gives a row ``w = low + (high - low) * sigmoid(SHARPNESS * (signal - threshold))`` of
-the bag. The shipped signal is the bag's coverage of the row (``NgramBag.forward``). Here the
-same gate search (``choose_gates``, on the valid rows) runs on other signals, and the test rows
-are scored with the gate it picks:
+the bag. The shipped signal is the bag's coverage of the row's bi- and trigrams, with its
+single tokens' averaged in where the valid rows choose it (``NgramBag.forward``,
+``choose_gates``). Here the same gate search (on the valid rows) runs on other signals, and the
+test rows are scored with the gate it picks:
 
-* ``coverage``: the shipped signal;
+* ``shipped (both coverages)``: the shipped choice (files saved with one coverage column give
+  the bi- and trigram coverage alone here);
+* ``coverage``: the bi- and trigram coverage alone;
 * ``bag_confidence``: the bag's top probability;
-* ``coverage_and_confidence``: their mean;
+* ``coverage_and_confidence``: the mean of the coverage and the bag's top probability;
 * ``coverage_plus_margin``: coverage + 0.5 x (the bag's top probability - the encoder's),
   clipped to [0, 1]: lean on the bag where it is surer than the encoder;
-* ``coverage, thresholds from 0.4``: the shipped signal with two lower thresholds to choose
+* ``coverage, thresholds from 0.4``: the coverage with two lower thresholds to choose
   from (seen rows whose reference codes or new city leave coverage low).
 
 It reads the logits ``early_stopping_scores.py`` keeps (``--work DIR``: ``logits-<seed>.npz``,
@@ -48,13 +51,17 @@ def log_softmax(logits: np.ndarray) -> np.ndarray:
 
 def split(z, name: str) -> dict:
     """One split's arrays; the held-out flags as booleans whichever way they were saved."""
+    heldout = np.asarray(z[f"{name}_heldout"]).astype(str) == "True"
+    # (rows, 2): bi- and trigrams, single tokens; one column in files saved before the second
+    coverages = z[f"{name}_coverage"].astype(np.float64).reshape(len(heldout), -1)
     return {
         "encoder": log_softmax(z[f"{name}_{HEAD}_encoder"].astype(np.float64)),
         "bag": z[f"{name}_{HEAD}_bag"].astype(np.float64),
         "labels": z[f"{name}_{HEAD}_labels"],
-        "heldout": np.asarray(z[f"{name}_heldout"]).astype(str) == "True",
+        "heldout": heldout,
         "merchants": z[f"{name}_merchants"],
-        "coverage": z[f"{name}_coverage"].astype(np.float64),
+        "coverages": coverages,
+        "coverage": coverages[:, 0],
     }
 
 
@@ -64,7 +71,8 @@ def margin_signal(part: dict) -> np.ndarray:
 
 
 SIGNALS: dict[str, tuple[Callable[[dict], np.ndarray], tuple[float, ...]]] = {
-    "coverage (shipped)": (lambda p: p["coverage"], ngram_bag.THRESHOLDS),
+    "shipped (both coverages)": (lambda p: p["coverages"], ngram_bag.THRESHOLDS),
+    "coverage": (lambda p: p["coverage"], ngram_bag.THRESHOLDS),
     "bag_confidence": (lambda p: np.exp(p["bag"].max(axis=1)), ngram_bag.THRESHOLDS),
     "coverage_and_confidence": (
         lambda p: (p["coverage"] + np.exp(p["bag"].max(axis=1))) / 2,
@@ -81,8 +89,7 @@ def scored(valid: dict, test: dict, signal, thresholds) -> tuple[float, float, f
         {HEAD: valid["encoder"]}, {HEAD: valid["bag"]}, signal(valid), {HEAD: valid["labels"]},
         valid["heldout"], IGNORE, merchants=valid["merchants"], thresholds=thresholds,
     )[HEAD]  # fmt: skip
-    threshold, low, high = gate
-    share = low + (high - low) / (1 + np.exp(-ngram_bag.SHARPNESS * (signal(test) - threshold)))
+    share = ngram_bag.gate_weights(signal(test), gate)
     mixed = (1 - share[:, None]) * test["encoder"] + share[:, None] * test["bag"]
     right = mixed.argmax(axis=1) == test["labels"]
     keep = test["labels"] != IGNORE

@@ -20,6 +20,7 @@ from ml_assets.training.ngram_bag import (
     choose_gates,
     coverage_numpy,
     fit_bag,
+    gate_weights,
     merchant_row_weights,
     ngram_keys_numpy,
     piece_texts,
@@ -133,9 +134,16 @@ def test_the_graph_hashes_weighs_and_covers_as_numpy_fit(pieces):
 
 
 def gated_argmax(encoder_logits, bag_logprobs, coverage, gate) -> np.ndarray:
-    """Each row's label under ``gate`` = (threshold, low, high), as ``NgramBag.mix`` mixes."""
-    threshold, low, high = gate
-    w = (low + (high - low) / (1 + np.exp(-SHARPNESS * (coverage - threshold))))[:, None]
+    """Each row's label under ``gate`` = (threshold, low, high, token_share), as
+    ``NgramBag.mix`` mixes, written out here apart from ``gate_weights``."""
+    threshold, low, high, token_share = gate
+    coverage = coverage.reshape(len(coverage), -1)
+    signal = (
+        coverage[:, 0]
+        if not token_share
+        else (1 - token_share) * coverage[:, 0] + (token_share * coverage[:, 1])
+    )
+    w = (low + (high - low) / (1 + np.exp(-SHARPNESS * (signal - threshold))))[:, None]
     encoder = torch.log_softmax(torch.from_numpy(encoder_logits), dim=-1).numpy()
     return ((1 - w) * encoder + w * bag_logprobs).argmax(axis=1)
 
@@ -154,8 +162,9 @@ def test_the_gate_leans_on_the_bag_only_where_training_saw_the_row():
             np.where(heldout[:, None], 1 / 3, 0.9 * np.eye(3)[labels["category"]] + 0.03)
         )
     }
-    ((threshold, low, high),) = choose_gates(encoder, bag, coverage, labels, heldout, -100).values()
-    mixed = gated_argmax(encoder["category"], bag["category"], coverage, (threshold, low, high))
+    ((gate),) = choose_gates(encoder, bag, coverage, labels, heldout, -100).values()
+    threshold, low, high, _ = gate
+    mixed = gated_argmax(encoder["category"], bag["category"], coverage, gate)
     assert (mixed == labels["category"]).all()  # seen rows from the bag, unseen from the encoder
     assert low == 0.0 and 0.3 < threshold < 1.0
 
@@ -170,10 +179,66 @@ def test_the_gate_is_the_encoder_alone_where_every_mix_scores_below_it():
     encoder = {"category": np.eye(3)[labels["category"]] * 1.0}
     wrong = np.roll(np.eye(3)[labels["category"]], 1, axis=1)
     bag = {"category": np.log(0.96 * wrong + 0.02)}
-    ((threshold, low, high),) = choose_gates(encoder, bag, coverage, labels, heldout, -100).values()
-    assert (low, high) == (0.0, 0.0)
-    mixed = gated_argmax(encoder["category"], bag["category"], coverage, (threshold, low, high))
+    ((gate),) = choose_gates(encoder, bag, coverage, labels, heldout, -100).values()
+    assert gate[1:3] == (0.0, 0.0)
+    mixed = gated_argmax(encoder["category"], bag["category"], coverage, gate)
     assert (mixed == labels["category"]).all()
+
+
+def new_city_rows(n: int = 200):
+    """Seen merchants in new cities: most of their bigrams are new (coverage 0.5), their name's
+    tokens known (1.0); held-out merchants 0.3 and 0.4. The encoder is sure and right on
+    held-out rows, sure and wrong on seen ones; the bag the other way round, so no share of it
+    for unseen rows pays."""
+    labels = {"category": np.arange(n) % 3}
+    heldout = np.arange(n) < n // 2
+    coverage = np.stack([np.where(heldout, 0.3, 0.5), np.where(heldout, 0.4, 1.0)], axis=1).astype(
+        np.float32
+    )
+    truth = np.eye(3)[labels["category"]]
+    encoder = {"category": np.where(heldout[:, None], truth, np.roll(truth, 1, axis=1)) * 8.0}
+    bag = {
+        "category": np.log(
+            np.where(heldout[:, None], 0.98 * np.roll(truth, 2, axis=1), 0.9 * truth)
+            + np.where(heldout[:, None], 0.02 / 3, 0.1 / 3)
+        )
+    }
+    return encoder, bag, coverage, labels, heldout
+
+
+def test_the_gate_reads_known_tokens_where_a_seen_merchant_has_new_bigrams():
+    """Bigram coverage alone cannot tell a known merchant in a new city (0.5) from a new one
+    (0.3) above the lowest threshold; the single tokens' coverage averaged in can, and the
+    valid rows choose it."""
+    encoder, bag, coverage, labels, heldout = new_city_rows()
+    ((bigrams_only),) = choose_gates(
+        encoder, bag, coverage, labels, heldout, -100, token_shares=(0.0,)
+    ).values()
+    assert bigrams_only[3] == 0.0
+    only = gated_argmax(encoder["category"], bag["category"], coverage, bigrams_only)
+    assert (only[~heldout] != labels["category"][~heldout]).any()
+    ((gate),) = choose_gates(encoder, bag, coverage, labels, heldout, -100).values()
+    assert gate[1] == 0.0 and gate[3] > 0.0
+    mixed = gated_argmax(encoder["category"], bag["category"], coverage, gate)
+    assert (mixed == labels["category"]).all()
+    np.testing.assert_allclose(
+        gate_weights(coverage, gate),
+        gate[1]
+        + (gate[2] - gate[1]) / (1 + np.exp(-SHARPNESS * (0.5 * coverage.sum(1) - gate[0]))),
+        rtol=1e-6,
+    )
+
+
+def test_the_token_share_is_not_searched_where_the_bag_carries_unseen_rows():
+    """Where a share of the bag for unseen rows is taken (the bag right on every row, the
+    encoder wrong on all), the gate reads bigram coverage alone: known words of an unseen
+    merchant would blur the line between the two shares."""
+    encoder, bag, coverage, labels, heldout = new_city_rows()
+    truth = np.eye(3)[labels["category"]]
+    encoder = {"category": np.roll(truth, 1, axis=1) * 4.0}
+    bag = {"category": np.log(0.9 * truth + 0.03)}
+    ((gate),) = choose_gates(encoder, bag, coverage, labels, heldout, -100).values()
+    assert gate[1] > 0.0 and gate[3] == 0.0
 
 
 def tiny_model() -> MultiTaskModel:
@@ -184,7 +249,7 @@ def tiny_model() -> MultiTaskModel:
     torch.manual_seed(0)
     net = MultiTaskModel(config, HEADS, dropout=0.0, pooling="mean").eval()
     net.bag, _ = fitted_bag()
-    net.bag.gate[:] = torch.tensor([0.5, 0.2, 0.9])
+    net.bag.gate[:] = torch.tensor([0.5, 0.2, 0.9, 0.5])
     return net
 
 
@@ -220,6 +285,28 @@ def test_a_model_with_its_bag_survives_save_load_and_onnx_export(tmp_path):
         assert not np.allclose(loaded(ids, mask)[0].numpy(), expected[0], atol=1e-3)
 
 
+def test_a_model_saved_with_three_gate_fields_loads_reading_bigram_coverage(tmp_path):
+    """A model saved before the gate had its token share (three fields per head) loads with
+    share 0: the mix its files describe."""
+    from safetensors.torch import load_file, save_file
+
+    net = tiny_model()
+    net.bag.gate[:, 3] = 0.0
+    sequences, _ = merchant_rows(4, 16)
+    ids, mask = padded(sequences)
+    with torch.no_grad():
+        expected = [t.numpy() for t in net(ids, mask)]
+    net.save(tmp_path)
+    state = load_file(str(tmp_path / "model.safetensors"))
+    state["bag.gate"] = state["bag.gate"][:, :3].contiguous()
+    save_file(state, str(tmp_path / "model.safetensors"))
+    loaded = MultiTaskModel.load(tmp_path)
+    assert loaded.bag.gate[:, 3].abs().sum() == 0
+    with torch.no_grad():
+        for want, got in zip(expected, loaded(ids, mask), strict=True):
+            np.testing.assert_allclose(got.numpy(), want, atol=1e-6)
+
+
 def test_unseen_rows_get_a_share_of_the_bag_only_for_a_clear_gain():
     """Where the encoder has nothing to say about unseen merchants and the bag does, the bag
     gets a share of them; the first test's encoder, right on them, keeps them whole."""
@@ -230,7 +317,7 @@ def test_unseen_rows_get_a_share_of_the_bag_only_for_a_clear_gain():
     clueless = np.zeros((n, 3))
     clueless[np.arange(n), (labels["category"] + 1) % 3] = 0.01  # a hair wrong everywhere
     bag = {"category": np.log(0.8 * np.eye(3)[labels["category"]] + 0.2 / 3)}
-    ((_, low, _),) = choose_gates(
+    ((_, low, _, _),) = choose_gates(
         {"category": clueless}, bag, coverage, labels, heldout, -100
     ).values()
     assert low > 0.0
@@ -274,8 +361,8 @@ def test_one_big_held_out_merchant_does_not_choose_the_gate_alone():
     encoder = {"category": np.where(bag_right[:, None] & heldout[:, None], wrong, truth)}
     bag = {"category": np.log(np.where(bag_right[:, None], truth, wrong) * 0.97 + 0.01)}
     args = (encoder, bag, coverage, labels, heldout, -100)
-    ((_, uncapped_low, _),) = choose_gates(*args).values()
-    ((_, capped_low, _),) = choose_gates(*args, merchants=merchants).values()
+    ((_, uncapped_low, _, _),) = choose_gates(*args).values()
+    ((_, capped_low, _, _),) = choose_gates(*args, merchants=merchants).values()
     assert uncapped_low > 0.0 and capped_low == 0.0
     weights = merchant_row_weights(merchants)
     assert weights[0] == MERCHANT_ROW_CAP / big and (weights[big:] == 1.0).all()

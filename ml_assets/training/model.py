@@ -18,7 +18,7 @@ from transformers.utils import logging as hf_logging
 
 from ml_assets.core.text.backbones import resolve_backbone
 from ml_assets.training.amount_prior import AmountPrior
-from ml_assets.training.ngram_bag import NgramBag
+from ml_assets.training.ngram_bag import GATE_FIELDS, NgramBag
 
 hf_logging.disable_progress_bar()  # weight-loading bars would flood the Dagster run logs
 MODEL_CONFIG = "multitask_config.json"
@@ -198,5 +198,9 @@ class MultiTaskModel(nn.Module):
             model.bag = NgramBag(**config["ngram_bag"])
         if "amount_prior" in config:
             model.amount_prior = AmountPrior(**config["amount_prior"])
-        model.load_state_dict(load_file(str(model_dir / MODEL_WEIGHTS), device=str(device)))
+        state = load_file(str(model_dir / MODEL_WEIGHTS), device=str(device))
+        gate = state.get("bag.gate")
+        if gate is not None and gate.shape[1] < GATE_FIELDS:  # saved before the token share
+            state["bag.gate"] = torch.nn.functional.pad(gate, (0, GATE_FIELDS - gate.shape[1]))
+        model.load_state_dict(state)
         return model.to(device).eval()

@@ -24,7 +24,10 @@ follows how much of the row the bag has seen: its coverage ``c``, the share of t
 and trigrams (each weighed by its idf: a merchant's rare name says more than "pos debit")
 that occur in a labeled training row, gives ``w = low + (high - low) * sigmoid(SHARPNESS *
 (c - threshold))``: a merchant seen in training (coverage near 1) leans on the bag's memory,
-an unseen one on the encoder. ``(threshold, low, high)`` per head is chosen
+an unseen one on the encoder. Where unseen rows go to the encoder (``low`` 0), ``c`` may
+also average in the same share of the row's single tokens (``token_share``): a known
+merchant in a new city or with a new store number keeps its name's tokens though most of its
+bigrams are new. ``(threshold, low, high, token_share)`` per head is chosen
 on the validation rows by the mean of the accuracies on seen and on held-out merchants, so
 neither slice pays for the other, each merchant counting as at most ``MERCHANT_ROW_CAP`` rows;
 ``low`` (the bag's share for rows it has not seen) stays 0
@@ -58,6 +61,11 @@ LOW_GAIN_PT = 1.0  # what a share of the bag for unseen rows must gain on valida
 # test split's merchants reverse (the built-in data: +1.3 points on validation, 10 fewer on
 # the test split's held-out merchants)
 LOW_GAIN_Z = 1.645
+# the share of single tokens in the gate's coverage, besides bi- and trigrams alone (0): only
+# where unseen rows go to the encoder. Where the bag also carries unseen rows, known words of
+# an unseen merchant would blur the line between the two shares
+TOKEN_SHARES = (0.0, 0.5)
+GATE_FIELDS = 4  # threshold, low, high, token_share
 # rows of one merchant that count at most in the gate's validation score: one big merchant
 # (a chain with hundreds of rows among a few dozen held-out merchants) must not choose alone
 MERCHANT_ROW_CAP = 20
@@ -206,8 +214,8 @@ class NgramBag(nn.Module):
         self.register_buffer("unseen_idf", torch.ones(1))
         self.register_buffer("table", torch.zeros(rows, columns))
         self.register_buffer("bias", torch.zeros(columns))
-        # per head: (threshold, low, high) of the coverage gate
-        self.register_buffer("gate", torch.zeros(len(heads), 3))
+        # per head: (threshold, low, high, token_share) of the coverage gate
+        self.register_buffer("gate", torch.zeros(len(heads), GATE_FIELDS))
         if char_grams:  # each token's characters (``char_table``), to spell a row's text
             self.register_buffer(
                 "char_codes", torch.zeros(vocab_size, char_width, dtype=torch.int16)
@@ -288,7 +296,8 @@ class NgramBag(nn.Module):
         return torch.cat(keys, dim=1), torch.cat(present, dim=1)
 
     def forward(self, ids: torch.Tensor, mask: torch.Tensor) -> tuple[list, torch.Tensor]:
-        """(log-probabilities per head, coverage per row)."""
+        """(log-probabilities per head, coverage per row: (batch, 2), of its bi- and trigrams
+        and of its single tokens)."""
         keys, present = self.keys(ids, mask)
         weights = self.idf[keys].float() * present  # (batch, n)
         squares = (weights * weights).sum(dim=1, keepdim=True)
@@ -307,9 +316,15 @@ class NgramBag(nn.Module):
         # bi- and trigrams (unigrams say little of a merchant), each by its idf: a rare n-gram
         # (a merchant's name) says more of having seen the row than a common one ("pos debit")
         # (an absent n-gram's weight is 0: counted seen, it adds 0 to both sums)
-        longer = weights[:, ids.shape[1] :]
-        seen = (longer < self.unseen_idf).to(torch.float32)
-        coverage = (seen * longer).sum(dim=1) / longer.sum(dim=1).clamp_min(1e-6)
+        seen = (weights < self.unseen_idf).to(torch.float32) * weights
+        tokens = ids.shape[1]
+        coverage = torch.stack(
+            [
+                seen[:, tokens:].sum(dim=1) / weights[:, tokens:].sum(dim=1).clamp_min(1e-6),
+                seen[:, :tokens].sum(dim=1) / weights[:, :tokens].sum(dim=1).clamp_min(1e-6),
+            ],
+            dim=1,
+        )
         return logprobs, coverage
 
     def mix(self, encoder_logits: Sequence[torch.Tensor], ids, mask) -> tuple[torch.Tensor, ...]:
@@ -317,22 +332,37 @@ class NgramBag(nn.Module):
         bag, coverage = self.forward(ids, mask)
         mixed = []
         for i, logits in enumerate(encoder_logits):
-            threshold, low, high = self.gate[i]
-            w = (low + (high - low) * torch.sigmoid(SHARPNESS * (coverage - threshold)))[:, None]
+            threshold, low, high, token_share = self.gate[i]
+            signal = (1 - token_share) * coverage[:, 0] + token_share * coverage[:, 1]
+            w = (low + (high - low) * torch.sigmoid(SHARPNESS * (signal - threshold)))[:, None]
             mixed.append((1 - w) * torch.log_softmax(logits.float(), dim=-1) + w * bag[i])
         return tuple(mixed)
 
 
 def coverage_numpy(bag: NgramBag, sequences) -> np.ndarray:
-    """``NgramBag``'s coverage of each sequence, in numpy."""
+    """``NgramBag``'s coverage of each sequence, in numpy: (rows, 2), of its bi- and trigrams
+    and of its single tokens."""
     idf = bag.idf.float().numpy()
     seen = idf < float(bag.unseen_idf)
-    out = np.empty(len(sequences), dtype=np.float32)
+    out = np.empty((len(sequences), 2), dtype=np.float32)
     for i, s in enumerate(sequences):
-        longer = ngram_keys_numpy(np.asarray(s), bag.vocab_size, bag.buckets)[len(s) :]
-        weights = idf[longer]
-        out[i] = (seen[longer] * weights).sum() / max(weights.sum(), 1e-6)
+        keys = ngram_keys_numpy(np.asarray(s), bag.vocab_size, bag.buckets)
+        for column, part in enumerate((keys[len(s) :], keys[: len(s)])):
+            weights = idf[part]
+            out[i, column] = (seen[part] * weights).sum() / max(weights.sum(), 1e-6)
     return out
+
+
+def gate_weights(coverage: np.ndarray, gate: Sequence[float]) -> np.ndarray:
+    """The bag's share of each row under ``gate`` (``NgramBag.mix`` in numpy); ``coverage`` as
+    ``coverage_numpy`` gives it, or one column (bi- and trigrams alone)."""
+    threshold, low, high, *rest = gate
+    token_share = rest[0] if rest else 0.0
+    coverage = np.asarray(coverage, dtype=np.float64)
+    signal = coverage if coverage.ndim == 1 else coverage[:, 0]
+    if token_share:
+        signal = (1 - token_share) * signal + token_share * coverage[:, 1]
+    return low + (high - low) / (1 + np.exp(-SHARPNESS * (signal - threshold)))
 
 
 def fit_bag(
@@ -458,6 +488,33 @@ def gain_standard_error(
     return float(np.sqrt(variance) / len(slices))
 
 
+def best_gate(
+    encoder: np.ndarray,
+    bag: np.ndarray,
+    coverage: np.ndarray,
+    labels: np.ndarray,
+    scored_rows: tuple[np.ndarray, np.ndarray, np.ndarray],
+    lows: Sequence[float],
+    thresholds: Sequence[float],
+    token_share: float,
+) -> tuple[float, tuple, np.ndarray] | None:
+    """(validation score, gate, each row right) of the best gate with one of ``lows`` (None
+    where none fits under a ``high``); ``scored_rows``: (kept, held-out, weights) as
+    ``seen_and_heldout_accuracy`` reads them. The bag's full weight first: where validation
+    cannot tell, a seen merchant's row is the bag's (TF-IDF's memory is what it is there for)."""
+    best = None
+    for high in sorted(HIGHS, reverse=True):
+        for low in (x for x in lows if x <= high):
+            for threshold in thresholds:
+                gate = (threshold, low, high, token_share)
+                w = gate_weights(coverage, gate)[:, None]
+                right = ((1 - w) * encoder + w * bag).argmax(axis=1) == labels
+                score = 100 * seen_and_heldout_accuracy(right, *scored_rows)
+                if best is None or score > best[0] + 1e-9:
+                    best = (score, gate, right)
+    return best
+
+
 def choose_gates(
     encoder_logits: dict[str, np.ndarray],
     bag_logprobs: dict[str, np.ndarray],
@@ -470,9 +527,10 @@ def choose_gates(
     low_gain_z: float = LOW_GAIN_Z,
     lows: Sequence[float] = LOWS,
     thresholds: Sequence[float] = THRESHOLDS,
-) -> dict[str, tuple[float, float, float]]:
-    """Per head, the gate ``(threshold, low, high)`` with the best mean of seen- and
-    held-out-merchant accuracy on the validation rows (overall accuracy where one slice is
+    token_shares: Sequence[float] = TOKEN_SHARES,
+) -> dict[str, tuple[float, float, float, float]]:
+    """Per head, the gate ``(threshold, low, high, token_share)`` with the best mean of seen-
+    and held-out-merchant accuracy on the validation rows (overall accuracy where one slice is
     empty); on ties the one with the highest weight for seen rows, then the lowest for the
     others, so the encoder alone (``high`` 0) only where it scores above every mix. With
     ``merchants`` (each row's merchant key), a merchant's rows count as at most
@@ -482,29 +540,26 @@ def choose_gates(
     the bag gains at least ``low_gain_pt`` points of that mean, and ``low_gain_z`` standard
     errors of it (``gain_standard_error``, a merchant's rows moving together): a valid split's
     few dozen held-out merchants are too few to trust a small gain, and on a data set where
-    the encoder generalizes well a share of the bag costs its unseen merchants points."""
+    the encoder generalizes well a share of the bag costs its unseen merchants points.
+
+    That choice is made on the bi- and trigram coverage (``coverage[:, 0]``). Where unseen
+    rows go to the encoder, a coverage that averages in the single tokens' (``coverage[:, 1]``,
+    by each of ``token_shares``) is taken where it scores higher. A one-column ``coverage``
+    chooses ``token_share`` 0."""
+    coverage = np.asarray(coverage, dtype=np.float64)
+    columns = coverage.reshape(len(coverage), -1)
+    shares = token_shares if columns.shape[1] > 1 else (0.0,)
     chosen = {}
     for head, logits in encoder_logits.items():
         encoder = torch.log_softmax(torch.from_numpy(logits).float(), dim=-1).numpy()
         keep = labels[head] != ignore_index
         weights = np.ones(len(keep)) if merchants is None else kept_row_weights(merchants, keep)
         clusters = np.arange(len(keep)) if merchants is None else np.asarray(merchants)
-        best: dict[bool, tuple[float, tuple[float, float, float], np.ndarray]] = {}
-        # the bag's full weight first: where validation cannot tell, a seen merchant's row is
-        # the bag's (TF-IDF's memory is what it is there for)
-        for high in sorted(HIGHS, reverse=True):
-            for low in (x for x in lows if x <= high):
-                for threshold in thresholds:
-                    gate = 1 / (1 + np.exp(-SHARPNESS * (coverage - threshold)))
-                    w = (low + (high - low) * gate)[:, None]
-                    mixed = (1 - w) * encoder + w * bag_logprobs[head]
-                    right = mixed.argmax(axis=1) == labels[head]
-                    score = 100 * seen_and_heldout_accuracy(right, keep, heldout, weights)
-                    shared = low > 0
-                    if shared not in best or score > best[shared][0] + 1e-9:
-                        best[shared] = (score, (threshold, low, high), right)
-        unseen_to_encoder = best[False]
-        shared = best.get(True)
+        rows = (encoder, bag_logprobs[head], columns, labels[head], (keep, heldout, weights))
+        unshared_lows = [x for x in lows if x == 0]
+        shared_lows = [x for x in lows if x > 0]
+        unseen_to_encoder = best_gate(*rows, unshared_lows, thresholds, 0.0)
+        shared = best_gate(*rows, shared_lows, thresholds, 0.0)
         take_shared = False
         if shared is not None:
             gain = shared[0] - unseen_to_encoder[0]
@@ -512,7 +567,15 @@ def choose_gates(
                 unseen_to_encoder[2], shared[2], keep, heldout, weights, clusters
             )
             take_shared = gain >= low_gain_pt and gain >= low_gain_z * error
-        chosen[head] = (shared if take_shared else unseen_to_encoder)[1]
+        if take_shared:
+            chosen[head] = shared[1]
+            continue
+        best = unseen_to_encoder
+        for token_share in (x for x in shares if x > 0):
+            candidate = best_gate(*rows, unshared_lows, thresholds, token_share)
+            if candidate[0] > best[0] + 1e-9:
+                best = candidate
+        chosen[head] = best[1]
     return chosen
 
 

@@ -298,9 +298,11 @@ def train_multitask_model(
     if bag:
         metadata["ngram_bag_seconds"] = bag["seconds"]
         for head in heads:
-            threshold, low, high = bag["gate"][head]
+            threshold, low, high, token_share = bag["gate"][head]
+            signal = f" (single tokens' {token_share:g})" if token_share else ""
             metadata[f"ngram_bag_{head}_gate"] = (
-                f"weight {low:g}-{high:g} around coverage {threshold:g}, C {bag['c'][head]:g}"
+                f"weight {low:g}-{high:g} around coverage {threshold:g}{signal}, "
+                f"C {bag['c'][head]:g}"
                 if high
                 else f"encoder alone (the bag scored below it on validation), C {bag['c'][head]:g}"
             )
