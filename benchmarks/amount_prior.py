@@ -2,9 +2,10 @@
 
 The product's amount prior (``ml_assets/training/amount_prior.py``): each amount's bucket (its
 sign and powers of two) looked up in a table of ``log p(label | bucket) - log p(label)``
-counted on the labeled train rows, added to the candidate's log-probabilities (the encoder and
-the n-gram bag, mixed by the shipped gate) with a weight per head that the valid rows choose
-(``choose_amount_weight``: above 0 only for a clear gain). Beside it, weight 1 whatever the
+counted on the labeled train rows, added to the encoder's side of the candidate's mix with the
+n-gram bag (``(1 - w) * (encoder + terms) + w * bag``, ``w`` the shipped gate's share of the
+bag) with a weight per head that the valid rows choose (``choose_amount_weight``: above 0 only
+for a clear gain). Beside it, weight 1 whatever the
 valid rows say: what the rule guards against.
 
 Two sources of the candidate's logits:
@@ -34,6 +35,7 @@ sys.path.insert(0, str(REPO))
 
 from bag_gate import newest  # noqa: E402  (this folder is the script's sys.path[0])
 from early_stopping_scores import mixed  # noqa: E402
+from gate_signals import token_coverage, with_token_coverage  # noqa: E402
 
 from ml_assets.core.training_data.corpus import TokenizedSplit  # noqa: E402
 from ml_assets.core.training_data.labels import IGNORE_INDEX  # noqa: E402
@@ -102,6 +104,13 @@ def saved_runs(corpus: Path, files: list[Path]):
             split["encoder"] = {h: saved[f"{name}_{h}_encoder"].astype(np.float64) for h in heads}
             split["bag"] = {h: saved[f"{name}_{h}_bag"].astype(np.float64) for h in heads}
             split["coverage"] = saved[f"{name}_coverage"].astype(np.float64)
+        if rows["valid"]["coverage"].ndim == 1:  # saved before the single tokens' coverage
+            tokens = token_coverage(corpus)
+            for name in ("valid", "test"):
+                split = rows[name]
+                split["coverage"] = with_token_coverage(
+                    {"coverage": split["coverage"]}, tokens[name], path
+                )["coverages"]
         valid = rows["valid"]
         gates = ngram_bag.choose_gates(
             valid["encoder"], valid["bag"], valid["coverage"], valid["labels"], valid["heldout"],
@@ -120,7 +129,9 @@ def evaluate_head(head: str, rows: dict, gate) -> dict:
         split = {**rows[name], "encoder": rows[name]["encoder"][head],
                  "bag": rows[name]["bag"][head]}  # fmt: skip
         base[name] = mixed(split["encoder"], split["bag"], split["coverage"], gate)
-        terms[name] = table[split["buckets"]]
+        # the model adds them to the encoder's share of the mix (``NgramBag.mix``)
+        share = 1 - ngram_bag.gate_weights(split["coverage"], gate)
+        terms[name] = table[split["buckets"]] * share[:, None]
     valid = rows["valid"]
     chosen, gain = choose_amount_weight(
         base["valid"], terms["valid"], valid["labels"][head], valid["heldout"], valid["merchants"]

@@ -6,8 +6,7 @@ single tokens' averaged in where the valid rows choose it (``NgramBag.forward``,
 ``choose_gates``). Here the same gate search (on the valid rows) runs on other signals, and the
 test rows are scored with the gate it picks:
 
-* ``shipped (both coverages)``: the shipped choice (files saved with one coverage column give
-  the bi- and trigram coverage alone here);
+* ``shipped (both coverages)``: the shipped choice;
 * ``coverage``: the bi- and trigram coverage alone;
 * ``bag_confidence``: the bag's top probability;
 * ``coverage_and_confidence``: the mean of the coverage and the bag's top probability;
@@ -18,7 +17,8 @@ test rows are scored with the gate it picks:
 
 It reads the logits ``early_stopping_scores.py`` keeps (``--work DIR``: ``logits-<seed>.npz``,
 the encoder's at the pass the held-out macro-F1 score keeps, and the bag's), so no model is
-trained:
+trained. Files saved with the bi- and trigram coverage alone get the single tokens' from the
+corpus beside them (``DIR/corpus``, the bag's idf refit on its labeled train rows):
 
     python benchmarks/gate_signals.py DIR/logits-*.npz [OTHER_DIR/logits-*.npz ...]
 
@@ -29,11 +29,13 @@ over the files, and the mean over the files of each folder.
 from __future__ import annotations
 
 import argparse
+import json
 import sys
 from collections.abc import Callable
 from pathlib import Path
 
 import numpy as np
+import torch
 
 REPO = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(REPO))
@@ -97,14 +99,55 @@ def scored(valid: dict, test: dict, signal, thresholds) -> tuple[float, float, f
     return tuple(100 * right[m].mean() if m.any() else np.nan for m in slices)
 
 
+def token_coverage(corpus: Path) -> dict[str, np.ndarray]:
+    """The single tokens' coverage of each labeled valid and test row (``coverage_numpy``'s
+    second column), for files saved with the bi- and trigram coverage alone: the bag's idf
+    refit from the corpus' labeled train rows as ``fit_bag`` fits it, with the default
+    profile's ``multitask_model`` settings (as ``early_stopping_scores.py`` runs)."""
+    from ml_assets.core.params import load_params
+    from ml_assets.core.training_data.corpus import TokenizedSplit
+    from ml_assets.training.finetune import labeled_view
+
+    settings = load_params().multitask_model
+    buckets = settings.ngram_buckets
+    heads = json.loads((corpus / "corpus.json").read_text())["label_columns"]
+    sets = {
+        name: labeled_view(
+            TokenizedSplit(corpus, name, settings.max_length), dict.fromkeys(heads, [])
+        )
+        for name in ("train", "valid", "test")
+    }
+    vocab = json.loads((corpus / "corpus.json").read_text())["vocab_size"]
+    idf, _ = ngram_bag.fit_idf(sets["train"].sequences, vocab, buckets)
+    bag = ngram_bag.NgramBag(vocab, buckets, dict.fromkeys(heads, 1))
+    bag.idf.copy_(torch.from_numpy(idf))
+    bag.unseen_idf.fill_(float(np.float16(np.log(1 + len(sets["train"].sequences)) + 1)))
+    return {name: ngram_bag.coverage_numpy(bag, sets[name].sequences) for name in ("valid", "test")}
+
+
+def with_token_coverage(part: dict, coverages: np.ndarray, path: Path) -> dict:
+    """``part`` with both coverage columns; the refit's bi- and trigram column must be the one
+    the file saved (else the corpus or the buckets are not the run's)."""
+    if np.abs(coverages[:, 0] - part["coverage"]).max() > 1e-3:
+        raise SystemExit(f"{path}: the corpus beside it does not give the coverage it saved")
+    return part | {"coverages": coverages.astype(np.float64)}
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("files", nargs="+", type=Path)
     args = parser.parse_args()
     results: dict[str, dict[str, list]] = {name: {} for name in SIGNALS}
+    refit: dict[Path, dict] = {}
     for path in sorted(args.files):
         with np.load(path, allow_pickle=True) as z:
             valid, test = split(z, "valid"), split(z, "test")
+        if valid["coverages"].shape[1] == 1:  # saved before the single tokens' coverage
+            corpus = path.parent / "corpus"
+            if corpus not in refit:
+                refit[corpus] = token_coverage(corpus)
+            valid = with_token_coverage(valid, refit[corpus]["valid"], path)
+            test = with_token_coverage(test, refit[corpus]["test"], path)
         for name, (signal, thresholds) in SIGNALS.items():
             runs = results[name].setdefault(path.parent.name, [])
             runs.append(scored(valid, test, signal, thresholds))

@@ -285,6 +285,50 @@ def test_a_model_with_its_bag_survives_save_load_and_onnx_export(tmp_path):
         assert not np.allclose(loaded(ids, mask)[0].numpy(), expected[0], atol=1e-3)
 
 
+def test_the_amount_prior_corrects_the_encoders_share_of_the_mix(tmp_path):
+    """With a bag and an amount prior, each row's output is ``(1 - w) * (encoder + amount
+    terms) + w * bag``: a row the bag carries alone ignores the amount. PyTorch, the numpy
+    shares ``attach_amount_prior`` chooses the weight on, and onnxruntime agree."""
+    from ml_assets.core.serving.scoring import pad_batch
+    from ml_assets.training.amount_fitting import encoder_shares
+    from ml_assets.training.amount_prior import AmountPrior
+    from ml_assets.training.export import export_onnx
+    from ml_assets.training.finetune import predict_logits
+
+    net = tiny_model()
+    net.amount_prior = AmountPrior({h: len(n) for h, n in HEADS.items()})
+    torch.manual_seed(1)
+    net.amount_prior.table.copy_(torch.randn(net.amount_prior.table.shape) * 3)
+    net.amount_prior.weight.fill_(1.0)
+    sequences, _ = merchant_rows(5, 12)
+    amounts = np.linspace(-500.0, 900.0, len(sequences)).astype(np.float32)
+    ids, mask = padded(sequences)
+    cpu = torch.device("cpu")
+    got = predict_logits(net, sequences, 5, PAD, cpu, amounts)
+    net.use_bag = False
+    encoder = predict_logits(net, sequences, 5, PAD, cpu)
+    net.use_bag = True
+    bag = bag_logprobs_numpy(net.bag, sequences)
+    with torch.no_grad():
+        terms = [t.numpy() for t in net.amount_prior(torch.from_numpy(amounts))]
+    for i, (head, share) in enumerate(zip(HEADS, encoder_shares(net, sequences), strict=True)):
+        logprobs = torch.log_softmax(torch.from_numpy(encoder[head]), -1).numpy()
+        want = share[:, None] * (logprobs + terms[i]) + (1 - share[:, None]) * bag[head]
+        np.testing.assert_allclose(got[head], want, atol=1e-4)
+    net.bag.gate[:] = torch.tensor([0.5, 1.0, 1.0, 0.0])  # the bag alone: the amount is moot
+    np.testing.assert_allclose(
+        predict_logits(net, sequences, 5, PAD, cpu, amounts)["category"],
+        predict_logits(net, sequences, 5, PAD, cpu)["category"],
+        atol=1e-6,
+    )
+    net.bag.gate[:] = torch.tensor([0.5, 0.2, 0.9, 0.5])
+    export_onnx(net, tmp_path / "model.onnx", opset=17)
+    session = ort.InferenceSession(str(tmp_path / "model.onnx"), providers=["CPUExecutionProvider"])
+    outputs = session.run(None, pad_batch(sequences, PAD, amounts))
+    for output, head in zip(outputs, HEADS, strict=True):
+        np.testing.assert_allclose(output, got[head], atol=1e-4)
+
+
 def test_a_model_saved_with_three_gate_fields_loads_reading_bigram_coverage(tmp_path):
     """A model saved before the gate had its token share (three fields per head) loads with
     share 0: the mix its files describe."""

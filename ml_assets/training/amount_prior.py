@@ -5,7 +5,9 @@ flight differ in amount as much as in wording, so the amount goes into a bucket 
 and how many powers of two its absolute value plus 1 reaches, 0 to ``MAGNITUDES`` - 1), and
 each bucket into a table of ``log p(label | bucket) - log p(label)`` counted on the labeled
 training rows: naive Bayes' correction for the amount, added to each head's
-log-probabilities with a weight per head chosen on the validation rows.
+log-probabilities with a weight per head chosen on the validation rows. With the n-gram bag
+it corrects the encoder's side of the mix (``NgramBag.mix``): a row whose merchant the bag
+remembers leans on that memory, which already carries what the merchant's amounts say.
 
 A weight above 0 must gain a clear margin there (``choose_amount_weight``, the rule by which
 the n-gram bag's gate gives unseen rows a share of the bag): where amounts say nothing of the

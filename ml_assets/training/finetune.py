@@ -64,24 +64,26 @@ def predict_logits(
 ) -> dict[str, np.ndarray]:
     """Logits per head in input order; batches are length-sorted to avoid padding waste.
     With ``amounts`` (one per sequence), what a model that reads them adds (``forward``'s
-    ``amount``, added per row here)."""
+    ``amount``)."""
     model.eval()
     batches, inverse = length_sorted_batches(sequences, batch_size, pad_id)
+    sorted_amounts = None
+    if amounts is not None and model.amount_prior is not None:
+        order = np.empty_like(inverse)
+        order[inverse] = np.arange(len(inverse))
+        sorted_amounts = torch.from_numpy(np.asarray(amounts, np.float32)[order])
     outputs = {name: [] for name in model.head_names}
+    start = 0
     for ids, mask in batches:
+        amount = None
+        if sorted_amounts is not None:
+            amount = sorted_amounts[start : start + len(ids)].to(device)
+        start += len(ids)
         with autocast_for(device):
-            logits = model(ids.to(device), mask.to(device))
+            logits = model(ids.to(device), mask.to(device), amount)
         for name, value in zip(model.head_names, logits, strict=True):
             outputs[name].append(value.float().cpu().numpy())
-    logits = {name: np.concatenate(parts)[inverse] for name, parts in outputs.items()}
-    if amounts is not None and model.amount_prior is not None:
-        with torch.no_grad():
-            terms = model.amount_prior(torch.from_numpy(np.asarray(amounts, np.float32)).to(device))
-        logits = {
-            name: logits[name] + term.cpu().numpy()
-            for name, term in zip(model.head_names, terms, strict=True)
-        }
-    return logits
+    return {name: np.concatenate(parts)[inverse] for name, parts in outputs.items()}
 
 
 def evaluate(

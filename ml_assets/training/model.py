@@ -148,10 +148,12 @@ class MultiTaskModel(nn.Module):
         hidden = self.encoder(input_ids=input_ids, attention_mask=attention_mask).last_hidden_state
         pooled = self.dropout(pool(hidden, attention_mask, self.pooling))
         logits = tuple(self.heads[name](pooled) for name in self.head_names)
-        if self.bag is not None and self.use_bag:
-            logits = self.bag.mix(logits, input_ids, attention_mask)
+        terms = None
         if self.amount_prior is not None and amount is not None:
             terms = self.amount_prior(amount)
+        if self.bag is not None and self.use_bag:
+            return self.bag.mix(logits, input_ids, attention_mask, terms)
+        if terms is not None:
             logits = tuple(part + term for part, term in zip(logits, terms, strict=True))
         return logits
 

@@ -327,22 +327,34 @@ class NgramBag(nn.Module):
         )
         return logprobs, coverage
 
-    def mix(self, encoder_logits: Sequence[torch.Tensor], ids, mask) -> tuple[torch.Tensor, ...]:
-        """Each head's encoder log-probabilities mixed with the bag's by the coverage gate."""
+    def mix(
+        self,
+        encoder_logits: Sequence[torch.Tensor],
+        ids: torch.Tensor,
+        mask: torch.Tensor,
+        encoder_terms: Sequence[torch.Tensor] | None = None,
+    ) -> tuple[torch.Tensor, ...]:
+        """Each head's encoder log-probabilities mixed with the bag's by the coverage gate.
+        ``encoder_terms`` (per head, one row each) are added to the encoder's side before the
+        mix: the amount prior corrects what the encoder reads, while the bag's memory of a
+        merchant it has seen already carries what its amounts say."""
         bag, coverage = self.forward(ids, mask)
         mixed = []
         for i, logits in enumerate(encoder_logits):
             threshold, low, high, token_share = self.gate[i]
             signal = (1 - token_share) * coverage[:, 0] + token_share * coverage[:, 1]
             w = (low + (high - low) * torch.sigmoid(SHARPNESS * (signal - threshold)))[:, None]
-            mixed.append((1 - w) * torch.log_softmax(logits.float(), dim=-1) + w * bag[i])
+            encoder = torch.log_softmax(logits.float(), dim=-1)
+            if encoder_terms is not None:
+                encoder = encoder + encoder_terms[i]
+            mixed.append((1 - w) * encoder + w * bag[i])
         return tuple(mixed)
 
 
 def coverage_numpy(bag: NgramBag, sequences) -> np.ndarray:
     """``NgramBag``'s coverage of each sequence, in numpy: (rows, 2), of its bi- and trigrams
     and of its single tokens."""
-    idf = bag.idf.float().numpy()
+    idf = bag.idf.float().cpu().numpy()
     seen = idf < float(bag.unseen_idf)
     out = np.empty((len(sequences), 2), dtype=np.float32)
     for i, s in enumerate(sequences):
