@@ -313,8 +313,10 @@ class NgramBag(nn.Module):
             torch.log_softmax(part, dim=-1)
             for part in torch.split(scores, list(self.head_sizes.values()), dim=1)
         ]
-        # bi- and trigrams (unigrams say little of a merchant), each by its idf: a rare n-gram
-        # (a merchant's name) says more of having seen the row than a common one ("pos debit")
+        # the seen share of the row's bi- and trigrams, then of its single tokens, each n-gram
+        # by its idf: a rare one (a merchant's name) says more of having seen the row than a
+        # common one ("pos debit"); single tokens say less of a merchant than its bigrams, but
+        # keep a known name whose city or store number is new (the gate's ``token_share``)
         # (an absent n-gram's weight is 0: counted seen, it adds 0 to both sums)
         seen = (weights < self.unseen_idf).to(torch.float32) * weights
         tokens = ids.shape[1]
