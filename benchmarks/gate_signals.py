@@ -12,6 +12,8 @@ test rows are scored with the gate it picks:
 * ``coverage_and_confidence``: the mean of the coverage and the bag's top probability;
 * ``coverage_plus_margin``: coverage + 0.5 x (the bag's top probability - the encoder's),
   clipped to [0, 1]: lean on the bag where it is surer than the encoder;
+* the shipped coverages with another share of the single tokens (0.25, 0.75, 1), or the
+  share chosen among 0.25, 0.5 and 0.75;
 * ``coverage, thresholds from 0.4``: the coverage with two lower thresholds to choose
   from (seen rows whose reference codes or new city leave coverage low).
 
@@ -83,13 +85,23 @@ SIGNALS: dict[str, tuple[Callable[[dict], np.ndarray], tuple[float, ...]]] = {
     "coverage_plus_margin": (margin_signal, ngram_bag.THRESHOLDS),
     "coverage, thresholds from 0.4": (lambda p: p["coverage"], (0.4, 0.5, *ngram_bag.THRESHOLDS)),
 }
+# the single tokens' share of the shipped coverage: other values, or a choice among several
+TOKEN_SHARES: dict[str, tuple[float, ...]] = {
+    "both coverages, single tokens' share 0.25": (0.0, 0.25),
+    "both coverages, single tokens' share 0.75": (0.0, 0.75),
+    "both coverages, single tokens' share 1 (their coverage alone)": (0.0, 1.0),
+    "both coverages, single tokens' share chosen among 0.25, 0.5, 0.75": (0.0, 0.25, 0.5, 0.75),
+}
 
 
-def scored(valid: dict, test: dict, signal, thresholds) -> tuple[float, float, float]:
+def scored(
+    valid: dict, test: dict, signal, thresholds, token_shares=ngram_bag.TOKEN_SHARES
+) -> tuple[float, float, float]:
     """The gate chosen on valid with ``signal``; test accuracy all / held-out / seen, %."""
     gate = ngram_bag.choose_gates(
         {HEAD: valid["encoder"]}, {HEAD: valid["bag"]}, signal(valid), {HEAD: valid["labels"]},
         valid["heldout"], IGNORE, merchants=valid["merchants"], thresholds=thresholds,
+        token_shares=token_shares,
     )[HEAD]  # fmt: skip
     share = ngram_bag.gate_weights(signal(test), gate)
     mixed = (1 - share[:, None]) * test["encoder"] + share[:, None] * test["bag"]
@@ -137,7 +149,7 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("files", nargs="+", type=Path)
     args = parser.parse_args()
-    results: dict[str, dict[str, list]] = {name: {} for name in SIGNALS}
+    results: dict[str, dict[str, list]] = {name: {} for name in (*SIGNALS, *TOKEN_SHARES)}
     refit: dict[Path, dict] = {}
     for path in sorted(args.files):
         with np.load(path, allow_pickle=True) as z:
@@ -151,6 +163,9 @@ def main() -> None:
         for name, (signal, thresholds) in SIGNALS.items():
             runs = results[name].setdefault(path.parent.name, [])
             runs.append(scored(valid, test, signal, thresholds))
+        for name, shares in TOKEN_SHARES.items():
+            runs = results[name].setdefault(path.parent.name, [])
+            runs.append(scored(valid, test, lambda p: p["coverages"], ngram_bag.THRESHOLDS, shares))
     folders = list(next(iter(results.values())))
     print(f"{len(args.files)} runs; category accuracy %, all / held-out / seen merchants")
     print("| signal | every run | " + " | ".join(folders) + " |")
