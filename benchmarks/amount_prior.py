@@ -86,6 +86,7 @@ def store_runs(root: Path) -> Iterator[tuple[str, list[str], dict, dict]]:
 
 def saved_runs(corpus: Path, files: list[Path]):
     """The same from ``early_stopping_scores.py``'s saved logits, the gate chosen as shipped."""
+    tokens = None  # the single tokens' coverage, for files saved without it: once per corpus
     for path in files:
         saved = np.load(path, allow_pickle=True)  # merchant keys may be object arrays
         heads = [k[len("valid_") : -len("_encoder")] for k in saved.files
@@ -105,7 +106,7 @@ def saved_runs(corpus: Path, files: list[Path]):
             split["bag"] = {h: saved[f"{name}_{h}_bag"].astype(np.float64) for h in heads}
             split["coverage"] = saved[f"{name}_coverage"].astype(np.float64)
         if rows["valid"]["coverage"].ndim == 1:  # saved before the single tokens' coverage
-            tokens = token_coverage(corpus)
+            tokens = tokens or token_coverage(corpus)
             for name in ("valid", "test"):
                 split = rows[name]
                 split["coverage"] = with_token_coverage(

@@ -20,7 +20,8 @@ test rows are scored with the gate it picks:
 It reads the logits ``early_stopping_scores.py`` keeps (``--work DIR``: ``logits-<seed>.npz``,
 the encoder's at the pass the held-out macro-F1 score keeps, and the bag's), so no model is
 trained. Files saved with the bi- and trigram coverage alone get the single tokens' from the
-corpus beside them (``DIR/corpus``, the bag's idf refit on its labeled train rows):
+corpus beside them (``DIR/corpus``, the bag's idf refit on its labeled train rows; a corpus
+of the current format, which rows keep their amounts: an older one says to re-tokenize):
 
     python benchmarks/gate_signals.py DIR/logits-*.npz [OTHER_DIR/logits-*.npz ...]
 
@@ -140,7 +141,10 @@ def token_coverage(corpus: Path) -> dict[str, np.ndarray]:
 def with_token_coverage(part: dict, coverages: np.ndarray, path: Path) -> dict:
     """``part`` with both coverage columns; the refit's bi- and trigram column must be the one
     the file saved (else the corpus or the buckets are not the run's)."""
-    if np.abs(coverages[:, 0] - part["coverage"]).max() > 1e-3:
+    if (
+        coverages.shape[0] != part["coverage"].shape[0]
+        or np.abs(coverages[:, 0] - part["coverage"]).max() > 1e-3
+    ):
         raise SystemExit(f"{path}: the corpus beside it does not give the coverage it saved")
     return part | {"coverages": coverages.astype(np.float64)}
 

@@ -122,6 +122,22 @@ def test_a_model_that_reads_amounts_survives_save_load_export_and_serving(tmp_pa
         np.testing.assert_allclose(got, expected[head], atol=1e-4)
 
 
+def test_a_model_saved_with_the_prior_after_the_mix_asks_to_be_retrained(tmp_path):
+    """A model saved when the prior's terms went after the bag's mix (its config without a
+    placement) had its weight chosen for that: loading it says so instead of mixing otherwise."""
+    import json
+
+    net = tiny_model(prior=True)
+    net.save(tmp_path)
+    config_file = next(tmp_path.glob("*config.json"))
+    config = json.loads(config_file.read_text())
+    assert config["amount_prior"]["placement"] == "encoder_side"
+    del config["amount_prior"]["placement"]
+    config_file.write_text(json.dumps(config))
+    with pytest.raises(ValueError, match="materialize multitask_model again"):
+        MultiTaskModel.load(tmp_path)
+
+
 def test_a_text_only_model_exports_without_the_amount_input(tmp_path):
     from ml_assets.training.export import export_onnx
 

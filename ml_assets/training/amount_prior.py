@@ -34,6 +34,9 @@ from ml_assets.training.ngram_bag import (
 SIGNS, MAGNITUDES = 2, 15  # spending (negative) and money in; 2**14 and more share a bucket
 WEIGHTS = (0.0, 0.25, 0.5, 0.75, 1.0, 1.5)  # the table's weights the validation rows choose
 SMOOTHING = 0.5  # added to every (bucket, label) count
+# where a saved model's terms go: the encoder's side of the mix with the n-gram bag. A model
+# whose config lacks it added them after the mix, with a weight chosen for that
+PLACEMENT = "encoder_side"
 
 
 def amount_buckets(amounts: torch.Tensor) -> torch.Tensor:
@@ -53,15 +56,17 @@ def buckets_numpy(amounts: np.ndarray) -> np.ndarray:
 class AmountPrior(nn.Module):
     """The table in the graph: amounts in, each head's weighted log-ratio out."""
 
-    def __init__(self, heads: dict[str, int]):
+    def __init__(self, heads: dict[str, int], placement: str = PLACEMENT):
         super().__init__()
+        if placement != PLACEMENT:
+            raise ValueError(f"amount prior placement {placement!r}: this code adds {PLACEMENT!r}")
         self.head_sizes = dict(heads)
         columns = sum(heads.values())
         self.register_buffer("table", torch.zeros(SIGNS * MAGNITUDES, columns))
         self.register_buffer("weight", torch.zeros(len(heads)))  # per head
 
     def config(self) -> dict:
-        return {"heads": self.head_sizes}
+        return {"heads": self.head_sizes, "placement": PLACEMENT}
 
     def forward(self, amounts: torch.Tensor) -> tuple[torch.Tensor, ...]:
         terms = self.table[amount_buckets(amounts)]

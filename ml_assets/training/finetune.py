@@ -69,6 +69,8 @@ def predict_logits(
     batches, inverse = length_sorted_batches(sequences, batch_size, pad_id)
     sorted_amounts = None
     if amounts is not None and model.amount_prior is not None:
+        if len(amounts) != len(sequences):
+            raise ValueError(f"{len(amounts)} amounts for {len(sequences)} sequences")
         order = np.empty_like(inverse)
         order[inverse] = np.arange(len(inverse))
         sorted_amounts = torch.from_numpy(np.asarray(amounts, np.float32)[order])

@@ -99,8 +99,9 @@ class MultiTaskModel(nn.Module):
     """Shared BERT encoder, one linear head per label on the pooled sequence; optionally a bag
     of token n-grams beside it (``ngram_bag.py``), mixed into each head's output, which is then
     log-probabilities (logits as far as softmax and argmax are concerned); optionally what the
-    transaction's amount says of each label (``amount_prior.py``), added to each head's output
-    where ``forward`` is given the amounts.
+    transaction's amount says of each label (``amount_prior.py``), where ``forward`` is given
+    the amounts: added to the encoder's side of the bag's mix, or to each head's output
+    without a bag.
 
     ``pooling`` reads the sequence the way the backbone was trained to be read:
     sentence-transformers checkpoints such as all-MiniLM-L6-v2 were trained on the mean over
@@ -199,6 +200,11 @@ class MultiTaskModel(nn.Module):
         if "ngram_bag" in config:
             model.bag = NgramBag(**config["ngram_bag"])
         if "amount_prior" in config:
+            if "placement" not in config["amount_prior"]:
+                raise ValueError(
+                    f"{model_dir}: saved when the amount prior was added after the n-gram bag's "
+                    "mix, with a weight chosen for that; materialize multitask_model again"
+                )
             model.amount_prior = AmountPrior(**config["amount_prior"])
         state = load_file(str(model_dir / MODEL_WEIGHTS), device=str(device))
         gate = state.get("bag.gate")
