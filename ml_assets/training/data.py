@@ -6,6 +6,7 @@ saved in a checkpoint reproduces the exact next batch on resume.
 
 from __future__ import annotations
 
+import itertools
 from collections.abc import Iterator, Sequence
 from dataclasses import dataclass
 
@@ -84,6 +85,20 @@ def length_sorted_batches(
         for start in range(0, len(order), batch_size)
     )
     return batches, inverse
+
+
+def sorted_slices(
+    values: np.ndarray | None, inverse: np.ndarray, batch_size: int
+) -> Iterator[np.ndarray | None]:
+    """Per-row ``values`` (input order) cut as ``length_sorted_batches`` cuts its batches,
+    from the ``inverse`` it returned; None for every batch where ``values`` is None (endless:
+    zip it with the batches, not strictly)."""
+    if values is None:
+        return itertools.repeat(None)
+    order = np.empty_like(inverse)
+    order[inverse] = np.arange(len(inverse))
+    values = np.asarray(values)[order]
+    return (values[start : start + batch_size] for start in range(0, len(values), batch_size))
 
 
 def mask_tokens(

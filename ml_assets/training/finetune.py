@@ -23,6 +23,7 @@ from ml_assets.training.data import (
     collate,
     length_sorted_batches,
     mask_pieces,
+    sorted_slices,
 )
 from ml_assets.training.loop import TrainingRun
 from ml_assets.training.model import MultiTaskModel
@@ -67,20 +68,17 @@ def predict_logits(
     ``amount``)."""
     model.eval()
     batches, inverse = length_sorted_batches(sequences, batch_size, pad_id)
-    sorted_amounts = None
     if amounts is not None and model.amount_prior is not None:
         if len(amounts) != len(sequences):
             raise ValueError(f"{len(amounts)} amounts for {len(sequences)} sequences")
-        order = np.empty_like(inverse)
-        order[inverse] = np.arange(len(inverse))
-        sorted_amounts = torch.from_numpy(np.asarray(amounts, np.float32)[order])
+        amounts = np.asarray(amounts, np.float32)
+    else:
+        amounts = None
     outputs = {name: [] for name in model.head_names}
-    start = 0
-    for ids, mask in batches:
-        amount = None
-        if sorted_amounts is not None:
-            amount = sorted_amounts[start : start + len(ids)].to(device)
-        start += len(ids)
+    for (ids, mask), part in zip(
+        batches, sorted_slices(amounts, inverse, batch_size), strict=False
+    ):
+        amount = None if part is None else torch.from_numpy(part).to(device)
         with autocast_for(device):
             logits = model(ids.to(device), mask.to(device), amount)
         for name, value in zip(model.head_names, logits, strict=True):

@@ -42,7 +42,7 @@ from ml_assets.core.serving.scoring import (
     session_reads_amount,
 )
 from ml_assets.core.training_data.labels import IGNORE_INDEX
-from ml_assets.training.data import length_sorted_batches
+from ml_assets.training.data import length_sorted_batches, sorted_slices
 from ml_assets.training.export import quantize_int8, quantized_weight_nodes, restore_fp32_nodes
 
 
@@ -314,13 +314,13 @@ def onnx_logits(
     amounts = checked_amounts(session_reads_amount(session), amounts, len(sequences))
     outputs = [f"logits_{head}" for head in heads]  # export_onnx's output names
     batches, inverse = length_sorted_batches(sequences, batch_size, pad_id)
-    order, start, parts = np.argsort(inverse, kind="stable"), 0, []
-    for ids, mask in batches:
+    parts = []
+    for (ids, mask), part in zip(
+        batches, sorted_slices(amounts, inverse, batch_size), strict=False
+    ):
         feed = {"input_ids": ids.numpy(), "attention_mask": mask.numpy()}
-        if amounts is not None:
-            rows = order[start : start + len(ids)]
-            feed[AMOUNT_INPUT] = amounts[rows].astype(np.float32)
-        start += len(ids)
+        if part is not None:
+            feed[AMOUNT_INPUT] = part.astype(np.float32)
         parts.append(session.run(outputs, feed))
     return {
         head: np.concatenate([part[k] for part in parts])[inverse] for k, head in enumerate(heads)
