@@ -631,7 +631,9 @@ class ReferenceModelsParams(_Section):
 
     c_grid: tuple[float, ...] = Field((1.0, 10.0), description="the values of C tried")
     max_iter: int = Field(1000, ge=10, description="the solver's iterations per fit")
-    tfidf_min_df: int = Field(2, ge=1, description="n-grams seen in fewer train rows are dropped")
+    tfidf_min_df: int = Field(
+        1, ge=1, description="n-grams seen in fewer train rows are dropped (1: sklearn's default)"
+    )
     frozen_layers: int | None = Field(
         None, ge=1, description="the frozen encoder's first layers only (null: every layer)"
     )

@@ -93,7 +93,7 @@ def fit_per_head(
     return fit
 
 
-def tfidf_matrices(features: pl.DataFrame, min_df: int = 2):
+def tfidf_matrices(features: pl.DataFrame, min_df: int = 1):
     """Sparse TF-IDF rows for the train, valid and test splits (vocabulary from train only)."""
     from scipy.sparse import hstack
     from sklearn.feature_extraction.text import TfidfVectorizer
