@@ -20,6 +20,7 @@ from ml_assets.training.ngram_bag import (
     choose_gates,
     coverage_numpy,
     fit_bag,
+    fit_idf,
     gate_weights,
     merchant_row_weights,
     ngram_keys_numpy,
@@ -455,3 +456,29 @@ def test_unseen_rows_get_a_share_of_the_bag_only_where_many_merchants_agree():
     five_merchants = (np.arange(n) < held) & (np.arange(n) % 10 == 0)
     assert low_chosen(one_merchant) == 0.0
     assert low_chosen(five_merchants) > 0.0
+
+
+def test_the_bag_remembers_a_merchant_seen_in_a_single_training_row():
+    # 8 merchants, each one row in training: a pair of words (ids 4-9) no other row has,
+    # its category the XOR of the words' parities, which no sum of a score per word can give.
+    # Only the pair's bi- and trigrams tell it, each in a single training row
+    pairs = [(a, b) for a in (4, 5, 8, 9) for b in (6, 7)]
+    once = [np.array([2, a, b, 3], dtype=np.int64) for a, b in pairs]
+    labels = np.array([int(a % 2 != b % 2) for a, b in pairs])
+    sequences, train_labels = merchant_rows(1, 400)
+    train = (
+        sequences + once,
+        {
+            "category": np.concatenate([train_labels["category"], labels]),
+            "transaction_type": np.concatenate([train_labels["transaction_type"], [0] * 8]),
+        },
+    )
+    buckets = 1 << 16  # no hash collision among these n-grams (checked below)
+    _, documents = fit_idf(train[0], VOCAB, buckets)
+    for row in once:  # keys: 4 tokens, bigrams ([CLS] a, a b, b [SEP]), trigrams
+        keys = ngram_keys_numpy(row, VOCAB, buckets)
+        assert documents[keys[[5, 7, 8]]].tolist() == [1, 1, 1]
+    bag, _ = fit_bag(train, VOCAB, buckets, HEADS, (10.0,), merchant_rows(2, 120), -100,
+                     log=lambda _: None)  # fmt: skip
+    predicted = bag_logprobs_numpy(bag, once)["category"].argmax(axis=1)
+    assert predicted.tolist() == labels.tolist()
