@@ -4,7 +4,8 @@ seen merchants. The rows: ``core/synthetic/hard.py``'s (15 % of merchants held o
 ``--features`` a run's ``training_features`` file, its own splits and held-out merchants
 (e.g. a store ``benchmarks/foreign_data.py`` left).
 
-* sklearn TF-IDF, char_wb 2-5 + words 1-2 (``tfidf_reference``'s features);
+* sklearn TF-IDF, char_wb 2-5 + words 1-2, with ``min_df`` 1 (``tfidf_reference``'s features)
+  and 2;
 * token uni-, bi- and trigrams (the n-gram bag without characters);
 * those + each token's own character 2-5-grams (a word-initial piece led by a space);
 * those + the character 2-5-grams of the words the ids spell (the shipped bag's features);
@@ -57,7 +58,8 @@ def own_characters(ids: list[np.ndarray], texts: list[str], buckets: int):
 
 
 def tfidf(counts, train):
-    """Sublinear TF-IDF fit on the train rows, columns in at least 2 train rows."""
+    """Sublinear TF-IDF fit on the train rows, columns in at least 2 train rows (the rows below
+    compare feature sets; ``bag_refit.py`` measures the n-grams of a single row)."""
     from sklearn.feature_extraction.text import TfidfTransformer
 
     kept = np.flatnonzero(np.asarray((counts[train] > 0).sum(axis=0)).ravel() >= 2)
@@ -142,13 +144,18 @@ def main() -> None:
                 out.append(piece)
         return " ".join(out)
 
-    chars = TfidfVectorizer(analyzer="char_wb", ngram_range=(2, 5), min_df=2, sublinear_tf=True)
-    whole = TfidfVectorizer(analyzer="word", ngram_range=(1, 2), min_df=2, sublinear_tf=True)
     train_texts = [t for t, keep in zip(texts, train, strict=True) if keep]
-    chars.fit(train_texts)
-    whole.fit(train_texts)
+
+    def sklearn_tfidf(min_df: int):
+        parts = [
+            TfidfVectorizer(analyzer=a, ngram_range=r, min_df=min_df, sublinear_tf=True)
+            for a, r in (("char_wb", (2, 5)), ("word", (1, 2)))
+        ]
+        return hstack([p.fit(train_texts).transform(texts) for p in parts]).tocsr()
+
     feature_sets = {
-        "sklearn TF-IDF, char_wb 2-5 + words 1-2": hstack([chars.transform(texts), whole.transform(texts)]).tocsr(),
+        "sklearn TF-IDF, char_wb 2-5 + words 1-2, min_df 1 (tfidf_reference)": sklearn_tfidf(1),
+        "sklearn TF-IDF, char_wb 2-5 + words 1-2, min_df 2": sklearn_tfidf(2),
         "token uni-, bi-, trigrams": tfidf(tokens, train),
         "+ each token's own character 2-5-grams": tfidf(
             hstack([tokens, own_characters(ids, texts_of_ids, buckets)]).tocsr(), train

@@ -390,10 +390,13 @@ def fit_bag(
     max_iter: int = 1000,
     log: Callable[[str], None] = print,
     pieces: Sequence[str] | None = None,
+    min_documents: int = 1,
 ) -> tuple[NgramBag, dict]:
     """The bag fit on the labeled train rows, C per head by validation accuracy (the gates are
     left at 0, encoder only: ``choose_gates`` sets them). ``pieces``: each token id's text
-    (``piece_texts``), for the character n-grams; None: token n-grams only."""
+    (``piece_texts``), for the character n-grams; None: token n-grams only.
+    ``min_documents``: the fewest training rows an n-gram is in for the regression to see it
+    (a benchmark's knob; the shipped bag keeps every n-gram a training row has)."""
     from sklearn.linear_model import LogisticRegression
 
     started = time.perf_counter()
@@ -403,7 +406,7 @@ def fit_bag(
     # the regression sees the rows of n-grams some training row has (the others would keep
     # weight 0 anyway). Those of a single row stay: on a long tail they are the memory of a
     # merchant seen once, its name's rare n-grams
-    kept = np.flatnonzero(documents >= 1)
+    kept = np.flatnonzero(documents >= max(min_documents, 1))
     x_train = bag_matrix(train_sequences, vocab_size, buckets, idf, chars)[:, kept]
     x_valid = bag_matrix(valid[0], vocab_size, buckets, idf, chars)[:, kept]
     sizes = {h: len(names) for h, names in heads.items()}
