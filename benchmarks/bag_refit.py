@@ -117,5 +117,6 @@ def main() -> None:
         print(f"| bag alone | {min_documents} | {accuracy((0.5, 1.0, 1.0))} |")
         print(f"| gated as shipped | {min_documents} | {accuracy(gates[head])} |")
 
+
 if __name__ == "__main__":
     main()
