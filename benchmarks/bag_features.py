@@ -8,7 +8,9 @@ seen merchants. The rows: ``core/synthetic/hard.py``'s (15 % of merchants held o
   and 2;
 * token uni-, bi- and trigrams (the n-gram bag without characters);
 * those + each token's own character 2-5-grams (a word-initial piece led by a space);
-* those + the character 2-5-grams of the words the ids spell (the shipped bag's features);
+* those + the character 2-5-grams of the words the ids spell (the shipped bag's features), of
+  two training rows or more and of one too (as shipped), and with the words' uni- and bigrams
+  beside them (not in the model);
 * character n-grams of whole words and word uni- and bigrams, the words decoded from the token
   ids (not in the model).
 
@@ -57,14 +59,24 @@ def own_characters(ids: list[np.ndarray], texts: list[str], buckets: int):
     return sparse_counts(ids, len(texts)) @ grams
 
 
-def tfidf(counts, train):
-    """Sublinear TF-IDF fit on the train rows, columns in at least 2 train rows (the rows below
-    compare feature sets; ``bag_refit.py`` measures the n-grams of a single row)."""
+def tfidf(counts, train, min_documents: int = 2):
+    """Sublinear TF-IDF fit on the train rows, columns in at least ``min_documents`` train
+    rows (2 for the rows that compare feature sets alone)."""
     from sklearn.feature_extraction.text import TfidfTransformer
 
-    kept = np.flatnonzero(np.asarray((counts[train] > 0).sum(axis=0)).ravel() >= 2)
+    documents = np.asarray((counts[train] > 0).sum(axis=0)).ravel()
+    kept = np.flatnonzero(documents >= min_documents)
     counts = counts[:, kept]
     return TfidfTransformer(sublinear_tf=True).fit(counts[train]).transform(counts).tocsr()
+
+
+def whole_words(text: str, buckets: int) -> np.ndarray:
+    """Word uni- and bigrams alone, hashed."""
+    words = text.split()
+    keys = ["\x01" + w for w in words] + [
+        "\x02" + a + " " + b for a, b in zip(words, words[1:], strict=False)
+    ]
+    return np.array([zlib.crc32(k.encode()) % buckets for k in keys] or [0], dtype=np.int64)
 
 
 def word_grams(text: str, buckets: int) -> np.ndarray:
@@ -160,7 +172,15 @@ def main() -> None:
         "+ each token's own character 2-5-grams": tfidf(
             hstack([tokens, own_characters(ids, texts_of_ids, buckets)]).tocsr(), train
         ),
-        "+ character 2-5-grams of the words (shipped)": tfidf(shipped, train),
+        "+ character 2-5-grams of the words": tfidf(shipped, train),
+        "the same, n-grams of a single training row too (shipped)": tfidf(shipped, train, 1),
+        "the same + word uni- and bigrams of the words the ids spell (not in the model)": tfidf(
+            hstack(
+                [shipped, sparse_counts([whole_words(words(t), 1 << 18) for t in texts], 1 << 18)]
+            ).tocsr(),
+            train,
+            1,
+        ),
         "character n-grams and words 1-2 of whole words, from the ids": tfidf(
             sparse_counts([word_grams(words(t), 1 << 18) for t in texts], 1 << 18), train
         ),
