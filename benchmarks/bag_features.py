@@ -70,13 +70,20 @@ def tfidf(counts, train, min_documents: int = 2):
     return TfidfTransformer(sublinear_tf=True).fit(counts[train]).transform(counts).tocsr()
 
 
-def whole_words(text: str, buckets: int) -> np.ndarray:
-    """Word uni- and bigrams alone, hashed."""
-    words = text.split()
-    keys = ["\x01" + w for w in words] + [
+def hashed(keys: list[str], buckets: int) -> np.ndarray:
+    return np.array([zlib.crc32(k.encode()) % buckets for k in keys] or [0], dtype=np.int64)
+
+
+def word_keys(words: list[str]) -> list[str]:
+    """Word uni- and bigrams, marked apart from character n-grams."""
+    return ["\x01" + w for w in words] + [
         "\x02" + a + " " + b for a, b in zip(words, words[1:], strict=False)
     ]
-    return np.array([zlib.crc32(k.encode()) % buckets for k in keys] or [0], dtype=np.int64)
+
+
+def whole_words(text: str, buckets: int) -> np.ndarray:
+    """Word uni- and bigrams alone, hashed."""
+    return hashed(word_keys(text.split()), buckets)
 
 
 def word_grams(text: str, buckets: int) -> np.ndarray:
@@ -85,10 +92,7 @@ def word_grams(text: str, buckets: int) -> np.ndarray:
     for word in words:
         padded = f" {word} "
         keys += [padded[i : i + n] for n in range(2, 6) for i in range(len(padded) - n + 1)]
-    keys += ["\x01" + w for w in words] + [
-        "\x02" + a + " " + b for a, b in zip(words, words[1:], strict=False)
-    ]
-    return np.array([zlib.crc32(k.encode()) % buckets for k in keys] or [0], dtype=np.int64)
+    return hashed(keys + word_keys(words), buckets)
 
 
 def hard_rows(seed: int, rows: int):
