@@ -16,8 +16,9 @@ characters, so it still reads only the ids and the mask.
 
 Features of a text: each n-gram occurrence weighted by its inverse document frequency on the
 labeled training rows, divided by the L2 norm of those weights (sublinear TF-IDF's shape,
-computable from the ids alone). One multinomial logistic regression per head, C chosen on the
-validation rows.
+computable from the ids alone). Per head, one binary logistic regression per class over the
+features scaled by the class's naive-Bayes log-count ratio (``nb_logistic``: a rare n-gram only
+one class's rows have carries weight for it), C chosen on the validation rows.
 
 The two are mixed per row, as log-probabilities: ``(1 - w) * encoder + w * bag``. The weight
 follows how much of the row the bag has seen: its coverage ``c``, the share of the row's bi-
@@ -392,12 +393,13 @@ def fit_bag(
     pieces: Sequence[str] | None = None,
     min_documents: int = 1,
 ) -> tuple[NgramBag, dict]:
-    """The bag fit on the labeled train rows, C per head by validation accuracy (the gates are
-    left at 0, encoder only: ``choose_gates`` sets them). ``pieces``: each token id's text
-    (``piece_texts``), for the character n-grams; None: token n-grams only.
+    """The bag fit on the labeled train rows (``fit_nb_logistic`` per head), C per head by
+    validation accuracy (the gates are left at 0, encoder only: ``choose_gates`` sets them).
+    ``pieces``: each token id's text (``piece_texts``), for the character n-grams; None: token
+    n-grams only.
     ``min_documents``: the fewest training rows an n-gram is in for the regression to see it
     (a benchmark's knob; the shipped bag keeps every n-gram a training row has)."""
-    from sklearn.linear_model import LogisticRegression
+    from ml_assets.training.nb_logistic import fit_nb_logistic
 
     started = time.perf_counter()
     train_sequences, train_labels = train
@@ -424,27 +426,16 @@ def fit_bag(
         valid_keep = valid[1][head] != ignore_index
         best = None
         for c in c_grid:
-            model = LogisticRegression(C=c, max_iter=max_iter).fit(x_train[keep], y)
+            weights, intercept = fit_nb_logistic(x_train[keep], y, len(names), c, max_iter)
+            predicted = (x_valid[valid_keep] @ weights.T + intercept).argmax(axis=1)
             score = (
-                float((model.predict(x_valid[valid_keep]) == valid[1][head][valid_keep]).mean())
-                if valid_keep.any()
-                else 0.0
+                float((predicted == valid[1][head][valid_keep]).mean()) if valid_keep.any() else 0.0
             )
             if best is None or score > best[0]:
-                best = (score, c, model)
-        score, c, model = best
-        weights = np.zeros((len(names), x_train.shape[1]), dtype=np.float32)
-        intercept = np.zeros(len(names), dtype=np.float32)
-        classes = [int(k) for k in model.classes_]
-        if len(classes) == 2:  # sklearn keeps one row for two classes: logit of the second
-            weights[classes[1]], intercept[classes[1]] = model.coef_[0], model.intercept_[0]
-        else:
-            weights[classes], intercept[classes] = model.coef_, model.intercept_
+                best = (score, c, weights, intercept)
+        score, c, weights, intercept = best
         full = np.zeros((documents.shape[0], len(names)), dtype=np.float32)
         full[kept] = weights.T
-        if len(classes) < len(names):  # a label no train row carries: never predicted
-            absent = [i for i in range(len(names)) if i not in classes]
-            intercept[absent] = -1e4
         bag.table[:, column : column + len(names)] = torch.from_numpy(full)
         bag.bias[column : column + len(names)] = torch.from_numpy(intercept)
         column += len(names)
