@@ -6,11 +6,13 @@ PyTorch fp32, category (the first head) accuracy on the test split, %: all / hel
 / seen merchants. The encoder's logits are its text alone (an amount prior the run attached is
 left out), so the rows compare bags, not priors. ``--min-documents``: the fewest training rows an
 n-gram is in for the bag to keep it, one table row set per value (1, what ships; 2 drops the
-n-grams of a single training row).
+n-grams of a single training row). ``--regression``: the bag's linear model, one table row set
+per value (``naive_bayes``, what ships; ``multinomial``, TF-IDF's plain regression).
 
 Usage: python benchmarks/bag_refit.py ARTIFACTS_DIR [--buckets 131072] [--min-documents 1 2]
+       [--regression naive_bayes multinomial]
        (a store a run of the graph left, e.g. $TMPDIR/foreign-data/hard-seed2/artifacts;
-       about a minute per value)
+       one to three minutes per value)
 """
 
 from __future__ import annotations
@@ -33,6 +35,7 @@ from ml_assets.training import ngram_bag  # noqa: E402
 from ml_assets.training.bag_fitting import token_texts  # noqa: E402
 from ml_assets.training.finetune import labeled_view, predict_logits  # noqa: E402
 from ml_assets.training.model import MODEL_CONFIG, MODEL_WEIGHTS, MultiTaskModel  # noqa: E402
+from ml_assets.training.nb_logistic import REGRESSIONS  # noqa: E402
 
 
 def encoder_of(model_dir: Path) -> MultiTaskModel:
@@ -55,7 +58,10 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     parser.add_argument("artifacts", type=Path)
     parser.add_argument("--buckets", type=int, default=131072)
-    parser.add_argument("--min-documents", type=int, nargs="+", default=[1, 2])
+    parser.add_argument("--min-documents", type=int, nargs="+", default=[1])
+    parser.add_argument(
+        "--regression", nargs="+", default=["naive_bayes"], choices=sorted(REGRESSIONS)
+    )
     args = parser.parse_args()
     root = args.artifacts
     net = encoder_of(newest(root, "multitask_model", "model.safetensors"))
@@ -72,14 +78,16 @@ def main() -> None:
         for name in ("valid", "test")
     }
     rows = {name: sets[name].sequences.row_table() for name in ("valid", "test")}
-    print(f"| part ({head}) | kept n-grams of at least | test |\n|---|---|---|")
-    for min_documents in args.min_documents:
+    print(f"| part ({head}) | regression | kept n-grams of at least | test |")
+    print("|---|---|---|---|")
+    variants = [(r, m) for r in args.regression for m in args.min_documents]
+    for regression, min_documents in variants:
         bag, record = ngram_bag.fit_bag(
             (sets["train"].sequences, sets["train"].labels), vocab, args.buckets,
             net.head_labels, (3.0, 10.0, 30.0),
             (sets["valid"].sequences, sets["valid"].labels), IGNORE_INDEX,
             log=lambda _m: None, pieces=token_texts(tokenizer, vocab),
-            min_documents=min_documents,
+            min_documents=min_documents, regression=regression,
         )  # fmt: skip
         scored = {
             name: (
@@ -112,10 +120,11 @@ def main() -> None:
             f"bag fit in {record['seconds']} s, C {record['c'][head]}; gate {gates[head]}",
             file=sys.stderr,
         )
-        if min_documents == args.min_documents[0]:
-            print(f"| encoder alone | - | {accuracy((0.5, 0.0, 0.0))} |")
-        print(f"| bag alone | {min_documents} | {accuracy((0.5, 1.0, 1.0))} |")
-        print(f"| gated as shipped | {min_documents} | {accuracy(gates[head])} |")
+        if (regression, min_documents) == variants[0]:
+            print(f"| encoder alone | - | - | {accuracy((0.5, 0.0, 0.0))} |")
+        kind = f"{regression} | {min_documents}"
+        print(f"| bag alone | {kind} | {accuracy((0.5, 1.0, 1.0))} |")
+        print(f"| gated as shipped | {kind} | {accuracy(gates[head])} |")
 
 
 if __name__ == "__main__":

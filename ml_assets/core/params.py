@@ -451,8 +451,8 @@ class MultitaskModelParams(_Section):
     lora_alpha: int = Field(16, ge=1, description="LoRA's scaling numerator (scale alpha / r)")
     ngram_bag: bool = Field(
         True,
-        description="a bag of token n-grams beside the encoder: TF-IDF + logistic regression "
-        "inside the model, mixed in per row by how much of it training has seen (merchants seen "
+        description="a bag of token n-grams beside the encoder: TF-IDF + naive-Bayes-weighted "
+        "logistic regression inside the model, mixed in per row by how much of it training has seen (merchants seen "
         "in training lean on it, unseen ones on the encoder; training/ngram_bag.py); false: the "
         "encoder alone",
     )

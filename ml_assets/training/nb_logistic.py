@@ -54,3 +54,29 @@ def fit_nb_logistic(
         weights[k] = ratios * model.coef_[0]
         intercept[k] = model.intercept_[0]
     return weights, intercept
+
+
+def fit_multinomial_logistic(
+    x, y: np.ndarray, classes: int, c: float, max_iter: int = 1000
+) -> tuple[np.ndarray, np.ndarray]:
+    """``fit_nb_logistic``'s output from one plain multinomial regression over ``x`` (TF-IDF's
+    own model: the bag's regression to compare against)."""
+    from sklearn.linear_model import LogisticRegression
+
+    weights = np.zeros((classes, x.shape[1]), dtype=np.float32)
+    intercept = np.full(classes, ABSENT_LOGIT, dtype=np.float32)
+    present_classes = np.unique(y)
+    if len(present_classes) == 1:
+        intercept[present_classes[0]] = 0.0
+        return weights, intercept
+    model = LogisticRegression(C=c, max_iter=max_iter).fit(x, y)
+    fitted = [int(k) for k in model.classes_]
+    if len(fitted) == 2:  # sklearn keeps one row for two classes: the logit of the second
+        weights[fitted[1]], intercept[fitted[1]] = model.coef_[0], model.intercept_[0]
+        intercept[fitted[0]] = 0.0
+    else:
+        weights[fitted], intercept[fitted] = model.coef_, model.intercept_
+    return weights, intercept
+
+
+REGRESSIONS = {"naive_bayes": fit_nb_logistic, "multinomial": fit_multinomial_logistic}

@@ -392,14 +392,17 @@ def fit_bag(
     log: Callable[[str], None] = print,
     pieces: Sequence[str] | None = None,
     min_documents: int = 1,
+    regression: str = "naive_bayes",
 ) -> tuple[NgramBag, dict]:
     """The bag fit on the labeled train rows (``fit_nb_logistic`` per head), C per head by
     validation accuracy (the gates are left at 0, encoder only: ``choose_gates`` sets them).
     ``pieces``: each token id's text (``piece_texts``), for the character n-grams; None: token
     n-grams only.
     ``min_documents``: the fewest training rows an n-gram is in for the regression to see it
-    (a benchmark's knob; the shipped bag keeps every n-gram a training row has)."""
-    from ml_assets.training.nb_logistic import fit_nb_logistic
+    (a benchmark's knob; the shipped bag keeps every n-gram a training row has).
+    ``regression``: a key of ``nb_logistic.REGRESSIONS`` (a benchmark's knob; what ships is
+    ``naive_bayes``)."""
+    from ml_assets.training.nb_logistic import REGRESSIONS
 
     started = time.perf_counter()
     train_sequences, train_labels = train
@@ -426,7 +429,7 @@ def fit_bag(
         valid_keep = valid[1][head] != ignore_index
         best = None
         for c in c_grid:
-            weights, intercept = fit_nb_logistic(x_train[keep], y, len(names), c, max_iter)
+            weights, intercept = REGRESSIONS[regression](x_train[keep], y, len(names), c, max_iter)
             predicted = (x_valid[valid_keep] @ weights.T + intercept).argmax(axis=1)
             score = (
                 float((predicted == valid[1][head][valid_keep]).mean()) if valid_keep.any() else 0.0
