@@ -64,11 +64,14 @@ def main() -> None:
     )
     args = parser.parse_args()
     root = args.artifacts
-    net = encoder_of(newest(root, "multitask_model", "model.safetensors"))
+    model_dir = newest(root, "multitask_model", "model.safetensors")
+    net = encoder_of(model_dir)
     corpus = newest(root, "tokenized_corpus", "corpus.json")
     tokenizer = newest(root, "pruned_tokenizer", "tokenizer.json")
+    # the run's own truncation: the bag and its gate read the rows as the run's attach_bag did
+    max_length = json.loads((model_dir / "params.json").read_text()).get("max_length", 512)
     sets = {
-        name: labeled_view(TokenizedSplit(corpus, name, 512), net.head_labels)
+        name: labeled_view(TokenizedSplit(corpus, name, max_length), net.head_labels)
         for name in ("train", "valid", "test")
     }
     vocab = net.encoder.config.vocab_size
