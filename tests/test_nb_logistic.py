@@ -6,7 +6,12 @@ import pytest
 from scipy.sparse import csr_matrix, diags
 from sklearn.linear_model import LogisticRegression
 
-from ml_assets.training.nb_logistic import ABSENT_LOGIT, fit_nb_logistic, log_count_ratios
+from ml_assets.training.nb_logistic import (
+    ABSENT_LOGIT,
+    REGRESSIONS,
+    fit_nb_logistic,
+    log_count_ratios,
+)
 
 
 def tfidf_like(rows: int, features: int, seed: int) -> csr_matrix:
@@ -41,13 +46,15 @@ def test_the_fitted_map_scores_as_each_class_regression_on_its_scaled_features()
         )
 
 
-def test_a_class_no_row_carries_is_never_predicted_and_a_single_class_is_every_answer():
+@pytest.mark.parametrize("regression", sorted(REGRESSIONS))
+def test_a_class_no_row_carries_is_never_predicted_and_a_single_class_is_every_answer(regression):
+    fit = REGRESSIONS[regression]
     x = tfidf_like(40, 10, seed=2)
     y = np.array([0, 2] * 20)
-    weights, intercept = fit_nb_logistic(x, y, classes=3, c=1.0)
+    weights, intercept = fit(x, y, 3, 1.0)
     assert intercept[1] == ABSENT_LOGIT and not weights[1].any()
     assert ((x @ weights.T + intercept).argmax(axis=1) != 1).all()
-    weights, intercept = fit_nb_logistic(x, np.full(40, 1), classes=3, c=1.0)
+    weights, intercept = fit(x, np.full(40, 1), 3, 1.0)
     assert ((x @ weights.T + intercept).argmax(axis=1) == 1).all()
 
 

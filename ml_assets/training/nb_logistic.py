@@ -18,6 +18,18 @@ ABSENT_LOGIT = -1e4  # a class no training row carries: never predicted
 SMOOTHING = 1.0  # added to every feature's count per side (NBSVM's alpha)
 
 
+def unfitted(classes: int, features: int, y: np.ndarray):
+    """(zero weights, intercepts, the classes ``y`` holds) before a fit: ``ABSENT_LOGIT`` for a
+    class ``y`` lacks, and 0 for the only one where ``y`` holds a single class (every row's
+    answer, nothing to fit)."""
+    weights = np.zeros((classes, features), dtype=np.float32)
+    intercept = np.full(classes, ABSENT_LOGIT, dtype=np.float32)
+    present_classes = np.unique(y)
+    if len(present_classes) == 1:
+        intercept[present_classes[0]] = 0.0
+    return weights, intercept, present_classes
+
+
 def log_count_ratios(present, positive: np.ndarray, smoothing: float = SMOOTHING) -> np.ndarray:
     """``log((p / |p|) / (q / |q|))`` per feature: ``p``, ``q`` the smoothed counts of rows
     holding it among the ``positive`` rows and among the others; ``present`` a sparse 0/1
@@ -39,11 +51,8 @@ def fit_nb_logistic(
     from sklearn.linear_model import LogisticRegression
 
     x = csr_matrix(x)
-    weights = np.zeros((classes, x.shape[1]), dtype=np.float32)
-    intercept = np.full(classes, ABSENT_LOGIT, dtype=np.float32)
-    present_classes = np.unique(y)
+    weights, intercept, present_classes = unfitted(classes, x.shape[1], y)
     if len(present_classes) == 1:
-        intercept[present_classes[0]] = 0.0
         return weights, intercept
     present = x.copy()
     present.data = np.ones_like(present.data)
@@ -63,11 +72,8 @@ def fit_multinomial_logistic(
     own model: the bag's regression to compare against)."""
     from sklearn.linear_model import LogisticRegression
 
-    weights = np.zeros((classes, x.shape[1]), dtype=np.float32)
-    intercept = np.full(classes, ABSENT_LOGIT, dtype=np.float32)
-    present_classes = np.unique(y)
+    weights, intercept, present_classes = unfitted(classes, x.shape[1], y)
     if len(present_classes) == 1:
-        intercept[present_classes[0]] = 0.0
         return weights, intercept
     model = LogisticRegression(C=c, max_iter=max_iter).fit(x, y)
     fitted = [int(k) for k in model.classes_]
