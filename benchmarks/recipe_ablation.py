@@ -149,6 +149,7 @@ def prune_into(tokenizer_dir: Path, features: pl.DataFrame, tokenizer_params: di
         tokenizer_dir,
         keep_short_pieces=tokenizer_params["keep_short_pieces"],
         keep_latin_pieces=tokenizer_params["keep_latin_pieces"],
+        add_unknown_chars=tokenizer_params["add_unknown_chars"],
     )
     atomic_write_json(tokenizer_dir / PARAMS_FILE, tokenizer_params)
 
