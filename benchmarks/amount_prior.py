@@ -33,10 +33,11 @@ import torch
 REPO = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(REPO))
 
-from bag_gate import newest  # noqa: E402  (this folder is the script's sys.path[0])
+from bag_gate import newest, run_max_length  # noqa: E402  (this folder is the script's sys.path[0])
 from early_stopping_scores import mixed  # noqa: E402
 from gate_signals import token_coverage, with_token_coverage  # noqa: E402
 
+from ml_assets.core.params import load_params  # noqa: E402
 from ml_assets.core.training_data.corpus import TokenizedSplit  # noqa: E402
 from ml_assets.core.training_data.labels import IGNORE_INDEX  # noqa: E402
 from ml_assets.training import ngram_bag  # noqa: E402
@@ -49,12 +50,12 @@ from ml_assets.training.finetune import labeled_view, predict_logits  # noqa: E4
 from ml_assets.training.model import MultiTaskModel  # noqa: E402
 
 
-def rows_of(corpus: Path, heads: list[str]) -> dict[str, dict]:
-    """Per split, the labeled rows (any head) in ``labeled_view``'s order: amounts bucketed,
+def rows_of(corpus: Path, heads: list[str], max_length: int) -> dict[str, dict]:
+    """Per split, read at ``max_length`` tokens, the labeled rows (any head) in ``labeled_view``'s order: amounts bucketed,
     merchants, held-out flags, labels."""
     out = {}
     for name in ("train", "valid", "test"):
-        data = labeled_view(TokenizedSplit(corpus, name, 512), dict.fromkeys(heads, []))
+        data = labeled_view(TokenizedSplit(corpus, name, max_length), dict.fromkeys(heads, []))
         table = data.sequences.row_table()
         out[name] = {
             "buckets": buckets_numpy(table["amount"].to_numpy()),
@@ -68,11 +69,14 @@ def rows_of(corpus: Path, heads: list[str]) -> dict[str, dict]:
 
 def store_runs(root: Path) -> Iterator[tuple[str, list[str], dict, dict]]:
     """(name, heads, per-split scored rows, per-head gate) of a store's multitask_model."""
-    net = MultiTaskModel.load(newest(root, "multitask_model", "model.safetensors")).eval()
+    model_dir = newest(root, "multitask_model", "model.safetensors")
+    net = MultiTaskModel.load(model_dir).eval()
     if net.bag is None:
         raise SystemExit("this multitask_model has no n-gram bag (multitask_model.ngram_bag)")
     heads = list(net.head_names)
-    rows = rows_of(newest(root, "tokenized_corpus", "corpus.json"), heads)
+    rows = rows_of(
+        newest(root, "tokenized_corpus", "corpus.json"), heads, run_max_length(model_dir)
+    )
     bag = net.bag
     gates = {h: tuple(float(x) for x in bag.gate[i]) for i, h in enumerate(heads)}
     net.bag = None  # the encoder's own logits; the gate mixes them as the graph does
@@ -91,7 +95,7 @@ def saved_runs(corpus: Path, files: list[Path]):
         saved = np.load(path, allow_pickle=True)  # merchant keys may be object arrays
         heads = [k[len("valid_") : -len("_encoder")] for k in saved.files
                  if k.startswith("valid_") and k.endswith("_encoder")]  # fmt: skip
-        rows = rows_of(corpus, heads)
+        rows = rows_of(corpus, heads, load_params().multitask_model.max_length)
         for name in ("valid", "test"):
             split = rows[name]
             same_labels = all(

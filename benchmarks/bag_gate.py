@@ -13,6 +13,7 @@ Usage: python benchmarks/bag_gate.py ARTIFACTS_DIR   (a store a run of the graph
 
 from __future__ import annotations
 
+import json
 import sys
 from pathlib import Path
 
@@ -36,17 +37,25 @@ def newest(root: Path, asset: str, marker: str) -> Path:
     return found[-1].parent
 
 
+def run_max_length(model_dir: Path) -> int:
+    """The truncation a run's multitask_model read its rows at (its ``params.json``), so a
+    benchmark scores the rows as the run's bag and gate saw them."""
+    return json.loads((model_dir / "params.json").read_text()).get("max_length", 512)
+
+
 def main() -> None:
     root = Path(sys.argv[1])
-    net = MultiTaskModel.load(newest(root, "multitask_model", "model.safetensors")).eval()
+    model_dir = newest(root, "multitask_model", "model.safetensors")
+    net = MultiTaskModel.load(model_dir).eval()
     if net.bag is None:
         raise SystemExit("this multitask_model has no n-gram bag (multitask_model.ngram_bag)")
     corpus = newest(root, "tokenized_corpus", "corpus.json")
+    max_length = run_max_length(model_dir)
     bag, head = net.bag, net.head_names[0]
     net.bag = None  # the encoder's own logits
     scored = {}
     for name in ("valid", "test"):
-        data = labeled_view(TokenizedSplit(corpus, name, 512), net.head_labels)
+        data = labeled_view(TokenizedSplit(corpus, name, max_length), net.head_labels)
         row_table = data.sequences.row_table()
         scored[name] = (
             predict_logits(net, data.sequences, 128, 0, torch.device("cpu")),

@@ -27,7 +27,7 @@ import torch
 REPO = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(REPO))
 
-from bag_gate import newest  # noqa: E402  (this folder is the script's sys.path[0])
+from bag_gate import newest, run_max_length  # noqa: E402  (this folder is the script's sys.path[0])
 
 from ml_assets.core.training_data.corpus import TokenizedSplit  # noqa: E402
 from ml_assets.core.training_data.labels import IGNORE_INDEX  # noqa: E402
@@ -69,7 +69,7 @@ def main() -> None:
     corpus = newest(root, "tokenized_corpus", "corpus.json")
     tokenizer = newest(root, "pruned_tokenizer", "tokenizer.json")
     # the run's own truncation: the bag and its gate read the rows as the run's attach_bag did
-    max_length = json.loads((model_dir / "params.json").read_text()).get("max_length", 512)
+    max_length = run_max_length(model_dir)
     sets = {
         name: labeled_view(TokenizedSplit(corpus, name, max_length), net.head_labels)
         for name in ("train", "valid", "test")
