@@ -51,8 +51,8 @@ from ml_assets.training.model import MultiTaskModel  # noqa: E402
 
 
 def rows_of(corpus: Path, heads: list[str], max_length: int) -> dict[str, dict]:
-    """Per split, read at ``max_length`` tokens, the labeled rows (any head) in ``labeled_view``'s order: amounts bucketed,
-    merchants, held-out flags, labels."""
+    """Per split, the labeled rows (any head) read at ``max_length`` tokens, in
+    ``labeled_view``'s order: amounts bucketed, merchants, held-out flags, labels."""
     out = {}
     for name in ("train", "valid", "test"):
         data = labeled_view(TokenizedSplit(corpus, name, max_length), dict.fromkeys(heads, []))
@@ -91,11 +91,12 @@ def store_runs(root: Path) -> Iterator[tuple[str, list[str], dict, dict]]:
 def saved_runs(corpus: Path, files: list[Path]):
     """The same from ``early_stopping_scores.py``'s saved logits, the gate chosen as shipped."""
     tokens = None  # the single tokens' coverage, for files saved without it: once per corpus
+    max_length = load_params().multitask_model.max_length  # as early_stopping_scores.py ran
     for path in files:
         saved = np.load(path, allow_pickle=True)  # merchant keys may be object arrays
         heads = [k[len("valid_") : -len("_encoder")] for k in saved.files
                  if k.startswith("valid_") and k.endswith("_encoder")]  # fmt: skip
-        rows = rows_of(corpus, heads, load_params().multitask_model.max_length)
+        rows = rows_of(corpus, heads, max_length)
         for name in ("valid", "test"):
             split = rows[name]
             same_labels = all(

@@ -68,7 +68,6 @@ def main() -> None:
     net = encoder_of(model_dir)
     corpus = newest(root, "tokenized_corpus", "corpus.json")
     tokenizer = newest(root, "pruned_tokenizer", "tokenizer.json")
-    # the run's own truncation: the bag and its gate read the rows as the run's attach_bag did
     max_length = run_max_length(model_dir)
     sets = {
         name: labeled_view(TokenizedSplit(corpus, name, max_length), net.head_labels)
