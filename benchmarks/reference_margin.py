@@ -1,0 +1,138 @@
+"""How far the shipped candidate is ahead of each reference, and how sure a test split of that
+size can be of it: per run and as the mean over runs (seeds), the candidate's category
+accuracy minus the reference's on each slice, with a 95 % interval from a paired bootstrap
+that resamples the test merchants, each with all of its rows (a merchant's rows go to one
+split together), one draw for every run: runs that share test merchants share their luck.
+
+Reads what a run of the graph left: ``model_evaluation``'s predictions (the int8 candidate,
+as the comparison table scores it) and each reference's saved predictions
+(``tfidf_reference``, ``frozen_encoder_reference``; the plain finetune saves none), on the same
+test rows and slices as the table.
+
+Usage: python benchmarks/reference_margin.py ARTIFACTS_DIR [ARTIFACTS_DIR ...]
+       [--reference tfidf_reference] [--resamples 2000]
+       (stores from benchmarks/foreign_data.py, one per seed, e.g.
+       $TMPDIR/foreign-data/helsinki-seed{1,2,3}/artifacts)
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+from pathlib import Path
+
+import numpy as np
+import polars as pl
+
+REPO = Path(__file__).resolve().parents[1]
+sys.path.insert(0, str(REPO))
+
+from bag_gate import newest  # noqa: E402  (this folder is the script's sys.path[0])
+
+from ml_assets.core.infra.layouts import PREDICTIONS_FILE  # noqa: E402
+from ml_assets.core.quality.comparison import (  # noqa: E402
+    SLICE_TITLES,
+    SLICES,
+    aligned_probabilities,
+)
+from ml_assets.core.quality.evaluation import slice_masks  # noqa: E402
+from ml_assets.training.references import REFERENCE_LABELS  # noqa: E402
+
+HEAD = "category"
+
+
+def paired_rows(store: Path, reference: str) -> dict[str, np.ndarray]:
+    """Per labeled test row: candidate right, reference right, merchant, slice masks."""
+    evaluation = newest(store, "model_evaluation", PREDICTIONS_FILE)
+    params = json.loads((evaluation / "params.json").read_text())
+    test = pl.read_parquet(evaluation / PREDICTIONS_FILE).filter(
+        pl.col(f"{HEAD}_true").is_not_null()
+    )
+    ref = newest(store, reference, PREDICTIONS_FILE)
+    names = json.loads((ref / REFERENCE_LABELS).read_text())
+    probs = aligned_probabilities(
+        pl.read_parquet(ref / PREDICTIONS_FILE), names, test["transaction_id"],
+        {HEAD: names[HEAD]},
+    )[HEAD]  # fmt: skip
+    truth = test[f"{HEAD}_true"].to_numpy()
+    masks = slice_masks(
+        test["heldout_merchant"].to_numpy(),
+        test["description_chars"].to_numpy(),
+        params.get("short_description_chars", 24),
+    )
+    return {
+        "candidate": test[f"{HEAD}_pred"].to_numpy() == truth,
+        "reference": np.asarray(names[HEAD])[probs.argmax(axis=1)] == truth,
+        "merchant": test["merchant_key"].to_numpy(),
+        **masks,
+    }
+
+
+def lead(rows: dict[str, np.ndarray], weights: np.ndarray, part: str) -> float:
+    """Candidate minus reference accuracy, points, on the ``part`` rows, each row counted
+    ``weights`` times; nan where no row of the slice counts."""
+    w = weights * rows[part]
+    if w.sum() == 0:
+        return float("nan")
+    return 100 * float((w * rows["candidate"]).sum() - (w * rows["reference"]).sum()) / w.sum()
+
+
+def interval(draws) -> str:
+    low, high = np.nanpercentile(draws, [2.5, 97.5])
+    return f"{low:+.1f} to {high:+.1f}"
+
+
+def bootstrap_leads(runs: dict[str, dict], resamples: int, seed: int = 0) -> dict:
+    """Per run and slice, ``resamples`` leads, each on one draw of the merchants (with
+    replacement, from every run's test merchants together) that every run shares: runs of
+    one data set can share test merchants (the brand names and Helsinki hold the same ones out
+    whatever the seed, as long as ``split_salt`` is kept), and then their luck is shared too."""
+    merchants, index = np.unique(
+        np.concatenate([rows["merchant"] for rows in runs.values()]), return_inverse=True
+    )
+    bounds = np.cumsum([0] + [len(rows["merchant"]) for rows in runs.values()])
+    positions = {name: index[bounds[i] : bounds[i + 1]] for i, name in enumerate(runs)}
+    rng = np.random.default_rng(seed)
+    draws = {name: {part: np.empty(resamples) for part in SLICES} for name in runs}
+    for k in range(resamples):
+        drawn = rng.integers(0, len(merchants), len(merchants))
+        counts = np.bincount(drawn, minlength=len(merchants))
+        for name, rows in runs.items():
+            weights = counts[positions[name]].astype(np.float64)
+            for part in SLICES:
+                draws[name][part][k] = lead(rows, weights, part)
+    return draws
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+    parser.add_argument("stores", type=Path, nargs="+")
+    parser.add_argument("--reference", default="tfidf_reference")
+    parser.add_argument("--resamples", type=int, default=2000)
+    args = parser.parse_args()
+    runs = {str(store): paired_rows(store, args.reference) for store in args.stores}
+    draws = bootstrap_leads(runs, args.resamples)
+    print(f"candidate (int8) minus {args.reference}, category accuracy, points "
+          f"(95 % interval, merchants resampled {args.resamples} times)\n")  # fmt: skip
+    print("| run | " + " | ".join(SLICE_TITLES[p] for p in SLICES) + " |")
+    print("|---|" + "---|" * len(SLICES))
+    points = {name: {p: lead(r, np.ones(len(r["candidate"])), p) for p in SLICES}
+              for name, r in runs.items()}  # fmt: skip
+    for name, rows in runs.items():
+        cells = [
+            f"{points[name][p]:+.1f} ({interval(draws[name][p])}; n={int(rows[p].sum())})"
+            for p in SLICES
+        ]
+        print(f"| {name} | " + " | ".join(cells) + " |")
+    if len(runs) > 1:
+        cells = [
+            f"{np.nanmean([points[n][p] for n in runs]):+.1f} "
+            f"({interval(np.nanmean([draws[n][p] for n in runs], axis=0))})"
+            for p in SLICES
+        ]
+        print(f"| mean of {len(runs)} runs | " + " | ".join(cells) + " |")
+
+
+if __name__ == "__main__":
+    main()
