@@ -42,8 +42,9 @@ from ml_assets.training.references import REFERENCE_LABELS  # noqa: E402
 HEAD = "category"
 
 
-def paired_rows(store: Path, reference: str) -> dict[str, np.ndarray]:
-    """Per labeled test row: candidate right, reference right, merchant, slice masks."""
+def paired_rows(store: Path, reference: str) -> dict:
+    """Per labeled test row: candidate right, reference right, merchant; and ``slices``, each
+    slice's row mask (``SLICES``)."""
     evaluation = newest(store, "model_evaluation", PREDICTIONS_FILE)
     params = json.loads((evaluation / "params.json").read_text())
     test = pl.read_parquet(evaluation / PREDICTIONS_FILE).filter(
@@ -65,25 +66,37 @@ def paired_rows(store: Path, reference: str) -> dict[str, np.ndarray]:
         "candidate": test[f"{HEAD}_pred"].to_numpy() == truth,
         "reference": np.asarray(names[HEAD])[probs.argmax(axis=1)] == truth,
         "merchant": test["merchant_key"].to_numpy(),
-        **masks,
+        "slices": masks,
     }
 
 
-def lead(rows: dict[str, np.ndarray], weights: np.ndarray, part: str) -> float:
-    """Candidate minus reference accuracy, points, on the ``part`` rows, each row counted
-    ``weights`` times; nan where no row of the slice counts."""
-    w = weights * rows[part]
+def lead(rows: dict, weights: np.ndarray, part: str) -> float:
+    """Candidate minus reference accuracy, points, on the ``part`` slice's rows, each row
+    counted ``weights`` times; nan where no row of the slice counts."""
+    w = weights * rows["slices"][part]
     if w.sum() == 0:
         return float("nan")
     return 100 * float((w * rows["candidate"]).sum() - (w * rows["reference"]).sum()) / w.sum()
 
 
-def interval(draws) -> str:
+def points(value: float) -> str:
+    return f"{round(value, 1) + 0.0:+.1f}"  # + 0.0: no "-0.0"
+
+
+def interval(draws: np.ndarray) -> str:
+    """The 2.5th to 97.5th percentile of the draws that hold a row of the slice, and the share
+    of draws that hold none (a slice of a few merchants), which the interval leaves out."""
+    draws = np.asarray(draws)
+    if np.isnan(draws).all():
+        return "no row"
     low, high = np.nanpercentile(draws, [2.5, 97.5])
-    return f"{low:+.1f} to {high:+.1f}"
+    empty = np.isnan(draws).mean()
+    return f"{points(low)} to {points(high)}" + (f", {empty:.0%} of draws empty" if empty else "")
 
 
-def bootstrap_leads(runs: dict[str, dict], resamples: int, seed: int = 0) -> dict:
+def bootstrap_leads(
+    runs: dict[str, dict], resamples: int, seed: int = 0
+) -> dict[str, dict[str, np.ndarray]]:
     """Per run and slice, ``resamples`` leads, each on one draw of the merchants (with
     replacement, from every run's test merchants together) that every run shares: runs of
     one data set can share test merchants (the brand names and Helsinki hold the same ones out
@@ -117,20 +130,25 @@ def main() -> None:
           f"(95 % interval, merchants resampled {args.resamples} times)\n")  # fmt: skip
     print("| run | " + " | ".join(SLICE_TITLES[p] for p in SLICES) + " |")
     print("|---|" + "---|" * len(SLICES))
-    points = {name: {p: lead(r, np.ones(len(r["candidate"])), p) for p in SLICES}
-              for name, r in runs.items()}  # fmt: skip
+    leads = {name: {p: lead(r, np.ones(len(r["candidate"])), p) for p in SLICES}
+             for name, r in runs.items()}  # fmt: skip
     for name, rows in runs.items():
-        cells = [
-            f"{points[name][p]:+.1f} ({interval(draws[name][p])}; n={int(rows[p].sum())})"
-            for p in SLICES
-        ]
+        cells = []
+        for p in SLICES:
+            mask = rows["slices"][p]
+            size = f"n={int(mask.sum())}, {len(np.unique(rows['merchant'][mask]))} merchants"
+            cells.append(f"{points(leads[name][p])} ({interval(draws[name][p])}; {size})")
         print(f"| {name} | " + " | ".join(cells) + " |")
     if len(runs) > 1:
-        cells = [
-            f"{np.nanmean([points[n][p] for n in runs]):+.1f} "
-            f"({interval(np.nanmean([draws[n][p] for n in runs], axis=0))})"
-            for p in SLICES
-        ]
+        cells = []
+        for p in SLICES:
+            # the runs with rows in the slice; a draw that empties it in one of them is empty
+            held = [n for n in runs if not np.isnan(leads[n][p])]
+            if not held:
+                cells.append("no row")
+                continue
+            mean = np.mean([draws[n][p] for n in held], axis=0)
+            cells.append(f"{points(np.mean([leads[n][p] for n in held]))} ({interval(mean)})")
         print(f"| mean of {len(runs)} runs | " + " | ".join(cells) + " |")
 
 
