@@ -1,4 +1,4 @@
-"""How far the shipped candidate is ahead of each reference, and how sure a test split of that
+"""How far the shipped candidate is ahead of a reference, and how sure a test split of that
 size can be of it: per run and as the mean over runs (seeds), the candidate's category
 accuracy minus the reference's on each slice, with a 95 % interval from a paired bootstrap
 that resamples the test merchants, each with all of its rows (a merchant's rows go to one
