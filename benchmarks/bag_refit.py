@@ -40,8 +40,6 @@ from ml_assets.training.finetune import labeled_view, predict_logits  # noqa: E4
 from ml_assets.training.model import MODEL_CONFIG, MODEL_WEIGHTS, MultiTaskModel  # noqa: E402
 from ml_assets.training.nb_logistic import REGRESSIONS  # noqa: E402
 
-CHOSEN_MAX_ITER = 1000  # fit_bag's default
-
 
 def encoder_of(model_dir: Path) -> MultiTaskModel:
     """The run's multitask model without its bag (whatever bag it was trained with)."""
@@ -59,18 +57,20 @@ def encoder_of(model_dir: Path) -> MultiTaskModel:
     return net.eval()
 
 
-def refit_on_valid(bag, train, valid, heads, chosen_c: dict, regression: str, pieces):
+def refit_on_valid(bag, train, valid, heads, chosen_c: dict, regression: str):
     """A copy of ``bag`` whose regression is refit on the ``train`` and ``valid`` rows
     (``LabeledSet``s) at each head's ``chosen_c``; its idf, and so its coverage, are the train
     rows' as ``fit_bag`` set them, so the n-grams no train row holds keep weight 0."""
     import copy
+    import inspect
 
     import numpy as np
     from scipy.sparse import vstack
 
     idf = bag.idf.float().numpy()
     kept = np.flatnonzero(idf < float(bag.unseen_idf))
-    chars = ngram_bag.char_table(pieces) if bag.char_grams else None
+    chars = (bag.char_codes.numpy(), bag.char_lengths.numpy()) if bag.char_grams else None
+    max_iter = inspect.signature(ngram_bag.fit_bag).parameters["max_iter"].default
     matrix = vstack([
         ngram_bag.bag_matrix(part.sequences, bag.vocab_size, bag.buckets, idf, chars)
         for part in (train, valid)
@@ -80,7 +80,7 @@ def refit_on_valid(bag, train, valid, heads, chosen_c: dict, regression: str, pi
         y = np.concatenate([train.labels[head], valid.labels[head]])
         keep = y != IGNORE_INDEX
         weights, intercept = REGRESSIONS[regression](
-            matrix[keep], y[keep], len(names), chosen_c[head], CHOSEN_MAX_ITER
+            matrix[keep], y[keep], len(names), chosen_c[head], max_iter
         )
         table = np.zeros((bag.table.shape[0], len(names)), dtype=np.float32)
         table[kept] = weights.T
@@ -165,9 +165,8 @@ def main() -> None:
         print(f"| bag alone | {kind} | {accuracy((0.5, 1.0, 1.0))} |")
         print(f"| gated as shipped | {kind} | {accuracy(gates[head])} |")
         if args.refit_valid:
-            pieces = token_texts(tokenizer, vocab)
             refit = refit_on_valid(
-                bag, sets["train"], sets["valid"], net.head_labels, record["c"], regression, pieces
+                bag, sets["train"], sets["valid"], net.head_labels, record["c"], regression
             )
             encoder, _, coverage, heldout, merchants = scored["test"]
             refit_test = (encoder, ngram_bag.bag_logprobs_numpy(refit, sets["test"].sequences),
