@@ -10,7 +10,8 @@ n-grams of a single training row). ``--regression``: the bag's linear model, one
 per value (``naive_bayes``, what ships; ``multinomial``, TF-IDF's plain regression).
 ``--refit-valid``: one more row per set, the regression refit on the train and valid rows at
 the chosen C once the gate is chosen on valid, the idf and coverage (so the gate's input) kept
-from the train rows; n-grams only valid rows hold stay out (not shipped: a measured option).
+from the train rows; n-grams only valid rows hold stay out (not shipped: the references gain
+as much from the same rows, ``reference_refit.py``).
 
 Usage: python benchmarks/bag_refit.py ARTIFACTS_DIR [--buckets 131072] [--min-documents 1 2]
        [--regression naive_bayes multinomial] [--refit-valid]
