@@ -72,6 +72,35 @@ def test_every_format_gets_settings_that_read_it(fixture, kept, facts):
     assert scan_exports(fixture, settings).kept.equals(found.result.kept)  # what the load reads
 
 
+def test_a_dutch_export_signed_by_a_direction_column_with_compact_dates(tmp_path):
+    """ING's layout: semicolons, unsigned decimal-comma amounts and an Af/Bij column."""
+    export = tmp_path / "NL11INGB0001234567_01-11-2026_30-11-2026.csv"
+    header = '"Datum";"Naam / Omschrijving";"Rekening";"Tegenrekening";"Code";"Af Bij";'
+    header += '"Bedrag (EUR)";"Mutatiesoort";"Mededelingen"'
+    rows = [
+        ("20261103", "ALBERT HEIJN 1403 AMSTERDAM", "BA", "Af", "23,45", "Betaalautomaat"),
+        ("20261105", "Werkgever BV", "GT", "Bij", "2.474,74", "Overschrijving"),
+        ("20261107", "NS GROEP IZ NS REIZIGERS", "BA", "Af", "4,80", "Betaalautomaat"),
+    ]
+    lines = [header] + [
+        f'"{day}";"{name}";"NL11INGB0001234567";"";"{code}";"{way}";"{amount}";"{kind}";'
+        f'"Pasvolgnr: 001 Transactie: X{i}"'
+        for i, (day, name, code, way, amount, kind) in enumerate(rows)
+    ]
+    export.write_text("\n".join(lines) + "\n")
+    found = inspect_file(export)
+    assert found.error is None, found.error
+    facts = dict(found.facts)
+    assert "YYYYMMDD" in facts["dates"] and "direction column" in facts["sign"]
+    kept = found.result.kept
+    assert kept["amount"].to_list() == [-23.45, 2474.74, -4.80]
+    assert [str(d) for d in kept["posted_date"].to_list()] == [
+        "2026-11-03", "2026-11-05", "2026-11-07"
+    ]  # fmt: skip
+    settings = RawTransactionsParams(source="files", path=str(export), **found.settings)
+    assert scan_exports(export, settings).kept.equals(kept)
+
+
 def test_a_spreadsheet_and_a_file_without_a_header(tmp_path):
     found = inspect_file(write_activity_xlsx(tmp_path / "Activity_Checking.xlsx"))
     assert found.settings["sheet"] == "Transactions" and found.result.kept.height == 4

@@ -188,7 +188,9 @@ def _choose_reading(
         date_format, why = None, f"{len(cells)} date cells, {len(texts)} text"
     else:
         date_format, _, why = sniff_date_format(texts, day_first_hint=decimal == ",")
-    found.facts.append(("dates", f"{date_format or 'ISO (YYYY-MM-DD) or date cells'} ({why})"))
+    found.facts.append(
+        ("dates", f"{date_format or 'ISO (YYYY-MM-DD or YYYYMMDD) or date cells'} ({why})")
+    )
     choose_sign(guess, body, decimal)
     guess.preset = matching_preset(guess)
     if guess.preset is not None:
