@@ -101,6 +101,22 @@ def test_a_dutch_export_signed_by_a_direction_column_with_compact_dates(tmp_path
     assert scan_exports(export, settings).kept.equals(kept)
 
 
+def test_multi_line_descriptions_keep_the_output_a_params_file(tmp_path, capsys):
+    """Some French banks break a Libellé over lines inside its quotes: the preview shows the
+    break escaped, so every finding stays a comment and the output still loads as params."""
+    export = tmp_path / "CA20261130.csv"
+    export.write_bytes(
+        "Date;Libellé;Débit euros;Crédit euros;\n"
+        '03/11/2026;"PAIEMENT PAR CARTE \nCARREFOUR CITY PARIS 02/11";12,40;;\n'
+        '05/11/2026;"VIREMENT EN VOTRE FAVEUR \nEMPLOYEUR SA";;2 474,74;\n'.encode("cp1252")
+    )
+    code, out, params = inspect(export, capsys)
+    assert code == 0
+    assert "#     2026-11-03  -12.40  PAIEMENT PAR CARTE \\nCARREFOUR CITY PARIS 02/11" in out
+    assert all(line.startswith("#") for line in out.split("raw_transactions:")[0].splitlines())
+    assert params["raw_transactions"]["column_map"]["Libellé"] == "description"
+
+
 def test_a_spreadsheet_and_a_file_without_a_header(tmp_path):
     found = inspect_file(write_activity_xlsx(tmp_path / "Activity_Checking.xlsx"))
     assert found.settings["sheet"] == "Transactions" and found.result.kept.height == 4

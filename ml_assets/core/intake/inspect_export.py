@@ -277,6 +277,8 @@ def report(path: Path, inspections: list[Inspection]) -> str:
             lines += ["#   first rows, as the pipeline reads them:"]
             lines += [f"#     {line}" for line in _preview(found.result.kept)]
         lines.append("#")
+    # a cell's line break (a multi-line description) shown escaped keeps each finding a comment
+    lines = [re.sub(r"\r\n|\r|\n", r"\\n", line) for line in lines]
     readable = [f for f in inspections if f.error is None]
     if not readable:
         return "\n".join(lines) + "\n"
