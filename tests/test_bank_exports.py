@@ -194,6 +194,27 @@ def test_mt940_statement(tmp_path):
     assert set(result.kept["account_id"]) == {"NL69INGB0123456789"}
 
 
+def test_mt940_structured_details_of_a_german_bank():
+    """German banks' :86: is ?-sub-fields (wrapped at 65 characters): the description is the
+    other party (?32 + ?33) and the purpose (SVWZ+, across ?2x), not the IBAN or the mandate
+    and end-to-end references; a reversal of a credit (RC) is a debit; a free-text :86: in the
+    same statement is read as it is."""
+    result = scan_transactions(FIXTURES / "mt940_structured_20261106.sta")
+    assert result.rows_in == 4 and result.quarantined.height == 0
+    kept = result.kept
+    assert kept["amount"].to_list() == [-23.45, -84.0, -59.9, 2474.74]
+    assert kept["description"].to_list() == [
+        "REWE Markt GmbH 2026-11-02T18:22 Debitk.1 2029-12 REWE SAGT DANKE 4411",
+        "Stadtwerke München GmbH Strom Abschlag Nov 2026 Kd-Nr. 55555",
+        "DB Vertrieb GmbH Fahrkarte storniert",
+        "ARBEITGEBER GMBH LOHN NOV 2026",
+    ]
+    assert kept["merchant"].to_list()[:3] == [
+        "REWE Markt GmbH", "Stadtwerke München GmbH", "DB Vertrieb GmbH"
+    ]  # fmt: skip
+    assert kept["merchant"][3] is None
+
+
 def test_a_folder_of_every_format_is_read_by_extension(tmp_path):
     import shutil
 

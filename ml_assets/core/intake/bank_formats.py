@@ -212,7 +212,7 @@ def iter_mt940(path: Path, encoding: str = "latin-1") -> Iterator[Row]:
         raw = block.encode(encoding, errors="replace")
         try:
             with _quiet("mt940"):  # it logs the pattern it failed on; the quarantine says it
-                parsed = mt940.parse(header + block)
+                parsed = mt940.parse(header + block, options=_mt940_options())
             (transaction,) = parsed.transactions
             data = transaction.data
             amount, currency = float(data["amount"].amount), data["amount"].currency
@@ -225,7 +225,6 @@ def iter_mt940(path: Path, encoding: str = "latin-1") -> Iterator[Row]:
                 raw,
             )
             continue
-        details = " ".join(str(data.get("transaction_details") or "").split())
         yield (
             line,
             {
@@ -233,10 +232,38 @@ def iter_mt940(path: Path, encoding: str = "latin-1") -> Iterator[Row]:
                 "posted_date": data.get("entry_date") or data.get("date"),
                 "amount": amount,
                 "currency": currency,
-                "description": details or None,
+                **_mt940_text(data),
             },
             raw,
         )
+
+
+# the parser's 5.x defaults keep its 5.0 output; these read statements as banks mean them: the
+# ?31 sub-field is the other party's IBAN (not part of its name), a reversal of a credit (RC)
+# is a debit, lowercase marks count, and long :86: details are kept whole
+_MT940_OPTIONS_ON = (
+    "applicant_iban",
+    "reversal_sign",
+    "case_insensitive_marks",
+    "unbounded_details",
+)
+
+
+def _mt940_options():
+    import mt940
+
+    return mt940.Options(**dict.fromkeys(_MT940_OPTIONS_ON, True))
+
+
+def _mt940_text(data) -> dict:
+    """description (and merchant) of a parsed entry: a free-text :86: as it is; a structured
+    one (German banks' ?00-?63 sub-fields, which the parser files into fields in place of the
+    text) as its other party and purpose, the way CAMT.053 entries are read."""
+    free = data.get("transaction_details")
+    party = " ".join(str(data.get("applicant_name") or "").split()) or None
+    parts = [free] if free else [party, data.get("purpose"), data.get("additional_purpose")]
+    description = " ".join(" ".join(str(p).split()) for p in parts if p) or None
+    return {"description": description} if free else {"description": description, "merchant": party}
 
 
 @contextlib.contextmanager
