@@ -215,6 +215,24 @@ def test_mt940_structured_details_of_a_german_bank():
     assert kept["merchant"][3] is None
 
 
+def test_mt940_tagged_details_of_a_dutch_bank():
+    """Dutch banks tag their :86: (/NAME/ or /CNTP/ account/BIC/name/city, /REMI/ with or
+    without USTD//, wrapped mid-word): the description is the other party and the remittance
+    text, no IBAN, BIC or reference; a free-text :86: beside them is read as it is."""
+    result = scan_transactions(FIXTURES / "mt940_tagged_20261105.sta")
+    assert result.rows_in == 4 and result.quarantined.height == 0
+    assert result.kept["description"].to_list() == [
+        "Albert Heijn BV Bestelling 12345 AH online",
+        "WERKGEVER BV Salaris november 2026",
+        "Jansen Vastgoed Huur november",
+        "BEA NR:ABC123 05.11.26/09.12 STARBUCKS AMSTERDAM,PAS123",
+    ]
+    assert result.kept["merchant"].to_list() == [
+        "Albert Heijn BV", "WERKGEVER BV", "Jansen Vastgoed", None
+    ]  # fmt: skip
+    assert result.kept["amount"].to_list() == [-23.45, 2474.74, -950.0, -4.85]
+
+
 def test_a_folder_of_every_format_is_read_by_extension(tmp_path):
     import shutil
 

@@ -22,6 +22,7 @@ import re
 from collections.abc import Iterator
 from pathlib import Path
 
+from ml_assets.core.intake.mt940_details import entry_text
 from ml_assets.core.intake.records import SchemaError, open_binary
 
 Row = tuple[int, dict | SchemaError, bytes]
@@ -232,7 +233,7 @@ def iter_mt940(path: Path, encoding: str = "latin-1") -> Iterator[Row]:
                 "posted_date": data.get("entry_date") or data.get("date"),
                 "amount": amount,
                 "currency": currency,
-                **_mt940_text(data),
+                **entry_text(data),
             },
             raw,
         )
@@ -253,17 +254,6 @@ def _mt940_options():
     import mt940
 
     return mt940.Options(**dict.fromkeys(_MT940_OPTIONS_ON, True))
-
-
-def _mt940_text(data) -> dict:
-    """description (and merchant) of a parsed entry: a free-text :86: as it is; a structured
-    one (German banks' ?00-?63 sub-fields, which the parser files into fields in place of the
-    text) as its other party and purpose, the way CAMT.053 entries are read."""
-    free = data.get("transaction_details")
-    party = " ".join(str(data.get("applicant_name") or "").split()) or None
-    parts = [free] if free else [party, data.get("purpose"), data.get("additional_purpose")]
-    description = " ".join(" ".join(str(p).split()) for p in parts if p) or None
-    return {"description": description} if free else {"description": description, "merchant": party}
 
 
 @contextlib.contextmanager
