@@ -4,6 +4,7 @@ is, `days` reads the exports with it."""
 
 from __future__ import annotations
 
+import re
 import shutil
 from pathlib import Path
 
@@ -115,6 +116,46 @@ def test_multi_line_descriptions_keep_the_output_a_params_file(tmp_path, capsys)
     assert "#     2026-11-03  -12.40  PAIEMENT PAR CARTE \\nCARREFOUR CITY PARIS 02/11" in out
     assert all(line.startswith("#") for line in out.split("raw_transactions:")[0].splitlines())
     assert params["raw_transactions"]["column_map"]["Libellé"] == "description"
+
+
+@pytest.mark.parametrize(
+    ("encoding", "lines", "mapped"),
+    [
+        (
+            "cp932",  # a Japanese bank's Shift-JIS download: split paid and deposited amounts
+            ["日付,摘要,お支払金額,お預り金額,差引残高", "2026/11/03,セブンイレブン 新宿店,540,,123456",
+             "2026/11/04,給与 株式会社アクメ,,250000,373456", "2026/11/05,東京電力 電気料金,8420,,365036"],
+            {"日付": "posted_date", "摘要": "description", "お支払金額": "debit",
+             "お預り金額": "credit", "差引残高": "balance"},
+        ),
+        (
+            "cp1251",  # a Russian bank's Windows-1251 download
+            ["Дата;Описание;Сумма", "03.11.2026;Пятёрочка Москва;-540,00",
+             "04.11.2026;Зарплата ООО Акме;250000,00", "05.11.2026;Мосэнергосбыт;-8420,00"],
+            {"Дата": "posted_date", "Описание": "description", "Сумма": "amount"},
+        ),
+        (
+            "gb18030",  # a Chinese bank's GB18030 download
+            ["交易日期,摘要,金额", "2026-11-03,美团外卖 北京,-540.00",
+             "2026-11-04,工资 阿克米公司,250000.00", "2026-11-05,国家电网 电费,-8420.00"],
+            {"交易日期": "posted_date", "摘要": "description", "金额": "amount"},
+        ),
+    ],
+)  # fmt: skip
+def test_a_download_in_another_script_s_code_page(tmp_path, encoding, lines, mapped):
+    """Not UTF-8 and not Western text: the code page is found, the header's names read."""
+    export = tmp_path / "export.csv"
+    export.write_bytes(("\r\n".join(lines) + "\r\n").encode(encoding))
+    found = inspect_file(export)
+    assert found.error is None, found.error
+    assert found.settings["encoding"] == encoding
+    assert found.settings["column_map"] == mapped
+    kept = found.result.kept
+    assert kept["amount"].to_list() == [-540.0, 250000.0, -8420.0]
+    assert kept["posted_date"].to_list() == ["2026-11-03", "2026-11-04", "2026-11-05"]
+    assert kept["description"][0] == re.split("[,;]", lines[1])[1]
+    settings = RawTransactionsParams(source="files", path=str(export), **found.settings)
+    assert scan_exports(export, settings).kept.equals(kept)
 
 
 def test_a_spreadsheet_and_a_file_without_a_header(tmp_path):

@@ -1,11 +1,12 @@
 """What banks call their columns, by our field: the names US, UK, German, French, Dutch,
-Spanish and Italian downloads use. ``inspect`` guesses a column_map from them; the load uses
+Spanish, Italian, Japanese, Chinese, Korean and Russian downloads use. ``inspect`` guesses a column_map from them; the load uses
 them only to find a running-balance column nobody mapped (a balance is never a transaction
 field, so guessing it cannot change a row)."""
 
 from __future__ import annotations
 
 import re
+import unicodedata
 
 # Beside our raw fields, columns a reader uses without storing them: a running balance, two
 # unsigned amount columns, and a column that says which way an unsigned amount went.
@@ -15,8 +16,20 @@ MONEY_OUT = frozenset({"af", "debit", "dr", "d", "s", "soll", "out", "-", "debet
 MONEY_IN = frozenset({"bij", "credit", "cr", "c", "h", "haben", "in", "+", "deposit"})
 
 
+_FOLD = str.maketrans(
+    {"ä": "ae", "ö": "oe", "ü": "ue", "ß": "ss", "é": "e", "è": "e", "ê": "e", "ç": "c", "à": "a"}
+)
+
+
 def _names(text: str) -> tuple[str, ...]:
-    return tuple(text.split("|"))
+    return tuple(_plain(name) for name in text.split("|"))
+
+
+def _plain(text: str) -> str:
+    """Lower case, umlauts spelled out, other accents, kana voicing marks and full-width forms
+    dropped (NFKD): how names are compared."""
+    text = unicodedata.normalize("NFKD", text.strip().lower().translate(_FOLD))
+    return "".join(c for c in text if not unicodedata.combining(c))
 
 
 # our field -> header names, normalized (see normalized), the likeliest first: of a header with
@@ -26,25 +39,35 @@ SYNONYMS: dict[str, tuple[str, ...]] = {
         "posted date|post date|posting date|booking date|date posted|buchungstag|"
         "buchungsdatum|date de comptabilisation|boekdatum|fecha contable|date|"
         "transaction date|trans date|datum|fecha|data|date operation|value date|valuta|"
-        "valutadatum|wertstellung|date de valeur"
+        "valutadatum|wertstellung|date de valeur|"
+        "日付|取引日|お取引日|取扱日|ご利用日|利用日|交易日期|记账日期|交易日|日期|"
+        "거래일|거래일자|거래일시|дата|дата операции|дата проводки"
     ),
     "description": _names(
         "description|transaction description|details|narrative|memo|payee|name|"
         "verwendungszweck|beschreibung|libelle|libelle operation|"
-        "omschrijving|mededelingen|concepto|descrizione|text|reference text|particulars"
+        "omschrijving|mededelingen|concepto|descrizione|text|reference text|particulars|"
+        "摘要|お取引内容|取引内容|ご利用店名|利用店名|ご利用先|内容|交易摘要|商户名称|对方户名|"
+        "적요|거래내용|내용|가맹점명|описание|описание операции|назначение платежа"
     ),
     "amount": _names(
-        "amount|transaction amount|betrag|umsatz|montant|bedrag|importe|importo|value|sum"
+        "amount|transaction amount|betrag|umsatz|montant|bedrag|importe|importo|value|sum|"
+        "金額|取引金額|ご利用金額|利用金額|金额|交易金额|금액|거래금액|сумма|сумма операции"
     ),
     "debit": _names(
-        "debit|debits|withdrawal|withdrawals|money out|paid out|debit amount|soll|ausgang"
+        "debit|debits|withdrawal|withdrawals|money out|paid out|debit amount|soll|ausgang|"
+        "お支払金額|お引出金額|出金|出金額|引出額|支払金額|支出|支出金额|借方金额|"
+        "출금|출금액|찾으신금액|расход|списание"
     ),
     "credit": _names(
-        "credit|credits|deposit|deposits|money in|paid in|credit amount|haben|eingang"
+        "credit|credits|deposit|deposits|money in|paid in|credit amount|haben|eingang|"
+        "お預り金額|お預入金額|入金|入金額|預入額|收入|收入金额|存入|贷方金额|"
+        "입금|입금액|맡기신금액|приход|поступление|зачисление"
     ),
     "balance": _names(
         # (not "available balance": it does not run with the rows)
-        "balance|running balance|running bal|saldo|kontostand|solde"
+        "balance|running balance|running bal|saldo|kontostand|solde|"
+        "差引残高|残高|余额|账户余额|잔액|거래후잔액|остаток|баланс"
     ),
     "transaction_id": _names(
         "transaction id|transaction reference|reference number|ref number|fitid|id|"
@@ -72,21 +95,19 @@ SYNONYMS: dict[str, tuple[str, ...]] = {
         "type|transaction type|buchungstext|buchungsart|umsatzart|type operation"
     ),
 }
-_FOLD = str.maketrans(
-    {"ä": "ae", "ö": "oe", "ü": "ue", "ß": "ss", "é": "e", "è": "e", "ê": "e", "ç": "c", "à": "a"}
-)
 
 
 # a currency named in a column's name says nothing about what the column is
-_CURRENCY_WORDS = re.compile(r"( in)? (eur|euro|euros|usd|gbp|chf|cad|aud|sek|nok|dkk|pln)$")
+_CURRENCY_WORDS = re.compile(
+    r"( in)? (eur|euro|euros|usd|gbp|chf|cad|aud|sek|nok|dkk|pln|jpy|cny|rmb|krw|rub|円|元|원|руб)$"
+)
 
 
 def normalized(name: object) -> str:
     """A header name as SYNONYMS spell it: lower case, accents and umlauts spelled out,
     punctuation, repeated spaces and a trailing currency gone ("Running Bal." -> "running bal",
     "Betrag (EUR)" -> "betrag", "Débit euros" -> "debit")."""
-    text = str(name).strip().lower().translate(_FOLD)
-    text = " ".join(re.sub(r"[^a-z0-9]+", " ", text).split())
+    text = " ".join(re.sub(r"[\W_]+", " ", _plain(str(name))).split())
     return _CURRENCY_WORDS.sub("", text)
 
 

@@ -46,7 +46,9 @@ _DAY_FIRST = {f for f in DATE_FORMATS if f.index("%d") < f.find("%m") or "%b" in
 
 def detect_encoding(head: bytes) -> tuple[str, str]:
     """(encoding, why) of a text file from its first bytes: a byte-order mark, else UTF-8 when
-    the bytes decode as UTF-8, else cp1252 (what US and Western European banks write)."""
+    the bytes decode as UTF-8, else cp1252 (what US and Western European banks write) when they
+    read as Western text, else the legacy code page of another script (Japanese, Chinese,
+    Korean, Cyrillic, Central European, Greek) that ``charset_normalizer`` finds, else cp1252."""
     if head.startswith(b"\xef\xbb\xbf"):
         return "utf-8-sig", "UTF-8 with a byte-order mark"
     if head.startswith((b"\xff\xfe", b"\xfe\xff")):
@@ -58,10 +60,46 @@ def detect_encoding(head: bytes) -> tuple[str, str]:
             return "utf-8", "valid UTF-8"
         line = head.count(b"\n", 0, err.start) + 1
         byte = head[err.start : err.start + 1].hex()
-        return "cp1252", f"not UTF-8 (byte 0x{byte} on line {line}); Windows-1252"
+        where = f"not UTF-8 (byte 0x{byte} on line {line})"
+        if _reads_as_western(head):
+            return "cp1252", f"{where}; Windows-1252"
+        other = _other_code_page(head)
+        if other:
+            return other, f"{where}; {other}, not Western text (charset_normalizer)"
+        return "cp1252", f"{where}; Windows-1252 (no code page reads it as text)"
     if head.isascii():
         return "utf-8", "ASCII"
     return "utf-8", "valid UTF-8"
+
+
+# the legacy code pages of the scripts bank exports are written in beside Western European;
+# the detector is asked only among these (unrestricted, it calls some cp1252 files mac_roman)
+_OTHER_CODE_PAGES = ("cp932", "gb18030", "big5", "cp949", "cp1251", "cp1250", "cp1253")
+# cp1252's punctuation and symbol block (0x82-0x9f, not the euro sign): in Western text a few
+# quotes and dashes; it is what Japanese or Chinese bytes mostly turn into
+_CP1252_SYMBOLS = set(bytes(range(0x82, 0xA0)).decode("cp1252", errors="ignore"))
+
+
+def _reads_as_western(head: bytes) -> bool:
+    """Whether ``head`` decodes as cp1252 into text whose letters are mostly ASCII (accents
+    here and there, not words of them: Cyrillic or CJK bytes read as cp1252 give those) and
+    few of its punctuation symbols (a curly quote or two)."""
+    try:
+        text = head.decode("cp1252")
+    except UnicodeDecodeError:
+        return False  # a byte cp1252 leaves undefined: common in Japanese and Chinese text
+    letters = [c for c in text if c.isalpha()]
+    accented = sum(not c.isascii() for c in letters)
+    beyond = [c for c in text if not c.isascii()]
+    symbols = sum(c in _CP1252_SYMBOLS for c in beyond)
+    return accented <= 0.3 * max(len(letters), 1) and symbols <= max(3, 0.2 * len(beyond))
+
+
+def _other_code_page(head: bytes) -> str | None:
+    from charset_normalizer import from_bytes
+
+    best = from_bytes(head, cp_isolation=list(_OTHER_CODE_PAGES)).best()
+    return best.encoding if best is not None else None
 
 
 def sniff_delimiter(lines: list[str]) -> str:
