@@ -14,7 +14,7 @@ from ml_assets.core.infra.layouts import (
     training_texts,
 )
 from ml_assets.core.params import PrunedTokenizerParams
-from ml_assets.core.text.backbones import resolve_backbone
+from ml_assets.core.text.backbones import bert_backbone, resolve_backbone
 from ml_assets.wiring.artifacts import (
     automation_condition,
     memoized_output,
@@ -72,7 +72,7 @@ def pruned_tokenizer(
         from ml_assets.core.text.vocab import compare_tokenization, load_tokenizer, prune_vocabulary
 
         features = read_features(training_features)
-        source = resolve_backbone(settings.backbone)
+        source = bert_backbone(settings.backbone)
         report = prune_vocabulary(
             source,
             sorted(set(training_texts(features))),

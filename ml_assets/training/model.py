@@ -16,7 +16,7 @@ from torch import nn
 from transformers import BertConfig, BertForMaskedLM, BertModel
 from transformers.utils import logging as hf_logging
 
-from ml_assets.core.text.backbones import resolve_backbone
+from ml_assets.core.text.backbones import bert_backbone
 from ml_assets.training.amount_prior import AmountPrior
 from ml_assets.training.ngram_bag import GATE_FIELDS, NgramBag
 
@@ -47,15 +47,11 @@ def load_pruned_mlm(
     verbosity = transformers.logging.get_verbosity()
     transformers.logging.set_verbosity_error()
     try:
-        original = BertForMaskedLM.from_pretrained(resolve_backbone(source))
+        original = BertForMaskedLM.from_pretrained(bert_backbone(source))
     finally:
         transformers.logging.set_verbosity(verbosity)
     params_before = count_parameters(original)
     config = BertConfig.from_dict(original.config.to_dict())
-    if config.model_type != "bert":
-        raise ValueError(
-            f"backbone {source!r} is a {config.model_type!r} model; only BERT is supported"
-        )
     config.vocab_size = len(new_to_old)
     if num_layers is not None:
         if num_layers > config.num_hidden_layers:
