@@ -15,6 +15,7 @@ from ml_assets.__main__ import main
 from ml_assets.core.intake.ingest import scan_transactions
 from ml_assets.core.intake.inspect_export import inspect_file
 from ml_assets.core.intake.raw_days import scan_exports
+from ml_assets.core.intake.sniffing import detect_encoding
 from ml_assets.core.params import RawTransactionsParams
 from tests.test_bank_formats_sheets_qif import write_activity_xlsx
 
@@ -156,6 +157,15 @@ def test_a_download_in_another_script_s_code_page(tmp_path, encoding, lines, map
     assert kept["description"][0] == re.split("[,;]", lines[1])[1]
     settings = RawTransactionsParams(source="files", path=str(export), **found.settings)
     assert scan_exports(export, settings).kept.equals(kept)
+
+
+def test_western_text_typeset_with_curly_quotes_stays_windows_1252():
+    rows = "".join(
+        f"11/0{i % 9 + 1}/2026,McDonald\u2019s #{i} \u2013 Joe\u2019s \u201cDiner\u201d,-4.{i:02d}\n"
+        for i in range(40)
+    )
+    text = "Date,Description,Amount\n" + rows + "11/09/2026,Caf\u00e9 D\u00e9j\u00e0 Vu,-3.00\n"
+    assert detect_encoding(text.encode("cp1252"))[0] == "cp1252"
 
 
 def test_a_spreadsheet_and_a_file_without_a_header(tmp_path):

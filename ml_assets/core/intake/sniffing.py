@@ -75,15 +75,17 @@ def detect_encoding(head: bytes) -> tuple[str, str]:
 # the legacy code pages of the scripts bank exports are written in beside Western European;
 # the detector is asked only among these (unrestricted, it calls some cp1252 files mac_roman)
 _OTHER_CODE_PAGES = ("cp932", "gb18030", "big5", "cp949", "cp1251", "cp1250", "cp1253")
-# cp1252's punctuation and symbol block (0x82-0x9f, not the euro sign): in Western text a few
-# quotes and dashes; it is what Japanese or Chinese bytes mostly turn into
-_CP1252_SYMBOLS = set(bytes(range(0x82, 0xA0)).decode("cp1252", errors="ignore"))
+# cp1252's rarer symbols (0x82-0x9f, less the quotes, dashes, ellipsis and bullet Western text
+# is typeset with): what Japanese or Chinese bytes read as cp1252 turn into
+_CP1252_SYMBOLS = set(bytes(range(0x82, 0xA0)).decode("cp1252", errors="ignore")) - set(
+    "\u2018\u2019\u201c\u201d\u2013\u2014\u2026\u2022\u2122"
+)
 
 
 def _reads_as_western(head: bytes) -> bool:
     """Whether ``head`` decodes as cp1252 into text whose letters are mostly ASCII (accents
     here and there, not words of them: Cyrillic or CJK bytes read as cp1252 give those) and
-    few of its punctuation symbols (a curly quote or two)."""
+    few of its rarer symbols."""
     try:
         text = head.decode("cp1252")
     except UnicodeDecodeError:
