@@ -137,15 +137,49 @@ def test_debit_credit_preset_signs_amounts(tmp_path):
 
 
 def test_ofx_statement(tmp_path):
-    """FITID is the id; planted: no FITID (line 23), a TRNAMT that is not a number (29), a
+    """The account and FITID are the id; planted: no FITID (line 23), a TRNAMT that is not a number (29), a
     DTPOSTED that is not a date (36). The day is the bank's, not UTC's."""
     result = scan_transactions(FIXTURES / "checking_20260305.ofx")
     assert result.rows_in == 5
     assert reasons_by_line(result) == {23: "missing_field", 29: "bad_amount", 36: "bad_date"}
-    assert result.kept["transaction_id"].to_list() == ["202603010001", "202603050001"]
+    assert result.kept["transaction_id"].to_list() == [
+        "000123456789:202603010001", "000123456789:202603050001"
+    ]  # fmt: skip
     assert result.kept["posted_date"].to_list() == ["2026-03-01", "2026-03-05"]
     assert result.kept["description"].to_list() == ["STARBUCKS STORE 00", "NETFLIX.COM MONTHLY"]
     assert set(result.kept["account_id"]) == {"000123456789"}
+
+
+def test_ofx_ids_are_unique_per_account_not_per_file(tmp_path):
+    """A checking and a card statement in one file may number their entries alike: both kept."""
+    statement = """<{kind}><CURDEF>USD</CURDEF><{account}><ACCTID>{number}</ACCTID></{account}>
+<BANKTRANLIST><DTSTART>20261101</DTSTART><DTEND>20261130</DTEND><STMTTRN><TRNTYPE>DEBIT</TRNTYPE>
+<DTPOSTED>{day}</DTPOSTED><TRNAMT>{amount}</TRNAMT><FITID>1</FITID><NAME>{name}</NAME></STMTTRN>
+</BANKTRANLIST></{kind}>"""
+    bank = statement.format(
+        kind="STMTRS",
+        account="BANKACCTFROM",
+        number="1111",
+        day="20261103",
+        amount="-45.10",
+        name="PG&amp;E WEB ONLINE",
+    )
+    card = statement.format(kind="CCSTMTRS", account="CCACCTFROM", number="4444", day="20261104",
+                            amount="-5.85", name="STARBUCKS STORE 00412")  # fmt: skip
+    status = "<STATUS><CODE>0</CODE><SEVERITY>INFO</SEVERITY></STATUS>"
+    path = tmp_path / "all_accounts.ofx"
+    path.write_text(
+        '<?xml version="1.0" encoding="UTF-8"?>\n<?OFX OFXHEADER="200" VERSION="220" '
+        'SECURITY="NONE" OLDFILEUID="NONE" NEWFILEUID="NONE"?>\n<OFX><SIGNONMSGSRSV1><SONRS>'
+        f"{status}<DTSERVER>20261130</DTSERVER><LANGUAGE>ENG</LANGUAGE></SONRS></SIGNONMSGSRSV1>"
+        f"<BANKMSGSRSV1><STMTTRNRS><TRNUID>1</TRNUID>{status}{bank}</STMTTRNRS></BANKMSGSRSV1>"
+        f"<CREDITCARDMSGSRSV1><CCSTMTTRNRS><TRNUID>2</TRNUID>{status}{card}</CCSTMTTRNRS>"
+        "</CREDITCARDMSGSRSV1></OFX>\n"
+    )
+    result = scan_transactions(path)
+    assert result.quarantined.height == 0
+    assert result.kept["transaction_id"].to_list() == ["1111:1", "4444:1"]
+    assert result.kept["amount"].to_list() == [-45.1, -5.85]
 
 
 def test_qfx_and_a_broken_ofx_file(tmp_path):

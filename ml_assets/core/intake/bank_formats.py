@@ -97,7 +97,9 @@ def iter_ofx(path: Path) -> Iterator[Row]:
         yield (
             line,
             {
-                "transaction_id": model.fitid,
+                # FITID is unique within its account only (OFX 2.2, 3.2.1): one file or folder
+                # can hold a checking and a card statement numbering their entries alike
+                "transaction_id": f"{account}:{model.fitid}" if account else model.fitid,
                 "account_id": account,
                 "posted_date": dt.datetime.strptime(posted, "%Y%m%d").date(),
                 "amount": float(model.trnamt),
