@@ -613,6 +613,7 @@ def test_a_cp1252_download_reads_with_its_encoding_and_names_it_otherwise(tmp_pa
     wrong = scan_transactions(path, csv_preset="card_activity_positive")
     assert dict(wrong.reasons) == {"invalid_utf8": 1}
     assert "set raw_transactions.encoding" in wrong.quarantined["detail"][0]
+    assert f"python -m ml_assets inspect {path}" in wrong.quarantined["detail"][0]
     right = scan_transactions(path, csv_preset="card_activity_positive", encoding="cp1252")
     row = right.kept.row(0, named=True)
     assert (row["description"], row["amount"]) == ("CAFÉ DE FLORE", -12.5)  # purchases flipped

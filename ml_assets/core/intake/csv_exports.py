@@ -307,7 +307,8 @@ def iter_csv_rows(path: Path, encoding: str, delimiter: str = ",") -> Iterator[C
             except UnicodeEncodeError:
                 values = SchemaError(
                     f"{path}:{reader.line_num}: not valid {encoding} (set "
-                    "raw_transactions.encoding, e.g. cp1252, if the bank writes another)",
+                    "raw_transactions.encoding, e.g. cp1252 or cp932, to the bank's; "
+                    f"`python -m ml_assets inspect {path}` names it)",
                     "invalid_utf8",
                 )
             yield CellRow(reader.line_num, values, raw_bytes, lines.unterminated)
