@@ -159,13 +159,15 @@ def test_a_download_in_another_script_s_code_page(tmp_path, encoding, lines, map
     assert scan_exports(export, settings).kept.equals(kept)
 
 
-def test_western_text_typeset_with_curly_quotes_stays_windows_1252():
+def test_western_text_with_curly_quotes_or_a_stray_byte_stays_windows_1252():
     rows = "".join(
         f"11/0{i % 9 + 1}/2026,McDonald\u2019s #{i} \u2013 Joe\u2019s \u201cDiner\u201d,-4.{i:02d}\n"
         for i in range(40)
     )
     text = "Date,Description,Amount\n" + rows + "11/09/2026,Caf\u00e9 D\u00e9j\u00e0 Vu,-3.00\n"
     assert detect_encoding(text.encode("cp1252"))[0] == "cp1252"
+    stray = b"11/09/2026,ODD \x81 BYTE,-1.00\n"  # one of the five bytes cp1252 leaves undefined
+    assert detect_encoding(text.encode("cp1252") + stray)[0] == "cp1252"
 
 
 def test_a_spreadsheet_and_a_file_without_a_header(tmp_path):

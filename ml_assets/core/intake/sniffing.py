@@ -86,14 +86,13 @@ def _reads_as_western(head: bytes) -> bool:
     """Whether ``head`` decodes as cp1252 into text whose letters are mostly ASCII (accents
     here and there, not words of them: Cyrillic or CJK bytes read as cp1252 give those) and
     few of its rarer symbols."""
-    try:
-        text = head.decode("cp1252")
-    except UnicodeDecodeError:
-        return False  # a byte cp1252 leaves undefined: common in Japanese and Chinese text
+    # the five bytes cp1252 leaves undefined count as symbols: frequent in Japanese text, a
+    # stray one in a Western file
+    text = head.decode("cp1252", errors="replace")
     letters = [c for c in text if c.isalpha()]
     accented = sum(not c.isascii() for c in letters)
     beyond = [c for c in text if not c.isascii()]
-    symbols = sum(c in _CP1252_SYMBOLS for c in beyond)
+    symbols = sum(c in _CP1252_SYMBOLS or c == "\ufffd" for c in beyond)
     return accented <= 0.3 * max(len(letters), 1) and symbols <= max(3, 0.2 * len(beyond))
 
 
