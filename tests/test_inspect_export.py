@@ -170,6 +170,45 @@ def test_western_text_with_curly_quotes_or_a_stray_byte_stays_windows_1252():
     assert detect_encoding(text.encode("cp1252") + stray)[0] == "cp1252"
 
 
+def test_a_warehouse_table_gets_a_column_map_from_its_names(tmp_path):
+    """Parquet and JSONL tables in their own names (a warehouse's NUMERIC amounts and UTC
+    timestamps included); a table already in ours gets none."""
+    import datetime as dt
+    import json
+    from decimal import Decimal
+
+    import polars as pl
+
+    parquet = tmp_path / "warehouse.parquet"
+    pl.DataFrame({
+        "txn_id": ["a1", "a2"],
+        "booked_at": [dt.datetime(2026, 11, 3, 23, 30, tzinfo=dt.UTC),
+                      dt.datetime(2026, 11, 4, 8, 0, tzinfo=dt.UTC)],
+        "amount": pl.Series([Decimal("-12.40"), Decimal("2474.74")], dtype=pl.Decimal(12, 2)),
+        "memo": ["ALBERT HEIJN 1403", "ACME PAYROLL"],
+    }).write_parquet(parquet)  # fmt: skip
+    jsonl = tmp_path / "export.jsonl"
+    jsonl.write_text(
+        json.dumps({"id": "b1", "date": "2026-11-05", "amount": -4.85, "details": "STARBUCKS"})
+        + "\n"
+    )
+    ours = tmp_path / "ours.jsonl"
+    ours.write_text(json.dumps({"transaction_id": "c1", "posted_date": "2026-11-06",
+                                "amount": -1.0, "description": "NS"}) + "\n")  # fmt: skip
+    expected = {
+        parquet: {"txn_id": "transaction_id", "booked_at": "posted_date", "memo": "description"},
+        jsonl: {"id": "transaction_id", "date": "posted_date", "details": "description"},
+        ours: None,
+    }
+    for path, mapping in expected.items():
+        found = inspect_file(path)
+        assert found.error is None and found.result.quarantined.height == 0, path
+        assert found.settings.get("column_map") == mapping, path
+        settings = RawTransactionsParams(source="files", path=str(path), **found.settings)
+        assert scan_exports(path, settings).kept.equals(found.result.kept)
+    assert inspect_file(parquet).result.kept["amount"].to_list() == [-12.4, 2474.74]
+
+
 def test_a_spreadsheet_and_a_file_without_a_header(tmp_path):
     found = inspect_file(write_activity_xlsx(tmp_path / "Activity_Checking.xlsx"))
     assert found.settings["sheet"] == "Transactions" and found.result.kept.height == 4

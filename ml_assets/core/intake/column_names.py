@@ -39,7 +39,7 @@ SYNONYMS: dict[str, tuple[str, ...]] = {
         "posted date|post date|posting date|booking date|date posted|buchungstag|"
         "buchungsdatum|date de comptabilisation|boekdatum|fecha contable|date|"
         "transaction date|trans date|datum|fecha|data|date operation|value date|valuta|"
-        "valutadatum|wertstellung|date de valeur|"
+        "valutadatum|wertstellung|date de valeur|booked at|posted at|booking time|"
         "日付|取引日|お取引日|取扱日|ご利用日|利用日|交易日期|记账日期|交易日|日期|"
         "거래일|거래일자|거래일시|дата|дата операции|дата проводки"
     ),
@@ -70,7 +70,7 @@ SYNONYMS: dict[str, tuple[str, ...]] = {
         "差引残高|残高|余额|账户余额|잔액|거래후잔액|остаток|баланс"
     ),
     "transaction_id": _names(
-        "transaction id|transaction reference|reference number|ref number|fitid|id|"
+        "transaction id|transaction reference|reference number|ref number|fitid|id|txn id|"
         "reference|referenz|kundenreferenz|reference id"
     ),
     "currency": _names("currency|waehrung|wahrung|devise|valuta code|ccy"),

@@ -15,6 +15,7 @@ from __future__ import annotations
 import contextlib
 import datetime as dt
 import itertools
+import json
 import re
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -35,6 +36,7 @@ from ml_assets.core.intake.ingest import (
 from ml_assets.core.intake.layout_guess import (
     LayoutGuess,
     choose_sign,
+    columns_by_name,
     guess_layout,
     matching_preset,
 )
@@ -83,6 +85,8 @@ def inspect_file(file: Path) -> Inspection:
             _inspect_table(found)
         elif fmt == "qif":
             _inspect_text_encoding(found)
+        elif fmt in ("jsonl", "parquet"):
+            _inspect_record_names(found)
         found.result = scan_transactions(file, files=[file], **_scan_keys(found.settings))
     except SchemaError as err:
         found.error = str(err)
@@ -94,6 +98,34 @@ def inspect_file(file: Path) -> Inspection:
 def _scan_keys(settings: dict[str, object]) -> dict[str, object]:
     keys = {k: v for k, v in settings.items() if k in READING_KEYS}
     return {**keys, "column_map": keys.get("column_map") or {}}
+
+
+def _inspect_record_names(found: Inspection) -> None:
+    """A JSONL or Parquet table's own column names mapped to our fields by the names banks and
+    warehouses use (``memo``, ``booked_at``, ``txn_id``); names already ours stay."""
+    names = _record_names(found.file, found.fmt)
+    mapping: dict[str, str] = {}
+    for theirs, ours in columns_by_name(names).items():
+        taken = ours in names or (ours in mapping.values() and ours != "description")
+        if theirs != ours and ours in RAW_SCHEMA and not taken:
+            mapping[theirs] = ours
+    if mapping:
+        found.settings["column_map"] = mapping
+        pairs = ", ".join(f"{theirs} -> {ours}" for theirs, ours in mapping.items())
+        found.facts.append(("columns", f"{pairs} (from the names)"))
+
+
+def _record_names(file: Path, fmt: str | None) -> list[str]:
+    if fmt == "parquet":
+        return list(pl.read_parquet_schema(file))
+    with open_binary(file) as handle:
+        for line in handle:
+            if line.strip():
+                with contextlib.suppress(ValueError):
+                    record = json.loads(line)
+                    return list(record) if isinstance(record, dict) else []
+                return []
+    return []
 
 
 def _inspect_text_encoding(found: Inspection) -> None:

@@ -5,6 +5,7 @@ Every export reader shares these."""
 from __future__ import annotations
 
 import datetime as dt
+import decimal
 import gzip
 import hashlib
 import json
@@ -54,7 +55,7 @@ def open_binary(path: Path) -> BinaryIO:
 
 
 def parse_amount(value: object, where: str, field: str = "amount") -> float:
-    """A finite float from a number or a string such as ``$1,234.50`` or ``(12.00)``
+    """A finite float from a number (a ``Decimal`` too) or a string such as ``$1,234.50`` or ``(12.00)``
     (accounting negative); ``field`` names the column in the error."""
     amount = value
     if isinstance(value, str):
@@ -67,6 +68,8 @@ def parse_amount(value: object, where: str, field: str = "amount") -> float:
             raise SchemaError(
                 f"{where}: field {field!r} is not a number: {value!r}", "bad_amount", "amount"
             ) from err
+    if isinstance(amount, decimal.Decimal):  # a warehouse's NUMERIC / decimal128 column
+        amount = float(amount)
     if isinstance(amount, bool) or not isinstance(amount, int | float) or not math.isfinite(amount):
         raise SchemaError(
             f"{where}: field {field!r} must be a finite number, got {value!r}",
