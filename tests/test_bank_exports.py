@@ -584,29 +584,6 @@ def test_days_of_a_download_are_its_posted_days(tmp_path, capsys):
     assert capsys.readouterr().out.strip() == "2026-03-01...2026-03-30"
 
 
-def test_a_warehouse_parquet_with_decimal_amounts_and_utc_timestamps(tmp_path):
-    """A table exported from a warehouse: NUMERIC amounts (decimal128), timestamps with a time
-    zone, a categorical text column, its own column names."""
-    from decimal import Decimal
-
-    import polars as pl
-
-    path = tmp_path / "warehouse.parquet"
-    pl.DataFrame({
-        "txn_id": ["a1", "a2"],
-        "booked_at": [dt.datetime(2026, 11, 3, 23, 30, tzinfo=dt.UTC),
-                      dt.datetime(2026, 11, 4, 8, 0, tzinfo=dt.UTC)],
-        "amount": pl.Series([Decimal("-12.40"), Decimal("2474.74")], dtype=pl.Decimal(12, 2)),
-        "memo": pl.Series(["ALBERT HEIJN 1403", "ACME PAYROLL"], dtype=pl.Categorical),
-    }).write_parquet(path)  # fmt: skip
-    columns = {"txn_id": "transaction_id", "booked_at": "posted_date", "memo": "description"}
-    result = scan_transactions(path, column_map=columns)
-    assert result.quarantined.height == 0
-    assert result.kept["amount"].to_list() == [-12.4, 2474.74]
-    assert result.kept["posted_date"].to_list() == ["2026-11-03", "2026-11-04"]
-    assert result.kept["description"].to_list() == ["ALBERT HEIJN 1403", "ACME PAYROLL"]
-
-
 def test_a_corrupt_gzip_or_parquet_file_is_named_not_a_crash(tmp_path):
     import gzip
 
