@@ -55,8 +55,8 @@ def open_binary(path: Path) -> BinaryIO:
 
 
 def parse_amount(value: object, where: str, field: str = "amount") -> float:
-    """A finite float from a number (a ``Decimal`` too) or a string such as ``$1,234.50`` or ``(12.00)``
-    (accounting negative); ``field`` names the column in the error."""
+    """A finite float from a number (a ``Decimal`` too) or a string such as ``$1,234.50`` or
+    ``(12.00)`` (accounting negative); ``field`` names the column in the error."""
     amount = value
     if isinstance(value, str):
         cleaned = value.replace(",", "").replace("$", "").strip()
