@@ -172,7 +172,8 @@ def test_western_text_with_curly_quotes_or_a_stray_byte_stays_windows_1252():
 
 def test_a_warehouse_table_gets_a_column_map_from_its_names(tmp_path):
     """Parquet and JSONL tables in their own names (a warehouse's NUMERIC amounts and UTC
-    timestamps included); a table already in ours gets none."""
+    timestamps, an API's camelCase keys that come and go) get a column_map; a table already in
+    ours gets none."""
     import datetime as dt
     import json
     from decimal import Decimal
@@ -192,14 +193,26 @@ def test_a_warehouse_table_gets_a_column_map_from_its_names(tmp_path):
         json.dumps({"id": "b1", "date": "2026-11-05", "amount": -4.85, "details": "STARBUCKS"})
         + "\n"
     )
+    api = tmp_path / "api.jsonl"  # an open-banking API's camelCase records
+    api.write_text(
+        json.dumps({"transactionId": "t1", "bookingDate": "2026-11-03", "amount": "-12.40",
+                    "creditorName": "Albert Heijn", "remittanceInformationUnstructured": "Pin"})
+        + "\n"
+        + json.dumps({"transactionId": "t2", "bookingDate": "2026-11-04", "amount": "2474.74",
+                      "debtorName": "Werkgever BV", "remittanceInformationUnstructured": "Salaris"})
+        + "\n"
+    )  # fmt: skip
     ours = tmp_path / "ours.jsonl"
     ours.write_text(json.dumps({"transaction_id": "c1", "posted_date": "2026-11-06",
                                 "amount": -1.0, "description": "NS"}) + "\n")  # fmt: skip
     expected = {
         parquet: {"txn_id": "transaction_id", "booked_at": "posted_date", "memo": "description"},
         jsonl: {"id": "transaction_id", "date": "posted_date", "details": "description"},
+        api: {"transactionId": "transaction_id", "bookingDate": "posted_date",
+              "creditorName": "description", "remittanceInformationUnstructured": "description",
+              "debtorName": "description"},
         ours: None,
-    }
+    }  # fmt: skip
     for path, mapping in expected.items():
         found = inspect_file(path)
         assert found.error is None and found.result.quarantined.height == 0, path
@@ -207,6 +220,9 @@ def test_a_warehouse_table_gets_a_column_map_from_its_names(tmp_path):
         settings = RawTransactionsParams(source="files", path=str(path), **found.settings)
         assert scan_exports(path, settings).kept.equals(found.result.kept)
     assert inspect_file(parquet).result.kept["amount"].to_list() == [-12.4, 2474.74]
+    assert inspect_file(api).result.kept["description"].to_list() == [
+        "Albert Heijn Pin", "Werkgever BV Salaris"
+    ]  # fmt: skip
 
 
 def test_a_spreadsheet_and_a_file_without_a_header(tmp_path):

@@ -47,6 +47,7 @@ SYNONYMS: dict[str, tuple[str, ...]] = {
         "description|transaction description|details|narrative|memo|payee|name|"
         "verwendungszweck|beschreibung|libelle|libelle operation|"
         "omschrijving|mededelingen|concepto|descrizione|text|reference text|particulars|"
+        "remittance information unstructured|remittance information|"
         "摘要|お取引内容|取引内容|ご利用店名|利用店名|ご利用先|内容|交易摘要|商户名称|对方户名|"
         "적요|거래내용|내용|가맹점명|описание|описание операции|назначение платежа"
     ),
@@ -84,7 +85,7 @@ SYNONYMS: dict[str, tuple[str, ...]] = {
     "counterparty": _names(
         "counterparty|beguenstigter zahlungspflichtiger|auftraggeber beguenstigter|"
         "beguenstigter|auftraggeber empfaenger|zahlungsempfaenger|empfaenger|"
-        "tegenrekening naam|naam|nom|payee name|name of other party"
+        "tegenrekening naam|naam|nom|payee name|name of other party|creditor name|debtor name"
     ),
     "direction": _names(
         "af bij|debit credit|credit debit|dr cr|cr dr|soll haben|s h|direction|"
@@ -104,10 +105,12 @@ _CURRENCY_WORDS = re.compile(
 
 
 def normalized(name: object) -> str:
-    """A header name as SYNONYMS spell it: lower case, accents and umlauts spelled out,
-    punctuation, repeated spaces and a trailing currency gone ("Running Bal." -> "running bal",
-    "Betrag (EUR)" -> "betrag", "Débit euros" -> "debit")."""
-    text = " ".join(re.sub(r"[\W_]+", " ", _plain(str(name))).split())
+    """A header name as SYNONYMS spell it: camelCase split, lower case, accents and umlauts
+    spelled out, punctuation, repeated spaces and a trailing currency gone ("Running Bal." ->
+    "running bal", "Betrag (EUR)" -> "betrag", "Débit euros" -> "debit", "bookingDate" ->
+    "booking date")."""
+    words = re.sub(r"(?<=[a-z0-9])(?=[A-Z])", " ", str(name))
+    text = " ".join(re.sub(r"[\W_]+", " ", _plain(words)).split())
     return _CURRENCY_WORDS.sub("", text)
 
 

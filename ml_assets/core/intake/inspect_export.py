@@ -23,7 +23,7 @@ from pathlib import Path
 import polars as pl
 import yaml
 
-from ml_assets.core.intake.column_names import INTAKE_FIELDS
+from ml_assets.core.intake.column_names import INTAKE_FIELDS, field_of
 from ml_assets.core.intake.csv_exports import CellRow, head_lines, iter_csv_rows
 from ml_assets.core.intake.export_settings import READING_KEYS, matches
 from ml_assets.core.intake.ingest import (
@@ -109,23 +109,27 @@ def _inspect_record_names(found: Inspection) -> None:
         taken = ours in names or (ours in mapping.values() and ours != "description")
         if theirs != ours and ours in RAW_SCHEMA and not taken:
             mapping[theirs] = ours
+    for name in names:  # a creditor on debits, a debtor on credits: both are the other party
+        if name not in mapping and field_of(name) == "counterparty":
+            mapping[name] = "description"
     if mapping:
         found.settings["column_map"] = mapping
         pairs = ", ".join(f"{theirs} -> {ours}" for theirs, ours in mapping.items())
         found.facts.append(("columns", f"{pairs} (from the names)"))
 
 
-def _record_names(file: Path, fmt: str | None) -> list[str]:
+def _record_names(file: Path, fmt: str | None, records: int = 200) -> list[str]:
+    """The column names of a Parquet file; the keys of a JSONL file's first records, in order
+    (an API's records leave out the keys they have no value for: a debtor on a debit)."""
     if fmt == "parquet":
         return list(pl.read_parquet_schema(file))
+    names: dict[str, None] = {}
     with open_binary(file) as handle:
-        for line in handle:
-            if line.strip():
-                with contextlib.suppress(ValueError):
-                    record = json.loads(line)
-                    return list(record) if isinstance(record, dict) else []
-                return []
-    return []
+        for line in itertools.islice(handle, records):
+            with contextlib.suppress(ValueError):
+                record = json.loads(line)
+                names.update(dict.fromkeys(record if isinstance(record, dict) else ()))
+    return list(names)
 
 
 def _inspect_text_encoding(found: Inspection) -> None:
