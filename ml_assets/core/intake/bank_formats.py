@@ -241,21 +241,15 @@ def iter_mt940(path: Path, encoding: str = "latin-1") -> Iterator[Row]:
         )
 
 
-# the parser's 5.x defaults keep its 5.0 output; these read statements as banks mean them: the
-# ?31 sub-field is the other party's IBAN (not part of its name), a reversal of a credit (RC)
-# is a debit, lowercase marks count, and long :86: details are kept whole
-_MT940_OPTIONS_ON = (
-    "applicant_iban",
-    "reversal_sign",
-    "case_insensitive_marks",
-    "unbounded_details",
-)
-
-
 def _mt940_options():
+    """The parser's 5.x defaults keep its 5.0 output; these read statements as banks mean them:
+    the ?31 sub-field is the other party's IBAN (not part of its name), a reversal of a credit
+    (RC) is a debit, lowercase marks count, and long :86: details are kept whole."""
     import mt940
 
-    return mt940.Options(**dict.fromkeys(_MT940_OPTIONS_ON, True))
+    return mt940.Options(
+        applicant_iban=True, reversal_sign=True, case_insensitive_marks=True, unbounded_details=True
+    )
 
 
 @contextlib.contextmanager

@@ -1,7 +1,7 @@
 """What banks call their columns, by our field: the names US, UK, German, French, Dutch,
-Spanish, Italian, Japanese, Chinese, Korean and Russian downloads use. ``inspect`` guesses a column_map from them; the load uses
-them only to find a running-balance column nobody mapped (a balance is never a transaction
-field, so guessing it cannot change a row)."""
+Spanish, Italian, Japanese, Chinese, Korean and Russian downloads use. ``inspect`` guesses a
+column_map from them; the load uses them only to find a running-balance column nobody mapped
+(a balance is never a transaction field, so guessing it cannot change a row)."""
 
 from __future__ import annotations
 
@@ -16,9 +16,8 @@ MONEY_OUT = frozenset({"af", "debit", "dr", "d", "s", "soll", "out", "-", "debet
 MONEY_IN = frozenset({"bij", "credit", "cr", "c", "h", "haben", "in", "+", "deposit"})
 
 
-_FOLD = str.maketrans(
-    {"ä": "ae", "ö": "oe", "ü": "ue", "ß": "ss", "é": "e", "è": "e", "ê": "e", "ç": "c", "à": "a"}
-)
+# German spells its umlauts out in ASCII names ("Waehrung"); other accents are dropped (_plain)
+_FOLD = str.maketrans({"ä": "ae", "ö": "oe", "ü": "ue", "ß": "ss"})
 
 
 def _names(text: str) -> tuple[str, ...]:

@@ -106,8 +106,7 @@ def _inspect_record_names(found: Inspection) -> None:
     names = _record_names(found.file, found.fmt)
     mapping: dict[str, str] = {}
     for theirs, ours in columns_by_name(names).items():
-        taken = ours in names or (ours in mapping.values() and ours != "description")
-        if theirs != ours and ours in RAW_SCHEMA and not taken:
+        if theirs != ours and ours in RAW_SCHEMA and ours not in names:
             mapping[theirs] = ours
     for name in names:  # a creditor on debits, a debtor on credits: both are the other party
         if name not in mapping and field_of(name) == "counterparty":
