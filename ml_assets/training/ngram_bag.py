@@ -34,12 +34,17 @@ neither slice pays for the other, each merchant counting as at most ``MERCHANT_R
 ``low`` (the bag's share for rows it has not seen) stays 0
 unless a share gains a clear margin there, one the valid split's merchants make sure of, and
 ``high`` is 0 (the encoder alone) where every mix scores below the encoder (``choose_gates``).
+That rule leans on the encoder for unseen rows; where the encoder is not known to read
+unseen merchants better than the bag (``gate_prior``, measured out of fold on the train
+rows), the gate starts instead from a constant share that weighs the two calibrated parts
+equally, and the search's best gate replaces it only for the same sure gain.
 """
 
 from __future__ import annotations
 
 import time
 from collections.abc import Callable, Sequence
+from functools import partial
 
 import numpy as np
 import torch
@@ -540,6 +545,7 @@ def choose_gates(
     lows: Sequence[float] = LOWS,
     thresholds: Sequence[float] = THRESHOLDS,
     token_shares: Sequence[float] = TOKEN_SHARES,
+    priors: dict[str, float | None] | None = None,
 ) -> dict[str, tuple[float, float, float, float]]:
     """Per head, the gate ``(threshold, low, high, token_share)`` with the best mean of seen-
     and held-out-merchant accuracy on the validation rows (overall accuracy where one slice is
@@ -557,7 +563,11 @@ def choose_gates(
     That choice is made on the bi- and trigram coverage (``coverage[:, 0]``). Where unseen
     rows go to the encoder, a coverage that averages in the single tokens' (``coverage[:, 1]``,
     by each of ``token_shares``) is taken where it scores higher. A one-column ``coverage``
-    chooses ``token_share`` 0."""
+    chooses ``token_share`` 0.
+
+    ``priors`` (per head; ``gate_prior``): a share of the bag for every row to start from
+    instead, where the encoder is not known to read unseen merchants better; the best gate of
+    the whole search replaces it only for the same sure gain over it."""
     coverage = np.asarray(coverage, dtype=np.float64)
     columns = coverage.reshape(len(coverage), -1)
     shares = token_shares if columns.shape[1] > 1 else (0.0,)
@@ -568,18 +578,19 @@ def choose_gates(
         weights = np.ones(len(keep)) if merchants is None else kept_row_weights(merchants, keep)
         clusters = np.arange(len(keep)) if merchants is None else np.asarray(merchants)
         rows = (encoder, bag_logprobs[head], columns, labels[head], (keep, heldout, weights))
+        sure_gain = partial(
+            is_sure_gain,
+            scored=(keep, heldout, weights, clusters),
+            at_least=(low_gain_pt, low_gain_z),
+        )
+        prior = (priors or {}).get(head)
+        if prior is not None:
+            chosen[head] = prior_or_sure_gain(rows, prior, lows, thresholds, shares, sure_gain)
+            continue
         unshared_lows = [x for x in lows if x == 0]
-        shared_lows = [x for x in lows if x > 0]
         unseen_to_encoder = best_gate(*rows, unshared_lows, thresholds, 0.0)
-        shared = best_gate(*rows, shared_lows, thresholds, 0.0)
-        take_shared = False
-        if shared is not None:
-            gain = shared[0] - unseen_to_encoder[0]
-            error = 100 * gain_standard_error(
-                unseen_to_encoder[2], shared[2], keep, heldout, weights, clusters
-            )
-            take_shared = gain >= low_gain_pt and gain >= low_gain_z * error
-        if take_shared:
+        shared = best_gate(*rows, [x for x in lows if x > 0], thresholds, 0.0)
+        if sure_gain(unseen_to_encoder, shared):
             chosen[head] = shared[1]
             continue
         best = unseen_to_encoder
@@ -589,6 +600,35 @@ def choose_gates(
                 best = candidate
         chosen[head] = best[1]
     return chosen
+
+
+def is_sure_gain(before: tuple, after: tuple | None, scored: tuple, at_least: tuple) -> bool:
+    """Whether gate ``after`` gains on ``before`` (each ``best_gate``'s (score, gate, right))
+    at least ``at_least[0]`` points and ``at_least[1]`` standard errors (``gain_standard_error``
+    over ``scored``: kept, held-out, weights, clusters)."""
+    if after is None:
+        return False
+    gain = after[0] - before[0]
+    error = 100 * gain_standard_error(before[2], after[2], *scored)
+    return gain >= at_least[0] and gain >= at_least[1] * error
+
+
+def prior_or_sure_gain(rows, share, lows, thresholds, token_shares, sure_gain) -> tuple:
+    """The constant gate ``share`` (every row that share of the bag), or the best gate of the
+    search (each ``low``, the single tokens' shares where ``low`` is 0) where ``sure_gain``
+    (prior's score, gate's score) holds."""
+    encoder, bag, coverage, labels, scored_rows = rows
+    gate = (0.0, share, share, 0.0)
+    w = gate_weights(coverage, gate)[:, None]
+    right = ((1 - w) * encoder + w * bag).argmax(axis=1) == labels
+    prior = (100 * seen_and_heldout_accuracy(right, *scored_rows), gate, right)
+    best = prior
+    for low in lows:
+        for token_share in token_shares if low == 0 else (0.0,):
+            candidate = best_gate(*rows, [low], thresholds, token_share)
+            if candidate is not None and sure_gain(prior, candidate) and candidate[0] > best[0]:
+                best = candidate
+    return best[1]
 
 
 def bag_logprobs_numpy(bag: NgramBag, sequences) -> dict[str, np.ndarray]:

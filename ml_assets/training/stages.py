@@ -248,8 +248,9 @@ def train_multitask_model(
 
         encoder_only = evaluate(net, sets["test"], 128, meta["pad_id"], device)
         bag = attach_bag(
-            net, sets["train"], every_valid, settings, meta["pad_id"], device, log, tokenizer_dir
-        )
+            net, sets["train"], every_valid, settings, meta["pad_id"], device, log,
+            tokenizer_dir, backbone_dir,
+        )  # fmt: skip
     from ml_assets.training.amount_fitting import attach_amount_prior, row_amounts
 
     amount = {}
