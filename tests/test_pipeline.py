@@ -76,6 +76,9 @@ EXPECTED_METADATA = {
         "test_transaction_type_f1",
         "heldout_category_acc",
         "best_step",
+        "ngram_bag_category_gate",
+        "ngram_bag_category_prior",
+        "ngram_bag_transaction_type_prior",
     },
     "baseline_model": {"test_category_acc", "best_step", "valid_rows_full", "valid_curve"},
     "tfidf_reference": {

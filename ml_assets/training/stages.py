@@ -301,12 +301,14 @@ def train_multitask_model(
         for head in heads:
             threshold, low, high, token_share = bag["gate"][head]
             signal = f" (single tokens' {token_share:g})" if token_share else ""
+            shares = f"{low:g} on every row" if low == high else f"{low:g}-{high:g}"
             metadata[f"ngram_bag_{head}_gate"] = (
-                f"weight {low:g}-{high:g} around coverage {threshold:g}{signal}, "
-                f"C {bag['c'][head]:g}"
+                f"weight {shares} around coverage {threshold:g}{signal}, C {bag['c'][head]:g}"
                 if high
                 else f"encoder alone (the bag scored below it on validation), C {bag['c'][head]:g}"
             )
+            if head in bag.get("prior", {}):
+                metadata[f"ngram_bag_{head}_prior"] = prior_summary(bag["prior"][head])
             if encoder_only[head]["n"]:
                 metadata[f"{head}_encoder_acc"] = round(encoder_only[head]["accuracy"], 4)
     if amount:
@@ -328,6 +330,23 @@ def train_multitask_model(
         float(np.mean([m["accuracy"] for m in test.values() if m["n"]])), 4
     )
     return metadata
+
+
+def prior_summary(measured: dict) -> str:
+    """One line of what ``gate_priors`` measured for a head, for the asset's metadata."""
+    if "probe_lead" not in measured:
+        return str(measured["prior"])
+    start = (
+        "unseen rows to the encoder"
+        if measured["prior"] == "encoder"
+        else f"the bag's share {measured['prior']:g} on every row"
+    )
+    return (
+        f"{start}: out of fold on {measured['rows']} train rows of {measured['merchants']} "
+        f"merchants, a probe on the starting backbone {measured['probe_out_of_fold']:g} %, "
+        f"the bag {measured['bag_out_of_fold']:g} % (lead {measured['probe_lead']:+g} "
+        f"± {measured['probe_lead_error']:g} points)"
+    )
 
 
 def seen_and_heldout_score(valid) -> Callable[[dict[str, np.ndarray]], float]:
