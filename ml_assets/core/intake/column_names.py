@@ -1,7 +1,8 @@
 """What banks call their columns, by our field: the names US, UK, German, French, Dutch,
-Spanish, Italian, Japanese, Chinese, Korean and Russian downloads use. ``inspect`` guesses a
-column_map from them; the load uses them only to find a running-balance column nobody mapped
-(a balance is never a transaction field, so guessing it cannot change a row)."""
+Spanish, Italian, Japanese, Chinese, Korean and Russian downloads use, and bank-data APIs'
+record keys (flattened: ``transactionAmount.amount``). ``inspect`` guesses a column_map from
+them; the load uses them only to find a running-balance column nobody mapped (a balance is
+never a transaction field, so guessing it cannot change a row)."""
 
 from __future__ import annotations
 
@@ -47,11 +48,13 @@ SYNONYMS: dict[str, tuple[str, ...]] = {
         "verwendungszweck|beschreibung|libelle|libelle operation|"
         "omschrijving|mededelingen|concepto|descrizione|text|reference text|particulars|"
         "remittance information unstructured|remittance information|"
+        "remittance information unstructured array|"
         "摘要|お取引内容|取引内容|ご利用店名|利用店名|ご利用先|内容|交易摘要|商户名称|对方户名|"
         "적요|거래내용|내용|가맹점명|описание|описание операции|назначение платежа"
     ),
     "amount": _names(
-        "amount|transaction amount|betrag|umsatz|montant|bedrag|importe|importo|value|sum|"
+        "amount|transaction amount|transaction amount amount|betrag|umsatz|montant|bedrag|"
+        "importe|importo|value|sum|"
         "金額|取引金額|ご利用金額|利用金額|金额|交易金额|금액|거래금액|сумма|сумма операции"
     ),
     "debit": _names(
@@ -71,9 +74,12 @@ SYNONYMS: dict[str, tuple[str, ...]] = {
     ),
     "transaction_id": _names(
         "transaction id|transaction reference|reference number|ref number|fitid|id|txn id|"
-        "reference|referenz|kundenreferenz|reference id"
+        "reference|referenz|kundenreferenz|reference id|internal transaction id"
     ),
-    "currency": _names("currency|waehrung|wahrung|devise|valuta code|ccy"),
+    "currency": _names(
+        "currency|waehrung|wahrung|devise|valuta code|ccy|transaction amount currency|"
+        "iso currency code"
+    ),
     "account_id": _names(
         # (not IBAN or Kontonummer: in many exports that is the other party's account)
         "account|account number|account no|card no|card number|auftragskonto"
@@ -90,7 +96,8 @@ SYNONYMS: dict[str, tuple[str, ...]] = {
         "af bij|debit credit|credit debit|dr cr|cr dr|soll haben|s h|direction|"
         "credit debit indicator|debit credit indicator|cdt dbt ind"
     ),
-    "category": _names("category|kategorie|categorie|categoria"),
+    # (Plaid's current taxonomy first: its `category` list is the deprecated one)
+    "category": _names("personal finance category primary|category|kategorie|categorie|categoria"),
     "transaction_type": _names(
         "type|transaction type|buchungstext|buchungsart|umsatzart|type operation"
     ),

@@ -5,6 +5,7 @@ its amounts plain and signed, and what its balance lines and totals rows say (co
 
 from __future__ import annotations
 
+import dataclasses
 import json
 import zlib
 from collections import Counter
@@ -23,7 +24,7 @@ from ml_assets.core.intake.csv_exports import (
     signed_amount,
 )
 from ml_assets.core.intake.export_settings import ExportSettings
-from ml_assets.core.intake.jsonl_exports import iter_jsonl
+from ml_assets.core.intake.json_documents import open_json
 from ml_assets.core.intake.qif import iter_qif
 from ml_assets.core.intake.records import (
     SchemaError,
@@ -48,7 +49,6 @@ def _iter_parquet(path: Path) -> Iterator[tuple[int, dict, bytes]]:
 
 
 _READERS = {
-    "jsonl": iter_jsonl,
     "parquet": _iter_parquet,
     "ofx": iter_ofx,
     "camt053": iter_camt053,
@@ -59,7 +59,8 @@ _READERS = {
 @dataclass(frozen=True)
 class FileReading:
     """How one file's records become rows: its format, our names for its columns, its date
-    format and decimal mark, the CSV preset and sign convention, and how errors name a row."""
+    format and decimal mark, the CSV preset and sign convention, and how errors name a row
+    (a JSON document's by the record's path: ``paths[line - 1]``)."""
 
     fmt: str
     mapping: dict[str, str]
@@ -68,16 +69,27 @@ class FileReading:
     layout: CsvPreset | None = None
     spending: str | None = None
     place: str = "{file}:{line}"
+    paths: tuple[str, ...] = ()
 
     def where(self, file: Path, line: int) -> str:
+        if self.paths:
+            return f"{file}: {self.paths[line - 1]}"
         return self.place.format(file=file, line=line)
 
     def renamed(self, record: dict) -> dict:
         """The record in our names; several columns mapped to ``description`` (a counterparty
-        and a purpose text) are joined in the file's order, as CAMT.053's are."""
+        and a purpose text) are joined in the file's order, as CAMT.053's are, and so are the
+        strings of a list (``remittanceInformationUnstructuredArray``). A column mapped to one
+        of our other fields gives it, over a column that only has its name (Plaid's legacy
+        ``category`` list beside ``personal_finance_category.primary``)."""
         out: dict = {}
+        given = set(self.mapping.values()) - {"description"}
         for key, value in record.items():
             ours = self.mapping.get(key, key)
+            if key in given and key not in self.mapping:
+                continue
+            if isinstance(value, list) and all(isinstance(v, str) for v in value):
+                value = " ".join(v.strip() for v in value if v.strip())
             if ours == "description" and ours in out:
                 parts = (out[ours], value)
                 value = " ".join(str(p).strip() for p in parts if p is not None and str(p).strip())
@@ -107,8 +119,8 @@ class FileReading:
         balance = None
         if self.fmt in TABLE_FORMATS:
             balance = self._plain_amounts(renamed, where)
-            if self.layout or self.spending or {"debit", "credit", "direction"} & set(renamed):
-                renamed["amount"] = signed_amount(renamed, self.layout, self.spending, where)
+        if self.layout or self.spending or {"debit", "credit", "direction"} & set(renamed):
+            renamed["amount"] = signed_amount(renamed, self.layout, self.spending, where)
         derive = transaction_ids == "derived" or (
             transaction_ids == "auto" and "transaction_id" not in renamed
         )
@@ -182,11 +194,20 @@ def open_export(
         return FileReading(fmt, {}, None), rows
     if fmt in STATEMENT_FORMATS:  # records arrive in our names, dates as dates
         return FileReading(fmt, {}, None), _READERS[fmt](file)
-    if fmt not in _READERS:
+    reading = FileReading(
+        fmt, settings.column_map, settings.date_format, spending=settings.spending
+    )
+    if fmt == "jsonl":  # JSONL, or a JSON document (by its content; core.json_documents)
+        try:
+            found = open_json(file, notes.statement_lines)
+        except _UNREADABLE as err:
+            return reading, iter([(1, unreadable(file, 1, err), b"")])
+        if found.shape != "jsonl":
+            notes.format, notes.unit = "json", "record"
+        return dataclasses.replace(reading, paths=found.paths), found.records
+    if fmt != "parquet":
         raise SchemaError(f"{file}: unsupported format {fmt!r}")
-    place = "{file} row {line}" if fmt == "parquet" else "{file}:{line}"
-    reading = FileReading(fmt, settings.column_map, settings.date_format, place=place)
-    return reading, _READERS[fmt](file)
+    return dataclasses.replace(reading, place="{file} row {line}"), _READERS[fmt](file)
 
 
 def _open_table(

@@ -57,7 +57,7 @@ from ml_assets.core.intake.statements import (
 _SUFFIX_FORMAT = {
     ".jsonl": "jsonl",
     ".ndjson": "jsonl",
-    ".json": "jsonl",
+    ".json": "jsonl",  # or a JSON document: told apart by the content (core.json_documents)
     ".csv": "csv",
     ".tsv": "csv",
     ".parquet": "parquet",
@@ -212,7 +212,8 @@ def scan_transactions(
     (``derived_id``); ``auto`` derives it for records that have no id field at all.
     The reading keys (``csv_preset``, ``column_map``, ``date_format``, ``encoding``,
     ``delimiter``, ``decimal``, ``header_line``, ``spending``, ``sheet``; see
-    core.export_settings) apply to CSV and spreadsheet files, ``exports`` replaces them per
+    core.export_settings) apply to CSV and spreadsheet files (``column_map``, ``date_format``
+    and ``spending`` to JSON and Parquet records too), ``exports`` replaces them per
     file-name pattern; statement formats (OFX, CAMT.053, MT940) arrive in our column names."""
     base = ExportSettings(
         csv_preset,

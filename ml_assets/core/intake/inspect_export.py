@@ -15,7 +15,6 @@ from __future__ import annotations
 import contextlib
 import datetime as dt
 import itertools
-import json
 import re
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -23,7 +22,7 @@ from pathlib import Path
 import polars as pl
 import yaml
 
-from ml_assets.core.intake.column_names import INTAKE_FIELDS, field_of
+from ml_assets.core.intake.column_names import INTAKE_FIELDS
 from ml_assets.core.intake.csv_exports import CellRow, head_lines, iter_csv_rows
 from ml_assets.core.intake.export_settings import READING_KEYS, matches
 from ml_assets.core.intake.ingest import (
@@ -33,10 +32,10 @@ from ml_assets.core.intake.ingest import (
     list_input_files,
     scan_transactions,
 )
+from ml_assets.core.intake.inspect_records import inspect_records
 from ml_assets.core.intake.layout_guess import (
     LayoutGuess,
     choose_sign,
-    columns_by_name,
     guess_layout,
     matching_preset,
 )
@@ -86,7 +85,11 @@ def inspect_file(file: Path) -> Inspection:
         elif fmt == "qif":
             _inspect_text_encoding(found)
         elif fmt in ("jsonl", "parquet"):
-            _inspect_record_names(found)
+            facts, settings = inspect_records(file, fmt)
+            if fmt == "jsonl":  # JSONL or a JSON document, by the content
+                found.facts.clear()
+            found.facts += facts
+            found.settings.update(settings)
         found.result = scan_transactions(file, files=[file], **_scan_keys(found.settings))
     except SchemaError as err:
         found.error = str(err)
@@ -98,37 +101,6 @@ def inspect_file(file: Path) -> Inspection:
 def _scan_keys(settings: dict[str, object]) -> dict[str, object]:
     keys = {k: v for k, v in settings.items() if k in READING_KEYS}
     return {**keys, "column_map": keys.get("column_map") or {}}
-
-
-def _inspect_record_names(found: Inspection) -> None:
-    """A JSONL or Parquet table's own column names mapped to our fields by the names banks and
-    warehouses use (``memo``, ``booked_at``, ``txn_id``); names already ours stay."""
-    names = _record_names(found.file, found.fmt)
-    mapping: dict[str, str] = {}
-    for theirs, ours in columns_by_name(names).items():
-        if theirs != ours and ours in RAW_SCHEMA and ours not in names:
-            mapping[theirs] = ours
-    for name in names:  # a creditor on debits, a debtor on credits: both are the other party
-        if name not in mapping and field_of(name) == "counterparty":
-            mapping[name] = "description"
-    if mapping:
-        found.settings["column_map"] = mapping
-        pairs = ", ".join(f"{theirs} -> {ours}" for theirs, ours in mapping.items())
-        found.facts.append(("columns", f"{pairs} (from the names)"))
-
-
-def _record_names(file: Path, fmt: str | None, records: int = 200) -> list[str]:
-    """The column names of a Parquet file; the keys of a JSONL file's first records, in order
-    (an API's records leave out the keys they have no value for: a debtor on a debit)."""
-    if fmt == "parquet":
-        return list(pl.read_parquet_schema(file))
-    names: dict[str, None] = {}
-    with open_binary(file) as handle:
-        for line in itertools.islice(handle, records):
-            with contextlib.suppress(ValueError):
-                record = json.loads(line)
-                names.update(dict.fromkeys(record if isinstance(record, dict) else ()))
-    return list(names)
 
 
 def _inspect_text_encoding(found: Inspection) -> None:

@@ -8,6 +8,8 @@ from pathlib import Path
 
 from ml_assets.core.intake.records import SchemaError, open_binary
 
+_BOM = b"\xef\xbb\xbf"
+
 
 def iter_jsonl(path: Path) -> Iterator[tuple[int, dict | SchemaError, bytes]]:
     """Parse JSONL line by line: (line number, record or the error, raw bytes) for every
@@ -20,8 +22,9 @@ def iter_jsonl(path: Path) -> Iterator[tuple[int, dict | SchemaError, bytes]]:
             if not raw.strip():
                 continue
             where = f"{path}:{number}"
-            try:
-                record = json.loads(raw.decode("utf-8").rstrip("\r\n"))
+            try:  # (a byte-order mark, as Windows tools write, starts the first line)
+                text = raw.removeprefix(_BOM) if number == 1 else raw
+                record = json.loads(text.decode("utf-8").rstrip("\r\n"))
             except UnicodeDecodeError as err:
                 yield (
                     number,

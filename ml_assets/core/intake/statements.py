@@ -105,7 +105,8 @@ class ExportNotes:
     header_line: int | None = None
     preamble_lines: int = 0
     balances: list[Balance] = field(default_factory=list)
-    statement_lines: list[tuple[int, str]] = field(default_factory=list)  # (line, kind)
+    # what is not a transaction, counted, never a row: (line, kind)
+    statement_lines: list[tuple[int, str]] = field(default_factory=list)
     totals: list[tuple[int, float]] = field(default_factory=list)
     balance_column: str | None = None
     duplicates_same_balance: Counter = field(default_factory=Counter)  # by posted day
@@ -136,6 +137,8 @@ class ExportNotes:
             "opening_balance": opening.amount if opening else None,
             "closing_balance": closing.amount if closing else None,
             "statement_lines": len(self.statement_lines),
+            # by kind: "balance", "total", "pending transaction", "QIF !type:cat record", ...
+            "not_transactions": dict(Counter(kind for _, kind in self.statement_lines)),
             "balance_column": self.balance_column,
             "duplicates_same_balance": sum(self.duplicates_same_balance.values()),
             "balance_breaks": [f"line {b.line}" for b in self.breaks[:20]],

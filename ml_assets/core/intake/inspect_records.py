@@ -1,0 +1,91 @@
+"""``inspect`` for exports read by their column names (JSONL, JSON documents, Parquet): which
+JSON shape a file is, a column_map from the names of its records, and the sign convention of
+records whose source lists purchases as positive (Plaid's).
+
+Names already ours stay as they are, unless the column holds no text in the records read (Plaid's
+deprecated ``category`` list beside ``personal_finance_category.primary``).
+"""
+
+from __future__ import annotations
+
+import contextlib
+import itertools
+import zlib
+from pathlib import Path
+
+import polars as pl
+
+from ml_assets.core.intake.column_names import field_of
+from ml_assets.core.intake.json_documents import SHAPES, looks_like_plaid, open_json
+from ml_assets.core.intake.layout_guess import columns_by_name
+from ml_assets.core.intake.records import RAW_SCHEMA
+
+SAMPLE_RECORDS = 200  # an API's records leave out the keys they have no value for
+Facts = list[tuple[str, str]]
+
+
+def inspect_records(file: Path, fmt: str) -> tuple[Facts, dict[str, object]]:
+    """Findings and reading keys for a JSONL, JSON or Parquet file (a JSON file's first
+    finding is its format, JSONL or which document). Raises SchemaError for a JSON document
+    of a shape not read."""
+    facts: Facts = []
+    settings: dict[str, object] = {}
+    if fmt == "parquet":
+        sample = pl.read_parquet(file, n_rows=SAMPLE_RECORDS).to_dicts()
+        names = list(pl.read_parquet_schema(file))
+    else:
+        shape, sample = _json_sample(file)
+        facts.append(("format", f"{SHAPES[shape]} (by its content)"))
+        names = list(dict.fromkeys(name for record in sample for name in record))
+    mapping = column_map_of(names, sample)
+    if mapping:
+        settings["column_map"] = mapping
+        pairs = ", ".join(f"{theirs} -> {ours}" for theirs, ours in mapping.items())
+        facts.append(("columns", f"{pairs} (from the names)"))
+    if looks_like_plaid(names):
+        settings["spending"] = "positive"
+        facts.append(("sign", "purchases positive: flipped (Plaid's amount is money out)"))
+    return facts, settings
+
+
+def _json_sample(file: Path) -> tuple[str, list[dict]]:
+    """A JSON file's shape and its first records (those read before a file that stops being
+    readable stops: the load names where)."""
+    sample: list[dict] = []
+    try:
+        found = open_json(file)
+        with contextlib.closing(found.records):  # (a sample: the file is closed before its end)
+            for _, record, _ in itertools.islice(found.records, SAMPLE_RECORDS):
+                if isinstance(record, dict):
+                    sample.append(record)
+    except (OSError, EOFError, zlib.error):
+        return "unreadable", sample
+    return found.shape, sample
+
+
+def column_map_of(names: list[str], sample: list[dict]) -> dict[str, str]:
+    """Their name -> ours by the names banks, warehouses and APIs use (``memo``, ``booked_at``,
+    ``txn_id``, ``transactionAmount.amount``); the other party (a creditor on debits, a debtor
+    on credits) and a purpose text are both the description; a merchant name is the
+    description where nothing else is."""
+    mapping: dict[str, str] = {}
+    for theirs, ours in columns_by_name(names).items():
+        if theirs != ours and ours in RAW_SCHEMA and not _usable(ours, names, sample):
+            mapping[theirs] = ours
+    for name in names:
+        if name not in mapping and field_of(name) == "counterparty":
+            mapping[name] = "description"
+    if "description" not in {*mapping.values(), *names}:
+        merchant = next((theirs for theirs, ours in mapping.items() if ours == "merchant"), None)
+        if merchant is not None:
+            mapping[merchant] = "description"
+    return mapping
+
+
+def _usable(ours: str, names: list[str], sample: list[dict]) -> bool:
+    """Whether the records' own column of that name gives the field: text or numbers in at
+    least one record read (or no records read to say otherwise)."""
+    if ours not in names:
+        return False
+    values = [record.get(ours) for record in sample]
+    return not sample or any(v is not None and not isinstance(v, list | dict) for v in values)

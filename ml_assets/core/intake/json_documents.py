@@ -1,0 +1,253 @@
+"""JSON exports: JSONL (one record per line, as a warehouse or a script writes it) and the
+JSON documents bank-data APIs return, saved as they came:
+
+* GoCardless Bank Account Data (ex-Nordigen) ``/accounts/{id}/transactions/``:
+  ``{"transactions": {"booked": [...], "pending": [...]}}``;
+* Plaid ``/transactions/get`` (and APIs alike): ``{"accounts": [...], "transactions": [...]}``;
+* Plaid ``/transactions/sync``: ``{"added": [...], "modified": [...], "removed": [...]}``;
+* a JSON array of records.
+
+Which one a file is comes from its content, not its suffix: a file whose first value spans
+lines (pretty-printed), or whose only line is an array or one of the shapes above (``curl``
+output), is a document; a file of one record per line is JSONL, read line by line so a bad line
+never hides the others. The records are taken where these shapes put them, never guessed from
+arbitrary structure: a document of another shape is an error naming its keys.
+
+Pending transactions (GoCardless' ``pending`` block, a record with ``"pending": true`` or
+``"status": "pending"``) are not final: the bank changes or drops them before booking. They
+are counted as not transactions, as a QIF's category list is, never rows; so are Plaid's
+``removed`` entries (ids of transactions to delete: a load only adds). Nested objects are
+flattened to dotted names (``transactionAmount.amount``) so that column_map can name them.
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Iterator
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from ml_assets.core.intake.jsonl_exports import iter_jsonl
+from ml_assets.core.intake.records import SchemaError, open_binary
+
+Records = Iterator[tuple[int, dict | SchemaError, bytes]]
+SHAPES = {
+    "jsonl": "JSONL, one record per line",
+    "array": "a JSON array of records",
+    "booked_pending": "a GoCardless transactions document: booked read, pending counted",
+    "transactions": "a transactions list (Plaid /transactions/get): pending counted",
+    "sync": "a Plaid /transactions/sync document: added and modified read, pending and "
+    "removed counted",
+    "unreadable": "a JSON document that cannot be read",
+}
+PENDING, REMOVED = "pending transaction", "removed transaction"
+# names only Plaid's records have beside transaction_id: its amounts are positive for money out
+PLAID_NAMES = frozenset(
+    {"iso_currency_code", "personal_finance_category.primary", "payment_channel"}
+)
+_SYNC_BLOCKS = ("added", "modified", "removed")
+_LATER_LINES = 50  # lines looked at to tell a JSONL file with a bad first line from a document
+_BOM = b"\xef\xbb\xbf"
+
+
+@dataclass
+class JsonExport:
+    """One JSON file's records: ``shape`` (a key of SHAPES), the records numbered by line
+    (JSONL) or by position in the document, a document's path of each number (1-based, for
+    errors: ``transactions.booked[3]``), and the (number, kind) of what was not a transaction,
+    filled as the records are read."""
+
+    shape: str
+    records: Records
+    paths: tuple[str, ...] = ()
+    skipped: list[tuple[int, str]] = field(default_factory=list)
+
+
+def open_json(path: Path, skipped: list[tuple[int, str]] | None = None) -> JsonExport:
+    """The file's records as JSONL or as a document (see the module docstring); ``skipped``
+    receives what is not a transaction. Raises SchemaError for a document of unknown shape."""
+    skipped = [] if skipped is None else skipped
+    first, more = _head(path)
+    value = _loads(first)
+    if value is not None:
+        if not more and _shape(value) is not None:
+            return _document(path, value, skipped)
+        return JsonExport("jsonl", _jsonl_records(path, skipped), (), skipped)
+    if first.lstrip(_BOM).lstrip()[:1] not in (b"{", b"["):
+        return JsonExport("jsonl", _jsonl_records(path, skipped), (), skipped)
+    with open_binary(path) as handle:
+        data = handle.read()
+    try:
+        value = json.loads(data.decode("utf-8-sig"))
+    except UnicodeDecodeError as err:
+        error = SchemaError(
+            f"{path}: not valid UTF-8 ({err.reason} at byte {err.start}); re-export it as UTF-8",
+            "unreadable_file",
+        )
+        return JsonExport("unreadable", _single(1, error, data), (), skipped)
+    except json.JSONDecodeError as err:
+        if _later_records(data):  # JSONL whose first line is bad
+            return JsonExport("jsonl", _jsonl_records(path, skipped), (), skipped)
+        return JsonExport("unreadable", _single(err.lineno, _broken(path, err), data), (), skipped)
+    if value is None or _shape(value) is None:
+        raise _unknown(path, value)
+    return _document(path, value, skipped)
+
+
+def flattened(record: dict, prefix: str = "") -> dict:
+    """Nested objects as dotted names: {"transactionAmount": {"amount": "-12.40"}} ->
+    {"transactionAmount.amount": "-12.40"}; lists stay as they are."""
+    out: dict = {}
+    for key, value in record.items():
+        name = f"{prefix}{key}"
+        if isinstance(value, dict) and value:
+            out.update(flattened(value, f"{name}."))
+        else:
+            out[name] = value
+    return out
+
+
+def is_pending(record: dict) -> bool:
+    status = record.get("status")
+    return record.get("pending") is True or (
+        isinstance(status, str) and status.lower() == "pending"
+    )
+
+
+def looks_like_plaid(names: list[str]) -> bool:
+    """Whether records with these (flattened) names are Plaid's, whose ``amount`` is positive
+    for money leaving the account."""
+    return "transaction_id" in names and bool(PLAID_NAMES & set(names))
+
+
+def _head(path: Path) -> tuple[bytes, bool]:
+    """The first non-blank line, and whether another non-blank line follows it."""
+    with open_binary(path) as handle:
+        lines = (line for line in handle if line.strip())
+        first = next(lines, b"")
+        return first, next(lines, None) is not None
+
+
+def _loads(line: bytes) -> object | None:
+    """The line's JSON value, or None when it is not one on its own."""
+    try:
+        return json.loads(line.lstrip(_BOM).decode("utf-8"))
+    except (UnicodeDecodeError, json.JSONDecodeError):
+        return None
+
+
+def _later_records(data: bytes) -> bool:
+    lines = [line for line in data.splitlines()[1 : _LATER_LINES + 1] if line.strip()]
+    return any(isinstance(_loads(line), dict) for line in lines)
+
+
+def _shape(value: object) -> str | None:
+    if isinstance(value, list):
+        return "array"
+    if not isinstance(value, dict):
+        return None
+    listed = value.get("transactions")
+    if isinstance(listed, list):
+        return "transactions"
+    if isinstance(listed, dict):
+        blocks = [listed.get(k) for k in ("booked", "pending")]
+        if any(isinstance(b, list) for b in blocks) and all(
+            b is None or isinstance(b, list) for b in blocks
+        ):
+            return "booked_pending"
+        return None
+    sync = [value.get(k) for k in _SYNC_BLOCKS]
+    if any(isinstance(b, list) for b in sync) and all(
+        b is None or isinstance(b, list) for b in sync
+    ):
+        return "sync"
+    return None
+
+
+def _positions(value: object, shape: str) -> Iterator[tuple[str, object, str | None]]:
+    """(path, item, why it is not a transaction or None) for every record, in document order."""
+    if shape == "array":
+        blocks = [("", value, None)]
+    elif shape == "transactions":
+        blocks = [("transactions", value["transactions"], None)]
+    elif shape == "booked_pending":
+        listed = value["transactions"]
+        blocks = [("transactions.booked", listed.get("booked"), None)]
+        blocks.append(("transactions.pending", listed.get("pending"), PENDING))
+    else:
+        blocks = [(k, value.get(k), REMOVED if k == "removed" else None) for k in _SYNC_BLOCKS]
+    for name, items, kind in blocks:
+        for index, item in enumerate(items or []):
+            yield f"{name}[{index}]", item, kind
+
+
+def _document(path: Path, value: object, skipped: list[tuple[int, str]]) -> JsonExport:
+    shape = _shape(value)
+    positions = list(_positions(value, shape))
+    taken = []
+    for number, (where, item, kind) in enumerate(positions, start=1):
+        if kind is None and isinstance(item, dict) and is_pending(item):
+            kind = PENDING
+        if kind is not None:
+            skipped.append((number, kind))
+        else:
+            taken.append((number, where, item))
+    paths = tuple(where for where, _, _ in positions)
+    return JsonExport(shape, _document_records(path, taken), paths, skipped)
+
+
+def _document_records(path: Path, taken: list[tuple[int, str, object]]) -> Records:
+    for number, where, item in taken:
+        raw = json.dumps(item, ensure_ascii=False, default=str).encode()
+        if not isinstance(item, dict):
+            error = SchemaError(
+                f"{path}: {where}: expected a JSON object, got {type(item).__name__}",
+                "not_an_object",
+            )
+            yield number, error, raw
+            continue
+        yield number, flattened(item), raw
+
+
+def _jsonl_records(path: Path, skipped: list[tuple[int, str]]) -> Records:
+    for number, record, raw in iter_jsonl(path):
+        if isinstance(record, dict):
+            if is_pending(record):
+                skipped.append((number, PENDING))
+                continue
+            record = flattened(record)
+        yield number, record, raw
+
+
+def _single(number: int, error: SchemaError, data: bytes) -> Records:
+    """A document that cannot be read: one quarantined row (its first bytes kept)."""
+    yield number, error, data[:2000]
+
+
+def _broken(path: Path, err: json.JSONDecodeError) -> SchemaError:
+    cut = not err.doc[err.pos :].strip()  # the document ends before it is complete
+    why = "ends mid-document (an interrupted download)" if cut else "is not valid JSON"
+    return SchemaError(
+        f"{path}:{err.lineno}: the file {why}: {err.msg} at line {err.lineno} column "
+        f"{err.colno}; re-download it",
+        "unreadable_file",
+    )
+
+
+def _unknown(path: Path, value: object) -> SchemaError:
+    found = (
+        f"top-level keys {sorted(value)[:20]}"
+        if isinstance(value, dict)
+        else f"a top-level {type(value).__name__}"
+    )
+    nested = ""
+    if isinstance(value, dict) and isinstance(value.get("transactions"), dict):
+        nested = f", and under 'transactions' {sorted(value['transactions'])[:20]}"
+    return SchemaError(
+        f"{path}: a JSON document of a shape not read ({found}{nested}); read are a JSON array "
+        'of records, GoCardless\' {"transactions": {"booked": [...], "pending": [...]}}, '
+        'Plaid\'s {"transactions": [...]} and /transactions/sync\'s {"added": [...], '
+        '"modified": [...], "removed": [...]}: export the records as JSONL (one object per '
+        "line) or as a JSON array",
+        "unknown_document",
+    )
