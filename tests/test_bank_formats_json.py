@@ -49,6 +49,7 @@ PLAID_MAP = {
     "merchant_name": "merchant",
     "name": "description",
     "personal_finance_category.primary": "category",
+    "payment_channel": "transaction_type",
 }
 ARRAY_MAP = {"id": "transaction_id", "date": "posted_date"}
 
@@ -124,6 +125,8 @@ def test_plaid_transactions_get_with_its_sign_flipped_and_a_pending_record_count
     ]
     assert kept["merchant"].to_list() == ["Uber", None, "Touchstone", None]
     assert kept["category"].to_list() == ["TRANSPORTATION", "INCOME", "PERSONAL_CARE", "INCOME"]
+    # payment_channel, not Plaid's deprecated transaction_type (special, place)
+    assert kept["transaction_type"].to_list() == ["online", "other", "in store", "other"]
     assert kept["posted_date"].to_list() == ["2026-11-04", "2026-11-03", "2026-11-02", "2026-11-01"]
     assert kept["account_id"][0] == "dVzbVMLjrxTnLjX4G66XUp5GLklm4oiZy88yK"
     assert result.notes[0].statement_lines == [(3, "pending transaction")]

@@ -1,6 +1,7 @@
 """``inspect`` for exports read by their column names (JSONL, JSON documents, Parquet): which
 JSON shape a file is, a column_map from the names of its records, and the sign convention of
-records whose source lists purchases as positive (Plaid's).
+records whose source lists purchases as positive (Plaid's; its ``payment_channel``, online, in
+store or other, is the transaction type).
 
 Names already ours stay as they are, unless the column holds no text in the records read (Plaid's
 deprecated ``category`` list beside ``personal_finance_category.primary``).
@@ -38,6 +39,9 @@ def inspect_records(file: Path, fmt: str) -> tuple[Facts, dict[str, object]]:
         facts.append(("format", f"{SHAPES[shape]} (by its content)"))
         names = list(dict.fromkeys(name for record in sample for name in record))
     mapping = column_map_of(names, sample)
+    if looks_like_plaid(names) and "payment_channel" in names:
+        # Plaid's own ``transaction_type`` (special, place, ...) is deprecated for this field
+        mapping["payment_channel"] = "transaction_type"
     if mapping:
         settings["column_map"] = mapping
         pairs = ", ".join(f"{theirs} -> {ours}" for theirs, ours in mapping.items())
