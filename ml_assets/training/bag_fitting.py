@@ -75,9 +75,9 @@ def attach_bag(
     rows = valid.sequences.row_table()
     coverage = coverage_numpy(bag, valid.sequences)
     bag_valid = bag_logprobs_numpy(bag, valid.sequences)
+    valid_merchants = rows["merchant_key"].to_numpy()
     priors = None
     if backbone_dir is not None:
-        valid_merchants = rows["merchant_key"].to_numpy()
         priors, record["prior"] = gate_priors(
             net, train, (encoder, bag_valid, valid.labels, valid_merchants), settings,
             record["c"], pieces, pad_id, device, backbone_dir,
@@ -85,7 +85,7 @@ def attach_bag(
         log(f"n-gram bag gate priors: {record['prior']}")
     gates = choose_gates(
         encoder, bag_valid, coverage, valid.labels, rows["heldout_merchant"].to_numpy(),
-        IGNORE_INDEX, merchants=rows["merchant_key"].to_numpy(), priors=priors,
+        IGNORE_INDEX, merchants=valid_merchants, priors=priors,
     )  # fmt: skip
     for i, head in enumerate(heads):
         bag.gate[i] = torch.tensor(gates[head])
@@ -102,9 +102,8 @@ def gate_priors(
     """Per head, the share of the bag its gate starts from (``gate_prior``): None (unseen rows
     to the encoder) where a linear probe on ``backbone_dir``'s pooled features reads the
     labeled ``train`` rows' merchants (``comparison_rows``) better than the bag, out of fold
-    by merchant; else the
-    share that weighs the calibrated parts equally on ``valid`` (encoder logits, bag
-    log-probabilities, labels and merchants of its rows). Also what was measured."""
+    by merchant; else the share that weighs the calibrated parts equally on ``valid`` (encoder
+    logits, bag log-probabilities, labels and merchants of its rows). Also what was measured."""
     from ml_assets.training.model import MultiTaskModel
     from ml_assets.training.probe import pooled_features
 

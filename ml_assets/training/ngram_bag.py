@@ -524,12 +524,17 @@ def best_gate(
         for low in (x for x in lows if x <= high):
             for threshold in thresholds:
                 gate = (threshold, low, high, token_share)
-                w = gate_weights(coverage, gate)[:, None]
-                right = ((1 - w) * encoder + w * bag).argmax(axis=1) == labels
-                score = 100 * seen_and_heldout_accuracy(right, *scored_rows)
-                if best is None or score > best[0] + 1e-9:
-                    best = (score, gate, right)
+                scored = scored_gate(encoder, bag, coverage, labels, scored_rows, gate)
+                if best is None or scored[0] > best[0] + 1e-9:
+                    best = scored
     return best
+
+
+def scored_gate(encoder, bag, coverage, labels, scored_rows, gate: tuple) -> tuple:
+    """(validation score, ``gate``, each row right) of one gate, as ``best_gate`` scores."""
+    w = gate_weights(coverage, gate)[:, None]
+    right = ((1 - w) * encoder + w * bag).argmax(axis=1) == labels
+    return 100 * seen_and_heldout_accuracy(right, *scored_rows), gate, right
 
 
 def choose_gates(
@@ -617,11 +622,7 @@ def prior_or_sure_gain(rows, share, lows, thresholds, token_shares, sure_gain) -
     """The constant gate ``share`` (every row that share of the bag), or the best gate of the
     search (each ``low``, the single tokens' shares where ``low`` is 0) where ``sure_gain``
     (prior's score, gate's score) holds."""
-    encoder, bag, coverage, labels, scored_rows = rows
-    gate = (0.0, share, share, 0.0)
-    w = gate_weights(coverage, gate)[:, None]
-    right = ((1 - w) * encoder + w * bag).argmax(axis=1) == labels
-    prior = (100 * seen_and_heldout_accuracy(right, *scored_rows), gate, right)
+    prior = scored_gate(*rows, (0.0, share, share, 0.0))
     best = prior
     for low in lows:
         for token_share in token_shares if low == 0 else (0.0,):
