@@ -38,10 +38,24 @@ from ml_assets.core.quality.comparison import (  # noqa: E402
     SLICES,
     aligned_probabilities,
 )
-from ml_assets.core.quality.evaluation import slice_masks  # noqa: E402
+from ml_assets.core.quality.evaluation import seen_in_training, slice_masks  # noqa: E402
 from ml_assets.training.references import REFERENCE_LABELS  # noqa: E402
 
 HEAD = "category"
+
+
+def seen_merchants(store: Path, test: pl.DataFrame) -> np.ndarray:
+    """The evaluation's seen-merchant rows: its ``seen_merchant`` column, or for a store
+    evaluated before it was written, the same rows computed from the run's features."""
+    if "seen_merchant" in test.columns:
+        return test["seen_merchant"].to_numpy()
+    folder = newest(store, "training_features", "features.parquet")
+    train = pl.read_parquet(folder / "features.parquet").filter(pl.col("split") == "train")
+    return seen_in_training(
+        test["merchant_key"].to_numpy(),
+        train["merchant_key"].to_numpy(),
+        train["labeled"].to_numpy(),
+    )
 
 
 def paired_rows(store: Path, references: Sequence[str]) -> dict:
@@ -64,6 +78,7 @@ def paired_rows(store: Path, references: Sequence[str]) -> dict:
         right[reference] = np.asarray(names[HEAD])[probs.argmax(axis=1)] == truth
     masks = slice_masks(
         test["heldout_merchant"].to_numpy(),
+        seen_merchants(store, test),
         test["description_chars"].to_numpy(),
         params.get("short_description_chars", 24),
     )

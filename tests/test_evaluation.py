@@ -15,6 +15,7 @@ from ml_assets.core.quality.evaluation import (
     merchant_breakdown,
     regressions,
     reliability,
+    seen_in_training,
     slice_masks,
     softmax,
 )
@@ -45,15 +46,30 @@ def test_head_report_and_slices_use_only_labeled_rows():
     names = ["a", "b", "c"]
     y = np.array([0, 1, 2, -100, 1])
     probs = softmax(np.array([[3, 0, 0], [0, 3, 0], [0, 3, 0], [0, 0, 3], [0, 3, 0.0]]))
-    masks = slice_masks(
-        np.array([True, False, False, True, False]), np.array([5, 30, 10, 40, 50]), 24
-    )
+    heldout = np.array([True, False, False, True, False])
+    masks = slice_masks(heldout, ~heldout, np.array([5, 30, 10, 40, 50]), 24)
     report = evaluate_slices({"h": y}, {"h": probs}, {"h": names}, masks, -100)["h"]
     assert report["all"]["n"] == 4 and report["all"]["accuracy"] == pytest.approx(0.75)
     assert report["heldout_merchants"]["n"] == 1  # the unlabeled held-out row is left out
     assert report["short"]["n"] == 2 and report["long"]["n"] == 2
     full = head_report(y[:3], probs[:3], names)
     assert full["per_class"]["c"]["recall"] == 0.0 and full["per_class"]["b"]["precision"] == 0.5
+
+
+def test_a_merchant_is_seen_only_where_a_labeled_train_row_is_its():
+    """On one-row merchants most rows of the merchants the split did not hold out were never
+    in training: they are in neither merchant slice, only in the others."""
+    train_keys = np.array(["cafe", "cafe", "gym", "bakery"])
+    train_labeled = np.array([False, True, False, True])
+    test_keys = np.array(["cafe", "gym", "kiosk", "bakery", "museum"])
+    heldout = np.array([False, False, False, False, True])
+    seen = seen_in_training(test_keys, train_keys, train_labeled)
+    assert seen.tolist() == [True, False, False, True, False]  # gym: its train row is unlabeled
+    masks = slice_masks(heldout, seen, np.array([4, 3, 5, 6, 6]), 5)
+    assert masks["seen_merchants"].sum() == 2 and masks["heldout_merchants"].sum() == 1
+    assert masks["all"].sum() == 5  # gym and kiosk: all rows only
+    with pytest.raises(ValueError, match="held-out"):
+        slice_masks(heldout, np.ones(5, dtype=bool), np.array([4, 3, 5, 6, 6]), 5)
 
 
 def test_regressions_flag_only_drops_beyond_the_threshold():

@@ -8,9 +8,11 @@ from pathlib import Path
 
 import dagster as dg
 import numpy as np
+import polars as pl
 import pytest
 
 from ml_assets.core.infra.io import verify_entry
+from ml_assets.core.infra.layouts import PREDICTIONS_FILE
 from ml_assets.core.quality.comparison import short_name
 from ml_assets.core.quality.sketches import FULL_SIZE_PICTURES, INLINE_LIMIT
 from ml_assets.definitions import ASSETS, CHECKS, PARTITIONED, build_resources
@@ -345,7 +347,6 @@ def test_nightly_schedule_requests_only_model_assets_whose_fingerprint_changed(
 def test_serving_tokenizes_exactly_like_training(materialized):
     """No train-serve skew: the ids the ONNX scorer computes from raw descriptions are
     byte-identical to the ids training read from the corpus (built from the features' text)."""
-    import polars as pl
 
     from ml_assets.core.infra.io import read_json
     from ml_assets.core.serving.scoring import encode_for_model
@@ -412,6 +413,11 @@ def test_the_comparison_puts_every_model_on_the_same_rows(materialized):
     }
     assert all(r == rows[CANDIDATE] for r in rows.values())  # same rows, same slices
     assert set(rows[CANDIDATE]) == {"all", "heldout_merchants", "seen_merchants", "short", "long"}
+    # seen: merchants with a labeled train row; the predictions say which rows those are
+    predictions = pl.read_parquet(Path(event.metadata["artifact_path"].value) / PREDICTIONS_FILE)
+    seen = predictions.filter("seen_merchant", pl.col("category_true").is_not_null()).height
+    assert 0 < seen == rows[CANDIDATE]["seen_merchants"]
+    assert not predictions.filter("seen_merchant", "heldout_merchant").height
     assert comparison[CANDIDATE] == evaluation["report"]
     table = event.metadata["category_by_model"].value
     assert all(f"| {short_name(name)} |" in table and name in table for name in comparison)

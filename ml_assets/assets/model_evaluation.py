@@ -235,7 +235,8 @@ STAGE = Stage(
         "One inference pass of the shipped int8 model over the full test split, stored as "
         "predictions.parquet (probabilities per head) and reused by every metric: accuracy, "
         "macro-F1, PR-AUC, calibration (ECE) and per-class precision/recall/F1 per head, on all "
-        "rows, held-out vs seen merchants and short vs long descriptions; a confusion matrix and "
+        "rows, merchants the split held out vs merchants with a labeled training row (seen) and "
+        "short vs long descriptions; a confusion matrix and "
         "a reliability diagram; the held-out slice merchant by merchant (the mean over "
         "merchants, and the merchants with the most wrong rows); regressions against the "
         "champion are flagged. Side "
@@ -284,6 +285,7 @@ def model_evaluation(
             merchant_breakdown,
             regressions,
             reliability,
+            seen_in_training,
             slice_masks,
             softmax,
         )
@@ -296,7 +298,14 @@ def model_evaluation(
         serving = read_json(onnx_model.dir / SERVING_CONFIG)
         heads: dict[str, list[str]] = serving["heads"]
         scorer = scorer_for(onnx_model.dir, threads)
-        test = read_features(training_features).filter(pl.col("split") == "test")
+        features = read_features(training_features)
+        test = features.filter(pl.col("split") == "test")
+        train = features.filter(pl.col("split") == "train")
+        seen = seen_in_training(
+            test["merchant_key"].to_numpy(),
+            train["merchant_key"].to_numpy(),
+            train["labeled"].to_numpy(),
+        )
         sequences = encode_for_model(
             scorer.tokenizer, test["description"].to_list(), scorer.max_length
         )
@@ -306,7 +315,7 @@ def model_evaluation(
         inference_seconds = time.perf_counter() - inference_started
         predictions = test.select(
             "transaction_id", "description", "merchant_key", "heldout_merchant", "description_chars"
-        )
+        ).with_columns(seen_merchant=pl.Series(seen))
         for head, names in heads.items():
             predictions = predictions.with_columns(
                 pl.Series(f"{head}_true", test[head]),
@@ -320,6 +329,7 @@ def model_evaluation(
         labels = {h: label_ids(test[h], names) for h, names in heads.items()}
         masks = slice_masks(
             test["heldout_merchant"].to_numpy(),
+            seen,
             test["description_chars"].to_numpy(),
             settings.short_description_chars,
         )

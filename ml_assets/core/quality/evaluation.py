@@ -106,12 +106,29 @@ def softmax(logits: np.ndarray) -> np.ndarray:
     return exp / exp.sum(axis=1, keepdims=True)
 
 
-def slice_masks(heldout: np.ndarray, chars: np.ndarray, short_chars: int) -> dict[str, np.ndarray]:
-    """The rows each reported slice covers."""
+def seen_in_training(
+    keys: np.ndarray, train_keys: np.ndarray, train_labeled: np.ndarray
+) -> np.ndarray:
+    """Per merchant key in ``keys``: whether a labeled train row (``train_keys`` where
+    ``train_labeled``) is of that merchant: the seen-merchant slice. A merchant the split did
+    not hold out is seen only where one of its rows landed in ``train`` with a label; on data
+    where most merchants have one row, most such merchants never did."""
+    return np.isin(keys, np.unique(train_keys[train_labeled]))
+
+
+def slice_masks(
+    heldout: np.ndarray, seen: np.ndarray, chars: np.ndarray, short_chars: int
+) -> dict[str, np.ndarray]:
+    """The rows each reported slice covers: ``heldout``, the merchants the split held out;
+    ``seen``, merchants with a labeled training row (``features.seen_in_training``); a row of
+    a merchant in neither (not held out, yet never in training with a label) counts in
+    ``all``, ``short`` and ``long`` alone."""
+    if (heldout & seen).any():
+        raise ValueError("a held-out merchant's row cannot be a seen merchant's")
     return {
         "all": np.ones(len(chars), dtype=bool),
         "heldout_merchants": heldout,
-        "seen_merchants": ~heldout,
+        "seen_merchants": seen,
         "short": chars < short_chars,
         "long": chars >= short_chars,
     }
