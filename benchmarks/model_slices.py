@@ -81,7 +81,8 @@ def main() -> None:
     print("|---|---|---|---|")
     for model, values in every.items():
         cells = [
-            f"{np.nanmean(column):.1f} ± {np.nanstd(column):.1f}" for column in np.array(values).T
+            f"{np.nanmean(column):.1f} ± {np.nanstd(column, ddof=1):.1f}"
+            for column in np.array(values).T
         ]
         print(f"| {model} | " + " | ".join(cells) + " |")
 

@@ -44,6 +44,13 @@ def test_normalize_is_shared_and_stable():
     ]
 
 
+def test_typographic_apostrophes_are_one_merchant_with_the_ascii_one():
+    texts = normalize_texts(["McDonald’s 1234", "MCDONALD'S 99", "Пʼяна Вишня", "P‘TITE"])
+    assert texts == ["mcdonald's 0000", "mcdonald's 00", "п'яна вишня", "p'tite"]
+    keys = pl.DataFrame({"t": texts}).select(merchant_key_expr(pl.col("t")))["t"].to_list()
+    assert keys[0] == keys[1] == "mcdonald's"
+
+
 def test_serving_normalization_is_byte_identical_to_the_feature_expression():
     rng = random.Random(7)
     alphabet = [chr(c) for c in range(128)]  # every ASCII char, controls and \x1c-\x1f included
@@ -53,6 +60,7 @@ def test_serving_normalization_is_byte_identical_to_the_feature_expression():
         "\x1f\x1f",
         "Ｃａｆé 12\u00a0\u2003x",
         "İSTANBUL ΟΔΟΣ 12",
+        "McDonald’s ʼ‘‛",
         "",
     ]
     texts += generate_transactions(2000, seed=3)["description"].to_list()
