@@ -120,7 +120,7 @@ def slice_masks(
     heldout: np.ndarray, seen: np.ndarray, chars: np.ndarray, short_chars: int
 ) -> dict[str, np.ndarray]:
     """The rows each reported slice covers: ``heldout``, the merchants the split held out;
-    ``seen``, merchants with a labeled training row (``features.seen_in_training``); a row of
+    ``seen``, merchants with a labeled training row (``seen_in_training``); a row of
     a merchant in neither (not held out, yet never in training with a label) counts in
     ``all``, ``short`` and ``long`` alone."""
     if (heldout & seen).any():
