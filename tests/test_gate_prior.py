@@ -37,14 +37,15 @@ def test_the_prior_holds_where_validation_cannot_tell():
 
 def test_a_sure_gain_moves_the_gate_off_its_prior():
     """A bag wrong on every unseen row of 60 merchants and right on seen ones, an encoder the
-    reverse: the prior's even mix loses rows both ways, the gate that splits them is sure."""
+    reverse and no sharper: the prior's even mix loses unseen rows, the gate that gives them
+    to the encoder is sure."""
     n = 240
     labels = {"category": np.arange(n) % 3}
     heldout = np.arange(n) % 2 == 0
     coverage = np.where(heldout, 0.1, 1.0)
     right = np.eye(3)[labels["category"]]
     wrong = np.roll(right, 1, axis=1)
-    encoder = {"category": np.where(heldout[:, None], right, wrong) * 4.0}
+    encoder = {"category": np.where(heldout[:, None], right, wrong) * 2.0}
     bag = {"category": np.log(0.9 * np.where(heldout[:, None], wrong, right) + 0.05)}
     merchants = np.arange(n) % 120
     ((gate),) = choose_gates(
@@ -52,6 +53,27 @@ def test_a_sure_gain_moves_the_gate_off_its_prior():
     ).values()
     threshold, low, high, _ = gate
     assert low == 0.0 and high >= 0.5 and 0.1 < threshold < 1.0
+
+
+def test_seen_rows_take_more_of_the_bag_where_that_scores_higher():
+    """Unseen rows right under the prior's mix (no sure gain to move their share), seen rows
+    right only with more of the bag than the prior gives them: the prior stays the unseen
+    rows' share, and the rows the bag has seen get more of it, as the encoder's rule would
+    choose for them."""
+    n = 240
+    labels = {"category": np.arange(n) % 3}
+    heldout = np.arange(n) % 2 == 0
+    coverage = np.where(heldout, 0.1, 1.0)
+    right = np.eye(3)[labels["category"]]
+    wrong = np.roll(right, 1, axis=1)
+    encoder = {"category": np.where(heldout[:, None], right, wrong) * 4.0}
+    bag = {"category": np.log(0.9 * right + 0.05)}
+    merchants = np.arange(n) % 120
+    ((gate),) = choose_gates(
+        encoder, bag, coverage, labels, heldout, -100, merchants, priors={"category": 0.4}
+    ).values()
+    threshold, low, high, _ = gate
+    assert low == 0.4 and high > 0.4 and 0.1 < threshold < 1.0
 
 
 def test_equal_share_weighs_calibrated_parts_equally():

@@ -37,7 +37,8 @@ unless a share gains a clear margin there, one the valid split's merchants make 
 That rule leans on the encoder for unseen rows; where the encoder is not known to read
 unseen merchants better than the bag (``gate_prior``, measured out of fold on the train
 rows), the gate starts instead from a constant share that weighs the two calibrated parts
-equally, and the search's best gate replaces it only for the same sure gain.
+equally: that share stays unseen rows', seen rows may get more of the bag as the encoder's
+rule would choose it, and the search's best gate replaces both only for the same sure gain.
 """
 
 from __future__ import annotations
@@ -619,11 +620,19 @@ def is_sure_gain(before: tuple, after: tuple | None, scored: tuple, at_least: tu
 
 
 def prior_or_sure_gain(rows, share, lows, thresholds, token_shares, sure_gain) -> tuple:
-    """The constant gate ``share`` (every row that share of the bag), or the best gate of the
-    search (each ``low``, the single tokens' shares where ``low`` is 0) where ``sure_gain``
-    (prior's score, gate's score) holds."""
+    """The prior's gate: ``share`` of the bag for every row, and more of it for the rows the
+    bag has seen (each ``HIGHS`` above ``share`` over each of ``thresholds``) where that scores
+    higher, as the encoder's rule chooses ``high`` and ``threshold`` freely once unseen rows'
+    share is settled; or the best gate of the search (each ``low``, the single tokens' shares
+    where ``low`` is 0) where ``sure_gain`` (the constant prior's score, gate's score) holds
+    and it scores higher still."""
     prior = scored_gate(*rows, (0.0, share, share, 0.0))
     best = prior
+    for threshold in thresholds:
+        for high in (x for x in HIGHS if x > share):
+            candidate = scored_gate(*rows, (threshold, share, high, 0.0))
+            if candidate[0] > best[0] + 1e-9:
+                best = candidate
     for low in lows:
         for token_share in token_shares if low == 0 else (0.0,):
             candidate = best_gate(*rows, [low], thresholds, token_share)
