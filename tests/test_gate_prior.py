@@ -35,23 +35,34 @@ def test_the_prior_holds_where_validation_cannot_tell():
     assert without[1] == 0.0  # unseen rows to the encoder where no prior is given
 
 
-def test_a_sure_gain_moves_the_gate_off_its_prior():
-    """A bag wrong on every unseen row of 60 merchants and right on seen ones, an encoder the
-    reverse and no sharper: the prior's even mix loses unseen rows, the gate that gives them
-    to the encoder is sure."""
+def gate_from_prior(encoder_of, bag_of, prior: float) -> tuple:
+    """The gate ``choose_gates`` picks from ``prior`` on 240 rows of 120 merchants, every other
+    row held out (coverage 0.1) and the rest seen (coverage 1.0); ``encoder_of`` and ``bag_of``
+    map (held-out mask, one-hot right answers, one-hot wrong ones) to the two parts' scores."""
     n = 240
     labels = {"category": np.arange(n) % 3}
     heldout = np.arange(n) % 2 == 0
     coverage = np.where(heldout, 0.1, 1.0)
     right = np.eye(3)[labels["category"]]
     wrong = np.roll(right, 1, axis=1)
-    encoder = {"category": np.where(heldout[:, None], right, wrong) * 2.0}
-    bag = {"category": np.log(0.9 * np.where(heldout[:, None], wrong, right) + 0.05)}
+    encoder = {"category": encoder_of(heldout[:, None], right, wrong)}
+    bag = {"category": bag_of(heldout[:, None], right, wrong)}
     merchants = np.arange(n) % 120
     ((gate),) = choose_gates(
-        encoder, bag, coverage, labels, heldout, -100, merchants, priors={"category": 0.5}
+        encoder, bag, coverage, labels, heldout, -100, merchants, priors={"category": prior}
     ).values()
-    threshold, low, high, _ = gate
+    return gate
+
+
+def test_a_sure_gain_moves_the_gate_off_its_prior():
+    """A bag wrong on every unseen row of 60 merchants and right on seen ones, an encoder the
+    reverse and no sharper: the prior's even mix loses unseen rows, the gate that gives them
+    to the encoder is sure."""
+    threshold, low, high, _ = gate_from_prior(
+        lambda held, right, wrong: np.where(held, right, wrong) * 2.0,
+        lambda held, right, wrong: np.log(0.9 * np.where(held, wrong, right) + 0.05),
+        prior=0.5,
+    )
     assert low == 0.0 and high >= 0.5 and 0.1 < threshold < 1.0
 
 
@@ -60,19 +71,11 @@ def test_seen_rows_take_more_of_the_bag_where_that_scores_higher():
     right only with more of the bag than the prior gives them: the prior stays the unseen
     rows' share, and the rows the bag has seen get more of it, as the encoder's rule would
     choose for them."""
-    n = 240
-    labels = {"category": np.arange(n) % 3}
-    heldout = np.arange(n) % 2 == 0
-    coverage = np.where(heldout, 0.1, 1.0)
-    right = np.eye(3)[labels["category"]]
-    wrong = np.roll(right, 1, axis=1)
-    encoder = {"category": np.where(heldout[:, None], right, wrong) * 4.0}
-    bag = {"category": np.log(0.9 * right + 0.05)}
-    merchants = np.arange(n) % 120
-    ((gate),) = choose_gates(
-        encoder, bag, coverage, labels, heldout, -100, merchants, priors={"category": 0.4}
-    ).values()
-    threshold, low, high, _ = gate
+    threshold, low, high, _ = gate_from_prior(
+        lambda held, right, wrong: np.where(held, right, wrong) * 4.0,
+        lambda held, right, wrong: np.log(0.9 * right + 0.05),
+        prior=0.4,
+    )
     assert low == 0.4 and high > 0.4 and 0.1 < threshold < 1.0
 
 
