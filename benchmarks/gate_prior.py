@@ -2,7 +2,7 @@
 ``attach_bag`` fits and gates it, with the gate starting from the prior ``gate_prior``
 measures (shipped) and with the encoder-first search alone (unseen rows to the encoder unless
 the valid rows are sure of a share). Category (the first head) accuracy on the test split, %,
-all / held-out merchants / seen merchants, PyTorch fp32, the text alone (no amount prior);
+all / held-out merchants / merchants not held out, PyTorch fp32, the text alone (no amount prior);
 per store, then the mean over the stores.
 
 Usage: python benchmarks/gate_prior.py ARTIFACTS_DIR [ARTIFACTS_DIR ...]   (stores a run of
@@ -35,7 +35,7 @@ RULES = {"encoder-first search alone": False, "from the measured prior (shipped)
 
 
 def store_accuracies(root: Path) -> tuple[dict[str, list[float]], str]:
-    """Per rule, the first head's test accuracy (all, held-out, seen); and the prior."""
+    """Per rule, the first head's test accuracy (all, held-out, not held out); and the prior."""
     import json
 
     model_dir = newest(root, "multitask_model", "model.safetensors")
@@ -79,7 +79,7 @@ def main() -> None:
         for rule, values in accuracies.items():
             every[rule].append(values)
             print(f"  {rule}: " + " / ".join(f"{v:.1f}" for v in values))
-    print(f"\n| gate ({len(stores)} stores) | all | held-out merchants | seen merchants |")
+    print(f"\n| gate ({len(stores)} stores) | all | held-out merchants | merchants not held out |")
     print("|---|---|---|---|")
     for rule, values in every.items():
         print(f"| {rule} | " + " | ".join(f"{v:.1f}" for v in np.nanmean(values, axis=0)) + " |")
