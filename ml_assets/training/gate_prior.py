@@ -2,8 +2,9 @@
 
 A valid split holds a few dozen merchants never seen in training, often fewer: too few to
 choose the bag's share of an unseen merchant's row (a share that looks better on them can lose
-ten points on the test split's). So the gate starts from a prior, and the valid rows move it
-only for a sure gain (``choose_gates``). Which prior is measured on the labeled train rows,
+ten points on the test split's). So the gate starts from a prior, and the valid rows move
+unseen rows' share off it only for a sure gain (``choose_gates``; seen rows may get more of
+the bag, as the valid rows choose). Which prior is measured on the labeled train rows,
 which hold many more merchants, out of fold (five folds by merchant, so each fold's merchants
 are unseen by what reads them):
 
