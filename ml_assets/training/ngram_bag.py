@@ -572,8 +572,9 @@ def choose_gates(
     chooses ``token_share`` 0.
 
     ``priors`` (per head; ``gate_prior``): a share of the bag for every row to start from
-    instead, where the encoder is not known to read unseen merchants better; the best gate of
-    the whole search replaces it only for the same sure gain over it."""
+    instead, where the encoder is not known to read unseen merchants better; rows the bag has
+    seen may get more of it (``prior_or_sure_gain``), and the best gate of the whole search
+    replaces it only for the same sure gain over it."""
     coverage = np.asarray(coverage, dtype=np.float64)
     columns = coverage.reshape(len(coverage), -1)
     shares = token_shares if columns.shape[1] > 1 else (0.0,)
