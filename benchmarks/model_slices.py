@@ -18,7 +18,6 @@ import sys
 from pathlib import Path
 
 import numpy as np
-import polars as pl
 
 REPO = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(REPO))
@@ -27,7 +26,6 @@ from bag_gate import newest  # noqa: E402  (this folder is the script's sys.path
 from reference_margin import HEAD, paired_rows  # noqa: E402
 
 from ml_assets.assets.model_evaluation import pytorch_probabilities  # noqa: E402
-from ml_assets.core.infra.layouts import PREDICTIONS_FILE  # noqa: E402
 from ml_assets.training.model import MODEL_CONFIG  # noqa: E402
 
 REFERENCES = ("tfidf_reference", "frozen_encoder_reference")
@@ -41,8 +39,7 @@ PARTS = {
 def store_accuracies(store: Path) -> tuple[dict[str, list[float]], list[int]]:
     """Per model, accuracy on each of ``PARTS``; and each part's labeled rows."""
     rows = paired_rows(store, REFERENCES)
-    test = pl.read_parquet(newest(store, "model_evaluation", PREDICTIONS_FILE) / PREDICTIONS_FILE)
-    test = test.filter(pl.col(f"{HEAD}_true").is_not_null())
+    test = rows["test"]
     baseline_dir = newest(store, "baseline_model", "model.safetensors")
     probs = pytorch_probabilities(baseline_dir, test["description"].to_list())[HEAD]
     config = json.loads((baseline_dir / MODEL_CONFIG).read_text())

@@ -60,7 +60,8 @@ def seen_merchants(store: Path, test: pl.DataFrame) -> np.ndarray:
 
 def paired_rows(store: Path, references: Sequence[str]) -> dict:
     """Per labeled test row: candidate right, each reference right (``references``: name ->
-    array), merchant; and ``slices``, each slice's row mask (``SLICES``)."""
+    array), merchant; ``slices``, each slice's row mask (``SLICES``); and ``test``, the
+    evaluation's predictions of those rows."""
     evaluation = newest(store, "model_evaluation", PREDICTIONS_FILE)
     params = json.loads((evaluation / "params.json").read_text())
     test = pl.read_parquet(evaluation / PREDICTIONS_FILE).filter(
@@ -83,6 +84,7 @@ def paired_rows(store: Path, references: Sequence[str]) -> dict:
         params.get("short_description_chars", 24),
     )
     return {
+        "test": test,
         "candidate": test[f"{HEAD}_pred"].to_numpy() == truth,
         "references": right,
         "merchant": test["merchant_key"].to_numpy(),

@@ -629,6 +629,8 @@ def prior_or_sure_gain(rows, share, lows, thresholds, token_shares, sure_gain) -
     and it scores higher still."""
     prior = scored_gate(*rows, (0.0, share, share, 0.0))
     best = prior
+    # not ``best_gate``: its ties go to the bag's full share, these to the prior and the lowest
+    # share above it (on Helsinki's draws the full share's ties cost held-out merchants 0.4)
     for threshold in thresholds:
         for high in (x for x in HIGHS if x > share):
             candidate = scored_gate(*rows, (threshold, share, high, 0.0))
