@@ -482,3 +482,28 @@ def test_the_bag_remembers_a_merchant_seen_in_a_single_training_row():
                      log=lambda _: None)  # fmt: skip
     predicted = bag_logprobs_numpy(bag, once)["category"].argmax(axis=1)
     assert predicted.tolist() == labels.tolist()
+
+
+def test_a_merchant_seen_romanized_is_known_in_its_own_script():
+    # 30 merchants, one Cyrillic word each (letters spelled by one Latin letter), category by
+    # thirds. Training sees the romanized spellings, the test rows the Cyrillic ones: with no
+    # character in common, only the bag's Latin spelling of the letters can tell them
+    rng = np.random.default_rng(0)
+    letters = dict(zip("абвгдклмнопрст", "abvgdklmnoprst", strict=True))
+    words = ["".join(rng.choice(list(letters), size=6)) for _ in range(30)]
+    romanized = ["".join(letters[c] for c in word) for word in words]
+    pieces = piece_texts(["[PAD]", "[UNK]", "[CLS]", "[SEP]", *romanized, *words], [0, 1, 2, 3])
+    vocab = len(pieces)
+
+    def rows(first_id: int, n: int, seed: int):
+        pick = np.random.default_rng(seed).integers(0, 30, size=n)
+        return [np.array([2, first_id + m, 3], dtype=np.int64) for m in pick], pick // 10
+
+    train, train_y = rows(4, 300, 1)
+    valid, valid_y = rows(4, 90, 2)
+    test, test_y = rows(4 + 30, 90, 3)
+    bag, _ = fit_bag((train, {"category": train_y}), vocab, BUCKETS,
+                     {"category": HEADS["category"]}, (10.0,), (valid, {"category": valid_y}),
+                     -100, log=lambda _: None, pieces=pieces)  # fmt: skip
+    predicted = bag_logprobs_numpy(bag, test)["category"].argmax(axis=1)
+    assert (predicted == test_y).mean() > 0.9

@@ -11,8 +11,10 @@ With ``pieces`` (the tokenizer's token strings), the text the ids spell (each wo
 space, a continuation piece glued to its word) also brings the character 2- to 5-grams of its
 words, hashed into ``buckets`` more slots: what TF-IDF's ``char_wb`` analyzer sees, across the
 pieces of a word, so a truncated, inflected or foreign merchant word shares most of its
-features with the whole one. The graph spells the text itself from a table of each token's
-characters, so it still reads only the ids and the mask.
+features with the whole one; Cyrillic and Greek letters are spelled in Latin ones, so a
+merchant printed in its own script on one statement and romanized on another shares them too.
+The graph spells the text itself from a table of each token's characters, so it still reads
+only the ids and the mask.
 
 Features of a text: each n-gram occurrence weighted by its inverse document frequency on the
 labeled training rows, divided by the L2 norm of those weights (sublinear TF-IDF's shape,
@@ -51,6 +53,8 @@ import numpy as np
 import torch
 from torch import nn
 
+from ml_assets.core.text.latin_letters import latin_spelling
+
 # hashing: (a * PRIME + b) mod buckets chains; int64 never overflows for ids < 2**31
 PRIME = 1_000_003
 SHARPNESS = 20.0
@@ -86,7 +90,8 @@ def piece_texts(pieces: Sequence[str | None], special_ids: Sequence[int] = ()) -
     """Each token's characters as they sit in a word: a word-initial piece led by a space, a
     continuation without its marker; a space (a word break) for special and unknown ids.
     WordPiece marks continuations ("##"); SentencePiece and byte-level BPE mark word starts
-    ("▁", "Ġ")."""
+    ("▁", "Ġ"). Cyrillic and Greek letters are spelled in Latin ones (``latin_spelling``): a
+    merchant printed in its own script and romanized shares its character n-grams."""
     special = set(special_ids)
     wordpiece = any(p.startswith("##") for p in pieces if p)
     texts = []
@@ -97,7 +102,7 @@ def piece_texts(pieces: Sequence[str | None], special_ids: Sequence[int] = ()) -
             texts.append(piece[2:] if piece.startswith("##") else " " + piece)
         else:
             texts.append(" " + piece[1:] if piece[:1] in ("▁", "Ġ") else piece)
-    return texts
+    return [latin_spelling(text) for text in texts]
 
 
 def char_table(texts: Sequence[str], width: int = CHAR_WIDTH) -> tuple[np.ndarray, np.ndarray]:
