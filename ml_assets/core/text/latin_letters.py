@@ -26,7 +26,9 @@ _GREEK = {
     "κ": "k", "λ": "l", "μ": "m", "ν": "n", "ξ": "x", "ο": "o", "π": "p", "ρ": "r", "σ": "s",
     "ς": "s", "τ": "t", "υ": "y", "φ": "f", "χ": "ch", "ψ": "ps", "ω": "o",
 }  # fmt: skip
-_BLOCKS = (range(0x370, 0x400), range(0x400, 0x530), range(0x1F00, 0x2000))  # Greek, Cyrillic
+# where the accented forms of those letters live: Greek and Coptic, Cyrillic and its supplement,
+# Greek Extended
+_BLOCKS = (range(0x370, 0x400), range(0x400, 0x530), range(0x1F00, 0x2000))
 
 
 def _table() -> dict[int, str]:
