@@ -137,6 +137,7 @@ EXPECTED_METADATA = {
         "heldout_acc_frozen",
         "heldout_acc_plain",
         "heldout_acc_fp32",
+        "heldout_lead",
     },
     "batch_predictions": {"champion", "source", "rows", "rows_per_second", "threads", "preview"},
     "registered_model": {
@@ -419,6 +420,17 @@ def test_the_comparison_puts_every_model_on_the_same_rows(materialized):
     assert 0 < seen == rows[CANDIDATE]["seen_merchants"]
     assert not predictions.filter("seen_merchant", "heldout_merchant").height
     assert comparison[CANDIDATE] == evaluation["report"]
+    # the promotion margin's lead over the best reference, with its interval over merchants
+    lead, held = evaluation["heldout_lead"], "heldout_merchants"
+    best = max(references, key=lambda name: comparison[name]["category"][held]["accuracy"])
+    points = 100 * (
+        comparison[CANDIDATE]["category"][held]["accuracy"]
+        - comparison[best]["category"][held]["accuracy"]
+    )
+    assert lead["against"] == best and lead["lead_pt"] == pytest.approx(points, abs=0.01)
+    assert lead["low_pt"] <= lead["lead_pt"] <= lead["high_pt"]
+    assert lead["rows"] == rows[CANDIDATE][held] and 0 < lead["merchants"] <= lead["rows"]
+    assert "95 % interval" in event.metadata["heldout_lead"].value
     table = event.metadata["category_by_model"].value
     assert all(f"| {short_name(name)} |" in table and name in table for name in comparison)
     assert event.metadata["side_by_side"].value.startswith("![side by side](<data:image/svg+xml,")
@@ -535,6 +547,7 @@ def test_a_failed_gate_still_compares_every_model_and_rejects_the_candidate(
     verdict = record["promotion"]["verdict"]
     assert verdict.startswith("REJECTED: export gate latency_within_budget")
     assert "category on held-out merchants: candidate" in verdict
+    assert "held-out merchants (" in verdict and "95 % interval " in verdict
     assert any(verdict in line for line in errors)  # the run's log (what the CLI prints)
 
 

@@ -109,3 +109,24 @@ def test_the_verdict_names_the_model_that_won_on_this_data():
     assert line.startswith("REJECTED: margin over references: category/heldout_merchants")
     assert "held-out merchants: candidate 55.0 %, -3.5 pt behind the best other model " in line
     assert "all test rows: candidate 63.0 %, -7.0 pt behind" in line
+
+
+def test_the_verdict_says_how_sure_the_held_out_merchants_are_of_the_lead():
+    from ml_assets.core.quality.comparison import BASELINE, CANDIDATE
+    from ml_assets.core.quality.promotion import verdict_line
+
+    comparison = {CANDIDATE: report(0.72, 0.72, 0.9), "tfidf_reference": report(0.69, 0.691, 0.9)}
+    decision = decide(comparison[CANDIDATE], {"tfidf_reference": comparison["tfidf_reference"]},
+                      None, **SETTINGS)  # fmt: skip
+    lead = {"against": "tfidf_reference", "lead_pt": 2.9, "low_pt": -6.64, "high_pt": 9.41,
+            "merchants": 65, "rows": 69}  # fmt: skip
+    line = verdict_line(decision, comparison, "category", lead)
+    assert line.startswith("REJECTED: margin over references")
+    assert (
+        "+2.9 pt ahead of the best other model (tfidf_reference 69.1 %); 95 % interval -6.6 to "
+        "+9.4 pt over the test split's 65 held-out merchants (69 rows)" in line
+    )
+    # where the best other model is no reference, the lead the interval is of is named
+    comparison[BASELINE] = report(0.75, 0.75, 0.9)
+    line = verdict_line(decision, comparison, "category", lead)
+    assert f"({BASELINE} 75.0 %); +2.9 pt over tfidf_reference, 95 % interval" in line

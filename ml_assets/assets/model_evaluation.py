@@ -289,6 +289,7 @@ def model_evaluation(
             slice_masks,
             softmax,
         )
+        from ml_assets.core.quality.lead_interval import heldout_lead, interval_words
         from ml_assets.core.quality.plots import markdown_image
         from ml_assets.core.quality.sketches import bars_sketch, heatmap_sketch, reliability_sketch
         from ml_assets.core.serving.scoring import encode_for_model, scorer_for
@@ -359,12 +360,15 @@ def model_evaluation(
                 )
             )
         comparison = {CANDIDATE: report}
+        references = reference_probabilities(
+            test, heads, by_asset(tfidf_reference, frozen_encoder_reference)
+        )
         comparison.update(
             compare_models(
                 test, heads, labels, masks, threads, settings.batch_size,
                 fp32=onnx_model.dir / FP32_FILE,
                 baseline=baseline_model.dir,
-                references=by_asset(tfidf_reference, frozen_encoder_reference),
+                references=references,
                 champion=None
                 if champion is None
                 else (champion["model_id"], artifact_store.ref(ONNX_MODEL.key, champion["onnx_model_key"])),
@@ -383,6 +387,14 @@ def model_evaluation(
             )
             if on_heldout.any()
             else (None, [])
+        )
+        # how sure these held-out merchants can be of the margin the promotion judges
+        lead = heldout_lead(
+            labels[primary],
+            probs[primary],
+            {name: by_head[primary] for name, by_head in references.items()},
+            masks["heldout_merchants"],
+            test["merchant_key"].to_numpy(),
         )
         grid = accuracy_grid(comparison, primary)
         short_grid = {
@@ -421,6 +433,7 @@ def model_evaluation(
                 "regressions": dropped,
                 "heldout_merchants": {"mean_accuracy": merchant_mean, "missed": missed},
                 "comparison": comparison,
+                "heldout_lead": lead,
                 "champion": champion,
             },
         )
@@ -438,6 +451,14 @@ def model_evaluation(
                     "heldout_missed": md(merchants_table(missed)),
                 }
                 if merchant_mean is not None
+                else {}
+            ),
+            **(
+                {
+                    "heldout_lead": f"{lead['lead_pt']:+.1f} pt over {lead['against']}, "
+                    + interval_words(lead)
+                }
+                if lead
                 else {}
             ),
             "recipe_uplift": md(table),
@@ -498,15 +519,15 @@ def compare_models(
     *,
     fp32: Path,
     baseline: Path,
-    references: dict[str, ArtifactRef],
+    references: dict[str, dict[str, np.ndarray]],
     champion: tuple[str, ArtifactRef] | None,
 ) -> dict[str, dict]:
-    """Every other model's report on exactly the candidate's test rows and slices."""
-    from ml_assets.core.quality.comparison import aligned_probabilities, by_label_name
+    """Every other model's report on exactly the candidate's test rows and slices
+    (``references``: each reference's ``reference_probabilities``)."""
+    from ml_assets.core.quality.comparison import by_label_name
     from ml_assets.core.quality.evaluation import evaluate_slices, softmax
     from ml_assets.core.serving.scoring import OnnxScorer, encode_for_model, scorer_for
     from ml_assets.core.training_data.labels import IGNORE_INDEX
-    from ml_assets.training.references import REFERENCE_LABELS
 
     texts, amounts = test["description"].to_list(), test["amount"].to_numpy()
 
@@ -527,15 +548,28 @@ def compare_models(
     reports[BASELINE] = evaluate_slices(
         labels, pytorch_probabilities(baseline, texts), heads, masks, IGNORE_INDEX
     )
-    for name, ref in references.items():
-        probs = aligned_probabilities(
-            pl.read_parquet(ref.dir / PREDICTIONS_FILE),
-            read_json(ref.dir / REFERENCE_LABELS),
-            test["transaction_id"],
-            heads,
-        )
+    for name, probs in references.items():
         reports[name] = evaluate_slices(labels, probs, heads, masks, IGNORE_INDEX)
     if champion is not None:
         model_id, ref = champion
         reports[champion_label(model_id)] = onnx_report(scorer_for(ref.dir, threads))
     return reports
+
+
+def reference_probabilities(
+    test: pl.DataFrame, heads: dict[str, list[str]], references: dict[str, ArtifactRef]
+) -> dict[str, dict[str, np.ndarray]]:
+    """Each reference's saved test probabilities, aligned to ``test``'s rows and the
+    candidate's label order per head."""
+    from ml_assets.core.quality.comparison import aligned_probabilities
+    from ml_assets.training.references import REFERENCE_LABELS
+
+    return {
+        name: aligned_probabilities(
+            pl.read_parquet(ref.dir / PREDICTIONS_FILE),
+            read_json(ref.dir / REFERENCE_LABELS),
+            test["transaction_id"],
+            heads,
+        )
+        for name, ref in references.items()
+    }

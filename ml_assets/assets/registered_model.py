@@ -197,7 +197,9 @@ def registered_model(
             context.run.run_id,
             {
                 **decision.to_json(),
-                "verdict": verdict_line(decision, evaluation["comparison"], primary),
+                "verdict": verdict_line(
+                    decision, evaluation["comparison"], primary, evaluation.get("heldout_lead")
+                ),
             },
         )
         registry = model_registry.open(artifact_store.root_path)

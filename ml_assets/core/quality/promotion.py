@@ -170,10 +170,15 @@ def decide_from_evaluation(
     return decision
 
 
-def verdict_line(decision: Decision, comparison: dict[str, Report], head: str) -> str:
+def verdict_line(
+    decision: Decision, comparison: dict[str, Report], head: str, lead: dict | None = None
+) -> str:
     """One line for a person: promoted or rejected and why, and who won on this data by how
-    much (held-out merchants and overall, on ``head``)."""
+    much (held-out merchants and overall, on ``head``). ``lead`` (``lead_interval``'s, on
+    ``head``'s held-out merchants) adds how sure the test split is of the lead over the best
+    reference: on a few dozen held-out merchants a margin of a few points is within chance."""
     from ml_assets.core.quality.comparison import CANDIDATE, FP32_TWIN
+    from ml_assets.core.quality.lead_interval import interval_words
 
     status = "PROMOTED" if decision.promoted else "REJECTED"
     parts = [f"{status}: " + ("; ".join(decision.reasons) or "every gate and rule passed")]
@@ -190,9 +195,17 @@ def verdict_line(decision: Decision, comparison: dict[str, Report], head: str) -
             parts.append(f"{head} on {title}: candidate {ours:.1f} %")
             continue
         rival, theirs = max(scored.items(), key=lambda item: item[1])
-        lead = "ahead of" if ours >= theirs else "behind"
-        parts.append(
-            f"{head} on {title}: candidate {ours:.1f} %, {ours - theirs:+.1f} pt {lead} the "
+        ahead = "ahead of" if ours >= theirs else "behind"
+        part = (
+            f"{head} on {title}: candidate {ours:.1f} %, {ours - theirs:+.1f} pt {ahead} the "
             f"best other model ({rival} {theirs:.1f} %)"
         )
+        if slice_name == HELDOUT and lead is not None:
+            over = (
+                ""
+                if lead["against"] == rival
+                else f"{lead['lead_pt']:+.1f} pt over {lead['against']}, "
+            )
+            part += f"; {over}{interval_words(lead)}"
+        parts.append(part)
     return ". ".join(parts)
