@@ -96,3 +96,11 @@ def test_only_labeled_rows_of_held_out_merchants_count():
         heldout_lead(labels, candidate, {"r": reference}, ~heldout & (labels < 0), np.arange(6))
         is None
     )
+
+
+def test_draws_in_chunks_give_the_interval_of_one_draw(monkeypatch):
+    from ml_assets.core.quality import lead_interval as module
+
+    whole = lead_interval(*mixed(300))
+    monkeypatch.setattr(module, "DRAWN_CELLS", 300 * 7)  # 7 resamples at a time
+    assert lead_interval(*mixed(300)) == whole

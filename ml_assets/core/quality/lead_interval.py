@@ -17,6 +17,7 @@ from ml_assets.core.training_data.labels import IGNORE_INDEX
 
 RESAMPLES = 2000
 LEVEL = 0.95
+DRAWN_CELLS = 2_000_000  # merchant counts held at once (16 MB as float64)
 
 
 def lead_interval(
@@ -48,8 +49,14 @@ def lead_interval(
     best = int(np.argmax(theirs.sum(axis=1)))
     lead = 100 * (right.sum() - theirs[best].sum()) / rows.sum()
     rng = np.random.default_rng(seed)
-    drawn = rng.multinomial(count, np.full(count, 1 / count), size=resamples).astype(np.float64)
-    leads = 100 * (drawn @ right - (drawn @ theirs.T).max(axis=1)) / (drawn @ rows)
+    leads = []
+    # a few million counts at a time: a test split of many merchants stays in memory
+    chunk = max(1, min(resamples, DRAWN_CELLS // count))
+    for start in range(0, resamples, chunk):
+        size = min(chunk, resamples - start)
+        drawn = rng.multinomial(count, np.full(count, 1 / count), size=size).astype(np.float64)
+        leads.append(100 * (drawn @ right - (drawn @ theirs.T).max(axis=1)) / (drawn @ rows))
+    leads = np.concatenate(leads)
     tail = 100 * (1 - LEVEL) / 2
     low, high = np.percentile(leads, [tail, 100 - tail])
     return {
