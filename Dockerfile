@@ -1,5 +1,5 @@
 # syntax=docker/dockerfile:1.7
-# Three targets (docs: README "Container images"):
+# Three targets (docs/guides/images-and-ci.md):
 #   base  CUDA runtime + Python + the pinned runtime dependencies (GPU torch from the CUDA index)
 #   dev   base + JupyterLab, the dev/test extras and the whole repo, for notebooks and tests
 #   prod  the runtime only: the training job the GCP Batch launcher runs (non-root, code last)

@@ -53,7 +53,8 @@ def build_parser() -> argparse.ArgumentParser:
     parser.add_argument("--params", help="params.yaml (default: the repo's, or $TXN_PARAMS)")
     parser.add_argument("--profile", help="params profile (default: $TXN_PARAMS_PROFILE)")
     parser.add_argument(
-        "--artifacts", help="artifact store root (default: $TXN_ARTIFACTS_DIR or ./artifacts)"
+        "--artifacts",
+        help="artifact store root (default: $TXN_ARTIFACTS_DIR or the repository's artifacts/)",
     )
     parser.add_argument(
         "--check",

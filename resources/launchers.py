@@ -160,7 +160,7 @@ class TrainingLauncher(dg.ConfigurableResource):
         ]
         if missing:
             raise dg.Failure(
-                f"launcher gcp_batch needs {', '.join(missing)} (see README: Training on GCP)"
+                f"launcher gcp_batch needs {', '.join(missing)} (see docs/guides/gpus-on-gcp.md)"
             )
 
     def _stage_inputs(self, gcs, inputs: dict[str, ArtifactRef]) -> dict[str, str]:

@@ -12,7 +12,8 @@ import pytest
 
 from ml_assets.core.intake.ingest import SchemaError, scan_transactions
 from ml_assets.core.intake.partitions import days_between
-from ml_assets.core.intake.raw_days import files_split
+from ml_assets.core.intake.quarantine import quarantine_verdict
+from ml_assets.core.intake.raw_days import export_days, files_split
 from ml_assets.core.params import RawTransactionsParams
 
 CARD_HEADER = "Transaction Date,Post Date,Description,Category,Type,Amount,Memo"
@@ -280,6 +281,35 @@ def test_a_folder_of_every_format_is_read_by_extension(tmp_path):
     result = scan_transactions(tmp_path, csv_preset="card_activity")
     assert result.rows_in == 13 + 5 + 5 + 5
     assert result.kept.height + result.quarantined.height + result.duplicates == result.rows_in
+
+
+def test_three_banks_in_one_folder_as_the_guide_loads_them(tmp_path):
+    """docs/guides/your-own-data.md, "End to end": the planted defects stop the load at the
+    default share, naming the file, line and reason; at 0.6 it goes on, every row accounted
+    for and the two identical coffees kept as two."""
+    import shutil
+
+    names = ("camt053_20260305.xml", "card_activity_20261129.CSV", "checking_20260305.ofx")
+    for name in names:
+        shutil.copy(FIXTURES / name, tmp_path / name)
+    settings = RawTransactionsParams(source="files", path=str(tmp_path), csv_preset="card_activity")
+    files = {name: tmp_path / name for name in names}
+    fed = sorted(export_days(files, settings))
+    assert (fed[0], fed[-1]) == ("2026-03-01", "2026-03-11")
+    split = files_split(files, settings, days_between(fed[0], fed[-1]))
+    stop = quarantine_verdict(
+        split, settings.max_quarantine_share, settings.quarantine_min_day_rows
+    )
+    assert stop.startswith("raw_transactions: export camt053_20260305.xml: 2 of 5 rows")
+    assert f"{tmp_path / names[0]}:31: field 'amount' is not a number" in stop
+    assert quarantine_verdict(split, 0.6, settings.quarantine_min_day_rows) is None
+    assert len(split.days) == 11
+    kept = sum(r.kept.height for r in split.days.values())
+    quarantined = sum(r.quarantined.height for r in split.days.values())
+    duplicates = sum(r.duplicates for r in split.days.values())
+    assert (split.rows_read, kept, quarantined, duplicates) == (23, 15, 8, 0)
+    descriptions = [d for r in split.days.values() for d in r.kept["description"]]
+    assert descriptions.count("STARBUCKS STORE 00412") == 2
 
 
 def test_a_header_that_does_not_fit_names_the_preset_that_does():

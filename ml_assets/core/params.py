@@ -702,9 +702,10 @@ class GpuPrice(_Section):
 
 
 class GpuParams(_Section):
-    """Where the training steps (mlm_backbone, multitask_model) run when the launcher is
-    gcp_batch (TXN_LAUNCHER=gcp_batch), and what they cost. Not part of any fingerprint: the
-    same recipe on another GPU is the same asset (the device is recorded in metadata)."""
+    """Where the training steps (mlm_backbone, multitask_model, baseline_model) run when the
+    launcher is gcp_batch (TXN_LAUNCHER=gcp_batch), and what they cost. Not part of any
+    fingerprint: the same recipe on another GPU is the same asset (the device is recorded in
+    metadata)."""
 
     tier: Literal["auto", "debug", "standard", "large"] = Field(
         "auto", description="auto | debug | standard | large; per run: config `tier`"
