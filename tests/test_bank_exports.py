@@ -312,6 +312,30 @@ def test_three_banks_in_one_folder_as_the_guide_loads_them(tmp_path):
     assert descriptions.count("STARBUCKS STORE 00412") == 2
 
 
+def test_the_payee_leads_the_description_and_a_mapped_merchant_column_wins(tmp_path):
+    path = tmp_path / "umsaetze.csv"
+    path.write_text(
+        "Buchungstag;Verwendungszweck;Beguenstigter/Zahlungspflichtiger;Betrag;Filiale\n"
+        "02.03.2026;2026-03-02T18:22 Debitk.1 2029-12;REWE Markt GmbH;-23,17;REWE 4411\n"
+        "03.03.2026;Abschlag Strom Kd-Nr. 55555;;-86,00;\n"
+    )
+    columns = {
+        "Buchungstag": "posted_date",
+        "Verwendungszweck": "description",
+        "Beguenstigter/Zahlungspflichtiger": "description",
+        "Betrag": "amount",
+    }
+    kept = scan_transactions(path, column_map=columns).kept
+    assert kept["description"].to_list() == [
+        "REWE Markt GmbH 2026-03-02T18:22 Debitk.1 2029-12",
+        "Abschlag Strom Kd-Nr. 55555",
+    ]
+    assert kept["merchant"].to_list() == ["REWE Markt GmbH", None]
+    mapped = scan_transactions(path, column_map={**columns, "Filiale": "merchant"}).kept
+    assert mapped["merchant"].to_list() == ["REWE 4411", None]
+    assert mapped["description"].to_list() == kept["description"].to_list()
+
+
 def test_a_header_that_does_not_fit_names_the_preset_that_does():
     with pytest.raises(SchemaError) as caught:
         scan_transactions(FIXTURES / "card_activity_20261129.CSV")

@@ -124,6 +124,7 @@ def test_a_german_export_is_sniffed_semicolons_decimal_commas_and_dates():
     assert result.kept["amount"].to_list() == [3250.0, -47.83, -86.0, -1234.56, 312.16]
     assert result.kept["posted_date"][0] == "2026-01-02"
     assert result.kept["description"][2] == "Stadtwerke München ABSCHLAG STROM JANUAR"
+    assert result.kept["merchant"][2] == "Stadtwerke München"  # the payee: the split's merchant
     assert reasons_by_line(result) == {12: "bad_amount"}
     detail = result.quarantined["detail"][0]
     assert f"{GIRO}:12: field 'amount' '-12.50'" in detail and "raw_transactions.decimal" in detail

@@ -330,3 +330,44 @@ def test_header_names_read_by_their_words_and_a_date_filled_on_every_row(tmp_pat
     found = inspect_file(path)
     assert found.settings["column_map"]["Started Date"] == "posted_date"
     assert found.result.quarantined.height == 0 and found.result.kept.height == 3
+
+
+def test_a_payee_column_leads_the_description_and_is_the_merchant(tmp_path):
+    """A Swiss-French statement: the booking type (`Libellé`) comes first in the file, the
+    payee after it, and the user's own label column has a name of their own. The payee leads
+    the joined description and groups the held-out split, as CAMT.053's other party does."""
+    path = tmp_path / "Kontoauszug_20260405.tsv"
+    rows = [
+        ("03.04.2026", "Achat carte débit", "MIGROS ZURICH", "40,87-", "Courses"),
+        ("03.04.2026", "Paiement TWINT", "COOP PRONTO BERN", "12,50-", "Courses"),
+        ("04.04.2026", "Ordre permanent", "IMMO GERANCE SA", "1850,00-", ""),
+        ("04.04.2026", "Achat carte débit", "SBB CFF FFS", "8,80-", "Transport"),
+    ]
+    lines = ["Date comptable\tLibellé\tBénéficiaire / Donneur d'ordre\tMontant\tMa catégorie"]
+    lines += ["\t".join(row) for row in rows]
+    path.write_text("\ufeff" + "\r\n".join(lines) + "\r\n", encoding="utf-8")
+    found = inspect_file(path)
+    mapping = found.settings["column_map"]
+    assert mapping["Bénéficiaire / Donneur d'ordre"] == "description"
+    assert mapping["Ma catégorie"] == "category"
+    kept = found.result.kept
+    assert kept["description"].to_list()[0] == "MIGROS ZURICH Achat carte débit"
+    assert kept["merchant"].to_list() == [row[2] for row in rows]
+    assert kept["category"].to_list() == ["Courses", "Courses", None, "Transport"]
+    merchants = dict(found.facts)["merchants"]
+    assert merchants.startswith("4 distinct keys from the merchant (or payee) column")
+    assert "too few merchants" not in merchants
+
+
+def test_inspect_warns_when_one_merchant_key_holds_the_rows(tmp_path):
+    """Descriptions that start with the booking type give every card payment one key; the
+    held-out split could hold no merchant out, and inspect says what to map."""
+    path = tmp_path / "export.csv"
+    lines = ["Date,Text,Amount"]
+    lines += [f"2026-03-{d:02d},ACHAT CARTE {m},-{d}.50" for d in range(1, 29) for m in "AB"]
+    lines += ["2026-03-21,SALARY ACME,2500.00", "2026-03-22,RENT,-900.00"]
+    path.write_text("\n".join(lines) + "\n")
+    merchants = dict(inspect_file(path).facts)["merchants"]
+    assert merchants.startswith("3 distinct keys from the description")
+    assert "'achat carte', holds 97% of rows: too few merchants" in merchants
+    assert "map the column that names the payee or merchant to `merchant`" in merchants

@@ -90,7 +90,9 @@ SYNONYMS: dict[str, tuple[str, ...]] = {
     "counterparty": _names(
         "counterparty|beguenstigter zahlungspflichtiger|auftraggeber beguenstigter|"
         "beguenstigter|auftraggeber empfaenger|zahlungsempfaenger|empfaenger|"
-        "tegenrekening naam|naam|nom|payee name|name of other party|creditor name|debtor name"
+        "tegenrekening naam|naam|nom|payee name|name of other party|creditor name|debtor name|"
+        "beneficiaire donneur d ordre|donneur d ordre beneficiaire|beneficiaire|donneur d ordre|"
+        "contrepartie"
     ),
     "direction": _names(
         "af bij|debit credit|credit debit|dr cr|cr dr|soll haben|s h|direction|"

@@ -6,6 +6,7 @@ its amounts plain and signed, and what its balance lines and totals rows say (co
 from __future__ import annotations
 
 import dataclasses
+import functools
 import json
 import zlib
 from collections import Counter
@@ -16,6 +17,7 @@ from pathlib import Path
 import polars as pl
 
 from ml_assets.core.intake.bank_formats import iter_camt053, iter_mt940, iter_ofx
+from ml_assets.core.intake.column_names import field_of
 from ml_assets.core.intake.csv_exports import (
     ColumnMapping,
     CsvPreset,
@@ -76,14 +78,33 @@ class FileReading:
             return f"{file}: {self.paths[line - 1]}"
         return self.place.format(file=file, line=line)
 
+    @functools.cached_property
+    def parties(self) -> tuple[str, ...]:
+        """The columns mapped to ``description`` whose names say they hold the other party
+        (``Beguenstigter/Zahlungspflichtiger``, ``Naam``), beside a purpose text."""
+        return tuple(
+            name
+            for name, ours in self.mapping.items()
+            if ours == "description" and field_of(name) == "counterparty"
+        )
+
     def renamed(self, record: dict) -> dict:
         """The record in our names; several columns mapped to ``description`` (a counterparty
-        and a purpose text) are joined in the file's order, as CAMT.053's are, and so are the
-        strings of a list (``remittanceInformationUnstructuredArray``). A column mapped to one
-        of our other fields gives it, over a column that only has its name (Plaid's legacy
+        and a purpose text) are joined, the other party first, as CAMT.053's and MT940's are,
+        and so are the strings of a list (``remittanceInformationUnstructuredArray``). The
+        other party is also the merchant where no column is mapped to it, as in those formats:
+        the held-out-merchant split then groups a payee's rows, not the purpose texts' first
+        words (a card payment's timestamp, a booking type). A column mapped to one of our
+        other fields gives it, over a column that only has its name (Plaid's legacy
         ``category`` list beside ``personal_finance_category.primary``)."""
         out: dict = {}
         given = set(self.mapping.values()) - {"description"}
+        if self.parties:
+            first = [k for k in self.parties if k in record]
+            record = {**{k: record[k] for k in first}, **record}
+            party = " ".join(str(record[k]).strip() for k in first if record[k] is not None)
+            if party.strip() and "merchant" not in given:
+                out["merchant"] = party.strip()
         for key, value in record.items():
             ours = self.mapping.get(key, key)
             if key in given and key not in self.mapping:

@@ -48,6 +48,7 @@ from ml_assets.core.intake.sniffing import (
 )
 from ml_assets.core.intake.spreadsheets import open_sheet
 from ml_assets.core.params import PartitionsParams, RawTransactionsParams, section_name
+from ml_assets.core.text.normalize import merchant_key_expr, normalize_expr
 
 _FIELD_NAMES = {*RAW_SCHEMA, *INTAKE_FIELDS}  # the values of a column_map
 SAMPLE_ROWS = 250
@@ -237,6 +238,8 @@ def _describe_result(found: Inspection) -> None:
         c for c in ("category", "transaction_type") if kept.height and kept[c].is_not_null().any()
     ]
     found.facts.append(("labels", ", ".join(labels) if labels else "none"))
+    if kept.height:
+        found.facts.append(("merchants", merchant_words(kept)))
     if notes is not None:
         _describe_notes(found, notes)
     dropped = f", {result.duplicates} duplicates dropped" if result.duplicates else ""
@@ -250,6 +253,38 @@ def _describe_result(found: Inspection) -> None:
         found.facts.append(("quarantined", row["detail"]))
     if kept.height and (first := min(kept["posted_date"])) < DEFAULT_START.isoformat():
         found.settings["_start_date"] = first
+
+
+# the share of rows one merchant key may hold before the split is said to hold none out,
+# judged from this many rows on (a handful of rows may well be one shop's)
+CROWDED_KEY_SHARE = 0.2
+CROWDED_KEY_MIN_ROWS = 50
+
+
+def merchant_words(kept: pl.DataFrame) -> str:
+    """The merchant keys the held-out split will group rows by (as transaction_features
+    derives them), and a warning when one holds so many rows that it is no merchant: the
+    purpose text's first words (a booking type, a card payment's timestamp) in front."""
+    keys = kept.select(
+        merchant_key_expr(normalize_expr(pl.col("description")), pl.col("merchant"))
+    ).to_series()
+    counts = keys.value_counts(sort=True)
+    top, rows = counts.row(0)
+    source = (
+        "the merchant (or payee) column"
+        if kept["merchant"].is_not_null().any()
+        else "the description"
+    )
+    words = (
+        f"{keys.n_unique()} distinct keys from {source} for the held-out split; the largest, "
+        f"{top!r}, holds {rows / kept.height:.0%} of rows"
+    )
+    if kept.height >= CROWDED_KEY_MIN_ROWS and rows / kept.height > CROWDED_KEY_SHARE:
+        words += (
+            ": too few merchants for held-out merchants to mean unseen ones; map the column "
+            "that names the payee or merchant to `merchant` (or put it first in the description)"
+        )
+    return words
 
 
 def _describe_notes(found: Inspection, notes) -> None:

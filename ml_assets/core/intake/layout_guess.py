@@ -73,7 +73,17 @@ _WORDS = {
     "description": ("description", "omschrijving", "libelle", "memo", "details", "narrative"),
     "balance": ("balance", "saldo", "solde", "kontostand"),
     # (not "name": an "Account Name" column is no counterparty)
-    "counterparty": ("naam", "beguenstigter", "empfaenger", "counterparty", "tegenpartij"),
+    "counterparty": (
+        "naam",
+        "beguenstigter",
+        "empfaenger",
+        "counterparty",
+        "tegenpartij",
+        "beneficiaire",
+        "contrepartie",
+    ),
+    # a label column the user named ("My category", "Ma catégorie")
+    "category": ("category", "categorie", "kategorie", "categoria"),
 }
 _POSTING = ("post", "book", "complet", "settle", "buchung", "boek")
 
