@@ -113,6 +113,8 @@ def alternatives(tp: Any, default: Any) -> list[Any]:
             out += alternatives(arg, default)
         return out
     origin = typing.get_origin(tp)
+    if origin is typing.Annotated:  # a constrained type: its base type's values
+        return alternatives(args[0], default)
     if tp is bool:
         return [not default]
     if origin is typing.Literal:
@@ -122,7 +124,8 @@ def alternatives(tp: Any, default: Any) -> list[Any]:
     if tp is float:
         return [default / 2, default + 0.5] if default else [0.01, 1.0]
     if tp is str:  # a name, an encoding, a preset, a path to an export
-        return [f"{default}-x" if default else "x", "cp1252", "card_activity", SAMPLE_EXPORT]
+        named = f"{default}-x" if default else "x"
+        return [named, "cp1252", "card_activity", SAMPLE_EXPORT, "EUR"]  # EUR: a currency
     if tp is dt.date:
         day = dt.date.fromisoformat(default) if default else dt.date(2026, 2, 1)
         return [(day + dt.timedelta(days=1)).isoformat()]

@@ -371,3 +371,42 @@ def test_inspect_warns_when_one_merchant_key_holds_the_rows(tmp_path):
     assert merchants.startswith("3 distinct keys from the description")
     assert "'achat carte', holds 97% of rows: too few merchants" in merchants
     assert "map the column that names the payee or merchant to `merchant`" in merchants
+
+
+def test_a_currency_the_amounts_write_is_the_rows_currency(tmp_path, capsys):
+    """A UK download writes "£" in its Paid out / Paid in cells and has no currency column:
+    inspect reads GBP off the cells, and the rows are stored in it, not in the default USD."""
+    path = tmp_path / "statement.csv"
+    path.write_text(
+        "Date,Description,Paid out,Paid in,Balance\n"
+        '03/04/2026,TESCO STORES 2211,£23.17,,"£1,976.83"\n'
+        '02/04/2026,ACME LTD SALARY,,"£2,000.00","£2,000.00"\n'
+    )
+    code, out, params = inspect(path, capsys)
+    assert code == 0 and "#   currency:        GBP ('£' in the amounts, e.g. '£23.17')" in out
+    settings = RawTransactionsParams(**params["raw_transactions"])
+    assert settings.currency == "GBP"
+    assert scan_exports(path, settings).kept["currency"].to_list() == ["GBP", "GBP"]
+    assert scan_exports(path, settings.model_copy(update={"currency": None})).kept[
+        "currency"
+    ].to_list() == ["USD", "USD"]
+
+
+def test_a_currency_column_wins_over_the_setting_and_two_symbols_say_nothing(tmp_path):
+    from ml_assets.core.intake.inspect_export import currency_named
+
+    path = tmp_path / "export.csv"
+    path.write_text(
+        "Date,Description,Amount,Currency\n2026-04-03,SBB,-8.80,CHF\n2026-04-03,X,-1,\n"
+    )
+    columns = {c: c.lower() for c in ("Description", "Amount", "Currency")}
+    settings = RawTransactionsParams(
+        source="files",
+        path=str(path),
+        column_map={"Date": "posted_date", **columns},
+        currency="eur",
+    )
+    assert scan_exports(path, settings).kept["currency"].to_list() == ["CHF", "EUR"]
+    assert currency_named(["£1.00", "€2.00"], []) is None
+    assert currency_named(["12,50"], ["Betrag (EUR)"]) == ("EUR", "the column name 'Betrag (EUR)'")
+    assert currency_named(["$4.85"], ["Amount"]) is None  # dollars of which country

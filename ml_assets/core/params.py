@@ -15,10 +15,18 @@ import datetime as dt
 import functools
 import os
 from pathlib import Path
-from typing import Any, Literal, TypeVar
+from typing import Annotated, Any, Literal, TypeVar
 
 import yaml
-from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator, model_validator
+from pydantic import (
+    BaseModel,
+    ConfigDict,
+    Field,
+    StringConstraints,
+    ValidationError,
+    field_validator,
+    model_validator,
+)
 
 from ml_assets.core.profiles import profile_values
 
@@ -44,6 +52,8 @@ ExportFormat = Literal[
 Delimiter = Literal["auto", ",", ";", "\t", "|"]
 DecimalMark = Literal["auto", ".", ","]
 Spending = Literal["negative", "positive"]
+# an ISO 4217 code, any case (stored upper case)
+Currency = Annotated[str, StringConstraints(pattern=r"^[A-Za-z]{3}$", to_upper=True)]
 
 
 def _check_reading(section: BaseModel) -> None:
@@ -82,6 +92,8 @@ _READING = {
     "spending": "the sign of a purchase in the file: negative | positive; null: the preset's, "
     "else negative (as ours)",
     "sheet": "spreadsheet sheet; null: the first whose header fits",
+    "currency": "ISO code of the rows whose export names none (no currency column, a symbol "
+    'such as "£" in the amounts); null: USD',
 }
 
 
@@ -98,6 +110,7 @@ class ExportReadingParams(_Section):
     header_line: int | None = Field(None, ge=0, description=_READING["header_line"])
     spending: Spending | None = Field(None, description=_READING["spending"])
     sheet: str | None = Field(None, description=_READING["sheet"])
+    currency: Currency | None = Field(None, description=_READING["currency"])
 
     @model_validator(mode="after")
     def _known_names(self) -> ExportReadingParams:
@@ -145,10 +158,11 @@ class RawTransactionsParams(_Section):
     header_line: int | None = Field(None, ge=0, description=_READING["header_line"])
     spending: Spending | None = Field(None, description=_READING["spending"])
     sheet: str | None = Field(None, description=_READING["sheet"])
+    currency: Currency | None = Field(None, description=_READING["currency"])
     exports: dict[str, ExportReadingParams] = Field(
         default_factory=dict,
         description="a folder of several banks' downloads: file-name glob -> any of the "
-        "reading keys above (csv_preset .. sheet) for the files it matches, over the ones "
+        "reading keys above (csv_preset .. currency) for the files it matches, over the ones "
         'above, e.g. {"Chase*.CSV": {csv_preset: card_activity}, "*.qif": {encoding: cp1252}}; '
         "the first matching pattern wins",
     )

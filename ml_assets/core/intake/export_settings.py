@@ -1,5 +1,5 @@
 """How one export file is read: the reading keys of raw_transactions (preset, column map, date
-format, encoding, delimiter, decimal mark, header line, sign convention, sheet), and the
+format, encoding, delimiter, decimal mark, header line, sign convention, sheet, currency), and the
 per-file entries of ``raw_transactions.exports`` that replace them for the files whose names
 match, so one folder can hold the downloads of several banks."""
 
@@ -19,6 +19,7 @@ READING_KEYS = (
     "header_line",
     "spending",
     "sheet",
+    "currency",
 )
 
 
@@ -35,6 +36,7 @@ class ExportSettings:
     header_line: int | None = None
     spending: str | None = None
     sheet: str | None = None
+    currency: str | None = None
 
     def for_file(self, file: Path, exports: dict[str, dict] | None) -> ExportSettings:
         """These settings with the keys of the first ``exports`` entry whose pattern the

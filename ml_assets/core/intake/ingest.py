@@ -202,6 +202,7 @@ def scan_transactions(
     header_line: int | None = None,
     spending: str | None = None,
     sheet: str | None = None,
+    currency: str | None = None,
     exports: dict[str, dict] | None = None,
 ) -> ScanResult:
     """Read a file or folder of exports (or exactly ``files``); every row is kept,
@@ -211,7 +212,7 @@ def scan_transactions(
     ``transaction_ids``: ``column`` requires the export's id; ``derived`` always derives one
     (``derived_id``); ``auto`` derives it for records that have no id field at all.
     The reading keys (``csv_preset``, ``column_map``, ``date_format``, ``encoding``,
-    ``delimiter``, ``decimal``, ``header_line``, ``spending``, ``sheet``; see
+    ``delimiter``, ``decimal``, ``header_line``, ``spending``, ``sheet``, ``currency``; see
     core.export_settings) apply to CSV and spreadsheet files (``column_map``, ``date_format``
     and ``spending`` to JSON and Parquet records too), ``exports`` replaces them per
     file-name pattern; statement formats (OFX, CAMT.053, MT940) arrive in our column names."""
@@ -225,6 +226,7 @@ def scan_transactions(
         header_line,
         spending,
         sheet,
+        currency,
     )
     _check_settings(base, exports or {})
     if transaction_ids not in TRANSACTION_IDS:
@@ -275,6 +277,8 @@ def _scan_file(
             scan.reject(line, record, raw)
             continue
         renamed = reading.renamed(record)
+        if settings.currency and not renamed.get("currency"):
+            renamed["currency"] = settings.currency  # the file's, where it names none
         if fmt in TABLE_FORMATS and (kind := statement_line(renamed)):
             note_statement_line(notes, scan.chain, line, kind, renamed, reading)
             continue

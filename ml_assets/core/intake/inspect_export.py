@@ -148,6 +148,29 @@ def _inspect_table(found: Inspection) -> None:
     _choose_reading(found, guess, body, delimiter)
 
 
+# what an amount cell or an amount column's name may say of the currency ("£1,234.50",
+# "12,50 CHF", "Betrag (EUR)"); "$" and "¥" name several currencies, so they say nothing
+_SYMBOLS = {"£": "GBP", "€": "EUR", "₹": "INR", "₩": "KRW", "₽": "RUB", "₺": "TRY", "zł": "PLN"}
+_CODES = re.compile(r"\b(EUR|GBP|CHF|USD|CAD|AUD|NZD|SEK|NOK|DKK|PLN|CZK|HUF|JPY|CNY|INR)\b", re.I)
+
+
+def currency_named(amounts: list, names: list[str]) -> tuple[str, str] | None:
+    """The one currency the amount cells or the amount columns' names write, and where it was
+    read; None where they write none, or several."""
+    texts = [a for a in amounts if isinstance(a, str)]
+    seen: dict[str, str] = {}
+    for text in texts:
+        for symbol, code in _SYMBOLS.items():
+            if symbol in text:
+                seen.setdefault(code, f"{symbol!r} in the amounts, e.g. {text.strip()!r}")
+        for code in _CODES.findall(text):
+            seen.setdefault(code.upper(), f"in the amounts, e.g. {text.strip()!r}")
+    for name in names:
+        for code in _CODES.findall(str(name)):
+            seen.setdefault(code.upper(), f"the column name {name!r}")
+    return next(iter(seen.items())) if len(seen) == 1 else None
+
+
 def _row(cells: list) -> CellRow:
     return CellRow(1, cells, b"")
 
@@ -182,6 +205,12 @@ def _choose_reading(
         if f in source and positions[source[f]] < len(r.cells)
     ]
     decimal, why = sniff_decimal([a for a in amounts if isinstance(a, str)], delimiter)
+    if "currency" not in source:
+        amount_names = [source[f] for f in ("amount", "debit", "credit") if f in source]
+        found_currency = currency_named(amounts, amount_names)
+        if found_currency is not None:
+            found.settings["currency"], said = found_currency
+            found.facts.append(("currency", f"{found.settings['currency']} ({said})"))
     found.facts.append(("amounts", f"decimal {'comma' if decimal == ',' else 'point'} ({why})"))
     if decimal == ",":
         found.settings["decimal"] = ","

@@ -132,6 +132,7 @@ def scan_exports(
         header_line=settings.header_line,
         spending=settings.spending,
         sheet=settings.sheet,
+        currency=settings.currency,
         exports={k: v.model_dump(exclude_none=True) for k, v in settings.exports.items()},
     )
 
