@@ -1,4 +1,4 @@
-"""baseline_model: a plain finetune without domain pretraining, the control the candidate must beat."""
+"""baseline_model: a plain finetune without domain pretraining, the control set beside the candidate."""
 
 import dagster as dg
 
