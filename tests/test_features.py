@@ -222,3 +222,15 @@ def test_supplied_merchant_wins_over_description():
     )
     keys = frame.select(key=merchant_key_expr(pl.col("t"), pl.col("m")))["key"].to_list()
     assert keys == ["starbucks", "starbucks", "starbucks"]
+
+
+def test_a_merchant_key_that_holds_the_rows_crowds_the_split():
+    from ml_assets.core.training_data.features import merchant_spread
+
+    spread = pl.Series(["shop d", "shop b", "shop c", "shop a"] * 25)  # a tie: by name
+    assert merchant_spread(spread) == (4, "shop a", 0.25, True)
+    many = pl.Series([f"shop {i}" for i in range(100)])
+    assert merchant_spread(many)[3] is False
+    few = pl.Series(["achat carte"] * 9 + ["rent"])  # too few rows to judge
+    assert merchant_spread(few) == (2, "achat carte", 0.9, False)
+    assert merchant_spread(pl.Series([], dtype=pl.String)) == (0, "", 0.0, False)

@@ -49,6 +49,8 @@ EXPECTED_METADATA = {
         "rows_valid",
         "rows_test",
         "splits",
+        "merchant_keys",
+        "largest_merchant_share",
     },
     "pruned_tokenizer": {
         "vocab_before",

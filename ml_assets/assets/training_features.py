@@ -11,6 +11,7 @@ from ml_assets.core.infra.io import ArtifactRef
 from ml_assets.core.infra.layouts import FEATURES_FILE
 from ml_assets.core.intake.partitions import scan_window, window_days
 from ml_assets.core.params import TrainingFeaturesParams
+from ml_assets.core.training_data.features import CROWDED_ADVICE, merchant_spread
 from ml_assets.wiring.artifacts import (
     automation_condition,
     memoized_output,
@@ -101,6 +102,12 @@ def training_features(
             r["split"]: {"rows": r["rows"], "labeled": r["labeled"]}
             for r in by_split.sort("split").iter_rows(named=True)
         }
+        merchants, top, share, crowded = merchant_spread(frame["merchant_key"])
+        if crowded:
+            context.log.warning(
+                f"training_features: merchant key {top!r} holds {share:.0%} of the rows "
+                f"({merchants} keys): {CROWDED_ADVICE}"
+            )
         return {
             "rows": frame.height,
             "days": len(days),
@@ -111,6 +118,8 @@ def training_features(
             **{f"rows_{name}": values["rows"] for name, values in summary.items()},
             **{f"labeled_{name}": values["labeled"] for name, values in summary.items()},
             "splits": split_table(summary) if summary else dg.MetadataValue.md("(empty)"),
+            "merchant_keys": merchants,
+            "largest_merchant_share": round(share, 4),
             "parquet_bytes": (folder / FEATURES_FILE).stat().st_size,
             "seconds": round(time.perf_counter() - started, 3),
         }

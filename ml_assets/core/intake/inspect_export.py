@@ -49,6 +49,7 @@ from ml_assets.core.intake.sniffing import (
 from ml_assets.core.intake.spreadsheets import open_sheet
 from ml_assets.core.params import PartitionsParams, RawTransactionsParams, section_name
 from ml_assets.core.text.normalize import merchant_key_expr, normalize_expr
+from ml_assets.core.training_data.features import CROWDED_ADVICE, merchant_spread
 
 _FIELD_NAMES = {*RAW_SCHEMA, *INTAKE_FIELDS}  # the values of a column_map
 SAMPLE_ROWS = 250
@@ -284,12 +285,6 @@ def _describe_result(found: Inspection) -> None:
         found.settings["_start_date"] = first
 
 
-# the share of rows one merchant key may hold before the split is said to hold none out,
-# judged from this many rows on (a handful of rows may well be one shop's)
-CROWDED_KEY_SHARE = 0.2
-CROWDED_KEY_MIN_ROWS = 50
-
-
 def merchant_words(kept: pl.DataFrame) -> str:
     """The merchant keys the held-out split will group rows by (as transaction_features
     derives them), and a warning when one holds so many rows that it is no merchant: the
@@ -297,23 +292,17 @@ def merchant_words(kept: pl.DataFrame) -> str:
     keys = kept.select(
         merchant_key_expr(normalize_expr(pl.col("description")), pl.col("merchant"))
     ).to_series()
-    counts = keys.value_counts(sort=True)
-    top, rows = counts.row(0)
+    distinct, top, share, crowded = merchant_spread(keys)
     source = (
         "the merchant (or payee) column"
         if kept["merchant"].is_not_null().any()
         else "the description"
     )
     words = (
-        f"{keys.n_unique()} distinct keys from {source} for the held-out split; the largest, "
-        f"{top!r}, holds {rows / kept.height:.0%} of rows"
+        f"{distinct} distinct keys from {source} for the held-out split; the largest, "
+        f"{top!r}, holds {share:.0%} of rows"
     )
-    if kept.height >= CROWDED_KEY_MIN_ROWS and rows / kept.height > CROWDED_KEY_SHARE:
-        words += (
-            ": too few merchants for held-out merchants to mean unseen ones; map the column "
-            "that names the payee or merchant to `merchant` (or put it first in the description)"
-        )
-    return words
+    return words + f": {CROWDED_ADVICE}" if crowded else words
 
 
 def _describe_notes(found: Inspection, notes) -> None:
