@@ -225,7 +225,7 @@ def test_supplied_merchant_wins_over_description():
 
 
 def test_a_merchant_key_that_holds_the_rows_crowds_the_split():
-    from ml_assets.core.training_data.features import merchant_spread
+    from ml_assets.core.training_data.merchant_spread import merchant_spread
 
     spread = pl.Series(["shop d", "shop b", "shop c", "shop a"] * 25)  # a tie: by name
     assert merchant_spread(spread) == (4, "shop a", 0.25, True)

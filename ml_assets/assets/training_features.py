@@ -11,7 +11,7 @@ from ml_assets.core.infra.io import ArtifactRef
 from ml_assets.core.infra.layouts import FEATURES_FILE
 from ml_assets.core.intake.partitions import scan_window, window_days
 from ml_assets.core.params import TrainingFeaturesParams
-from ml_assets.core.training_data.features import CROWDED_ADVICE, merchant_spread
+from ml_assets.core.training_data.merchant_spread import CROWDED_ADVICE, merchant_spread
 from ml_assets.wiring.artifacts import (
     automation_condition,
     memoized_output,

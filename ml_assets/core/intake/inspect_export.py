@@ -49,7 +49,7 @@ from ml_assets.core.intake.sniffing import (
 from ml_assets.core.intake.spreadsheets import open_sheet
 from ml_assets.core.params import PartitionsParams, RawTransactionsParams, section_name
 from ml_assets.core.text.normalize import merchant_key_expr, normalize_expr
-from ml_assets.core.training_data.features import CROWDED_ADVICE, merchant_spread
+from ml_assets.core.training_data.merchant_spread import CROWDED_ADVICE, merchant_spread
 
 _FIELD_NAMES = {*RAW_SCHEMA, *INTAKE_FIELDS}  # the values of a column_map
 SAMPLE_ROWS = 250
