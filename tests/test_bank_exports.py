@@ -671,3 +671,19 @@ def test_a_cp1252_download_reads_with_its_encoding_and_names_it_otherwise(tmp_pa
     right = scan_transactions(path, csv_preset="card_activity_positive", encoding="cp1252")
     row = right.kept.row(0, named=True)
     assert (row["description"], row["amount"]) == ("CAFÉ DE FLORE", -12.5)  # purchases flipped
+
+
+def test_a_bad_debit_cell_is_quarantined_under_the_column_it_is_in(tmp_path):
+    path = tmp_path / "statement.csv"
+    path.write_text(
+        "Date,Description,Paid out,Paid in\n"
+        "2026-03-02,TESCO STORES 2211,\"£1,2,50\",\n"
+        "2026-03-02,ACME LTD SALARY,,2000.00\n"
+    )
+    columns = {"Date": "posted_date", "Description": "description"}
+    columns |= {"Paid out": "debit", "Paid in": "credit"}
+    result = scan_transactions(path, column_map=columns, decimal=".")
+    assert result.kept["amount"].to_list() == [2000.0]
+    (row,) = result.quarantined.iter_rows(named=True)
+    assert (row["reason"], row["field"], row["line"]) == ("bad_amount", "debit", 2)
+    assert "field 'debit' '£1,2,50'" in row["detail"]

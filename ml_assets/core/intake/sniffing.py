@@ -182,7 +182,7 @@ def normalize_amount(value: object, decimal: str, where: str, field: str = "amou
             f"separator where the decimal mark is {decimal!r}; fix the row, or set "
             f"raw_transactions.decimal if the file uses {thousands!r} for decimals",
             "bad_amount",
-            "amount",
+            field,
         )
     plain = whole.replace(thousands, "") + ("." + fraction if fraction else "")
     if not re.fullmatch(r"\d+(\.\d+)?|\.\d+", plain):
@@ -190,7 +190,7 @@ def normalize_amount(value: object, decimal: str, where: str, field: str = "amou
             f"{where}: field {field!r} is not a number: {value!r} (read with the decimal mark "
             f"{decimal!r}; set raw_transactions.decimal if the file uses another)",
             "bad_amount",
-            "amount",
+            field,
         )
     return ("-" if negative else "") + plain
 
