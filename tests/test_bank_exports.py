@@ -677,7 +677,7 @@ def test_a_bad_debit_cell_is_quarantined_under_the_column_it_is_in(tmp_path):
     path = tmp_path / "statement.csv"
     path.write_text(
         "Date,Description,Paid out,Paid in\n"
-        "2026-03-02,TESCO STORES 2211,\"£1,2,50\",\n"
+        '2026-03-02,TESCO STORES 2211,"£1,2,50",\n'
         "2026-03-02,ACME LTD SALARY,,2000.00\n"
     )
     columns = {"Date": "posted_date", "Description": "description"}
