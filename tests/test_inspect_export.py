@@ -410,3 +410,16 @@ def test_a_currency_column_wins_over_the_setting_and_two_symbols_say_nothing(tmp
     assert currency_named(["£1.00", "€2.00"], []) is None
     assert currency_named(["12,50"], ["Betrag (EUR)"]) == ("EUR", "the column name 'Betrag (EUR)'")
     assert currency_named(["$4.85"], ["Amount"]) is None  # dollars of which country
+
+
+def test_a_booking_type_on_every_row_is_named_as_a_head_the_user_may_not_want(tmp_path):
+    path = tmp_path / "umsaetze.csv"
+    lines = ["Buchungstag;Buchungstext;Verwendungszweck;Betrag;Kategorie"]
+    lines += [f"0{d}.03.2026;KARTENZAHLUNG;REWE {d};-1{d},50;Lebensmittel" for d in range(1, 8)]
+    path.write_text("\n".join(lines) + "\n")
+    found = inspect_file(path)
+    assert found.settings["column_map"]["Buchungstext"] == "transaction_type"
+    assert dict(found.facts)["types"].startswith("'Buchungstext' is on every row")
+    lines[3] = lines[3].replace("KARTENZAHLUNG", "")  # a user's own type labels, on some rows
+    path.write_text("\n".join(lines) + "\n")
+    assert "types" not in dict(inspect_file(path).facts)

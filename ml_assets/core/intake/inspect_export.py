@@ -268,6 +268,17 @@ def _describe_result(found: Inspection) -> None:
         c for c in ("category", "transaction_type") if kept.height and kept[c].is_not_null().any()
     ]
     found.facts.append(("labels", ", ".join(labels) if labels else "none"))
+    mapped = found.settings.get("column_map") or {}
+    typed = [theirs for theirs, ours in mapped.items() if ours == "transaction_type"]
+    if typed and kept["transaction_type"].is_not_null().all():
+        found.facts.append(
+            (
+                "types",
+                f"{typed[0]!r} is on every row: the bank's own booking type, which the models "
+                "learn to predict as transaction_type and the promotion judges as a head; take "
+                "it out of column_map to have only your own labels predicted",
+            )
+        )
     if kept.height:
         found.facts.append(("merchants", merchant_words(kept)))
     if notes is not None:
