@@ -134,7 +134,8 @@ def test_debit_credit_preset_signs_amounts(tmp_path):
     result = scan_transactions(FIXTURES / "card_debit_credit.csv", csv_preset="card_debit_credit")
     assert result.kept["amount"].to_list() == [-4.85, 250.0]
     assert reasons_by_line(result) == {4: "missing_field", 5: "bad_amount"}
-    assert "'Debit'" in result.quarantined.filter(result.quarantined["line"] == 5)["detail"][0]
+    bad = result.quarantined.filter(result.quarantined["line"] == 5)
+    assert "'Debit'" in bad["detail"][0] and bad["field"][0] == "debit"  # the file's, ours
 
 
 def test_ofx_statement(tmp_path):
@@ -687,3 +688,43 @@ def test_a_bad_debit_cell_is_quarantined_under_the_column_it_is_in(tmp_path):
     (row,) = result.quarantined.iter_rows(named=True)
     assert (row["reason"], row["field"], row["line"]) == ("bad_amount", "debit", 2)
     assert "field 'debit' '£1,2,50'" in row["detail"]
+
+
+def test_a_party_is_the_merchant_only_when_one_is_named(tmp_path):
+    """JSON records from a bank API: a creditor and a debtor both named (one is the account's
+    owner) give no merchant rather than an owner-dependent one; a NaN or a record's own empty
+    merchant field never becomes or hides one; a list of strings is joined."""
+    import json
+
+    records = [
+        {
+            "id": "1",
+            "date": "2026-03-02",
+            "amount": -4.85,
+            "creditorName": "REWE Markt GmbH",
+            "debtorName": "Max Mustermann",
+            "text": "card",
+        },
+        {
+            "id": "2",
+            "date": "2026-03-02",
+            "amount": -9.99,
+            "creditorName": ["SPOTIFY", "AB"],
+            "text": "subscription",
+            "merchant": None,
+        },
+        {
+            "id": "3",
+            "date": "2026-03-03",
+            "amount": -1.00,
+            "creditorName": float("nan"),
+            "text": "fee",
+        },
+    ]
+    path = tmp_path / "export.jsonl"
+    path.write_text("\n".join(json.dumps(r) for r in records) + "\n")
+    columns = {"id": "transaction_id", "date": "posted_date", "text": "description"}
+    columns |= {"creditorName": "description", "debtorName": "description"}
+    kept = scan_transactions(path, column_map=columns).kept
+    assert kept["merchant"].to_list() == [None, "SPOTIFY AB", None]
+    assert kept["description"][1] == "SPOTIFY AB subscription"

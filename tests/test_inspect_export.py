@@ -423,3 +423,25 @@ def test_a_booking_type_on_every_row_is_named_as_a_head_the_user_may_not_want(tm
     lines[3] = lines[3].replace("KARTENZAHLUNG", "")  # a user's own type labels, on some rows
     path.write_text("\n".join(lines) + "\n")
     assert "types" not in dict(inspect_file(path).facts)
+
+
+def test_code_and_id_columns_are_no_labels_and_a_party_found_by_its_words_leads(tmp_path):
+    path = tmp_path / "export.csv"
+    path.write_text(
+        "Date,Description,Amount,MCC Category,Tegenpartij\n"
+        "2026-03-02,Betaalautomaat 12:01 pasnr 123,-4.85,5814,Albert Heijn\n"
+        "2026-03-03,Betaalautomaat 09:12 pasnr 123,-40.10,5541,Shell\n"
+    )
+    found = inspect_file(path)
+    assert "MCC Category" not in found.settings["column_map"]
+    assert found.settings["column_map"]["Tegenpartij"] == "description"
+    kept = found.result.kept
+    assert kept["description"][0] == "Albert Heijn Betaalautomaat 12:01 pasnr 123"
+    assert kept["merchant"].to_list() == ["Albert Heijn", "Shell"]
+
+
+def test_currency_codes_written_against_the_number_are_read():
+    from ml_assets.core.intake.inspect_export import currency_named
+
+    assert currency_named(["12,50EUR", "EUR3.20"], []) == ("EUR", "in the amounts, e.g. '12,50EUR'")
+    assert currency_named(["12 EURO"], []) is None  # a word, not a code

@@ -106,6 +106,26 @@ SYNONYMS: dict[str, tuple[str, ...]] = {
 }
 
 
+# words that make a column the other party when no name matches whole ("Nom du bénéficiaire",
+# "Tegenpartij"); not "name": an "Account Name" column is no counterparty
+COUNTERPARTY_WORDS = (
+    "naam",
+    "beguenstigter",
+    "empfaenger",
+    "counterparty",
+    "tegenpartij",
+    "beneficiaire",
+    "contrepartie",
+)
+
+
+def names_other_party(name: object) -> bool:
+    """Whether a column's name says it holds the other party of a transaction."""
+    return field_of(name) == "counterparty" or bool(
+        set(normalized(name).split()) & set(COUNTERPARTY_WORDS)
+    )
+
+
 # a currency named in a column's name says nothing about what the column is
 _CURRENCY_WORDS = re.compile(
     r"( in)? (eur|euro|euros|usd|gbp|chf|cad|aud|sek|nok|dkk|pln|jpy|cny|rmb|krw|rub|円|元|원|руб)$"

@@ -17,7 +17,7 @@ from pathlib import Path
 import polars as pl
 
 from ml_assets.core.intake.bank_formats import iter_camt053, iter_mt940, iter_ofx
-from ml_assets.core.intake.column_names import field_of
+from ml_assets.core.intake.column_names import names_other_party
 from ml_assets.core.intake.csv_exports import (
     ColumnMapping,
     CsvPreset,
@@ -58,6 +58,15 @@ _READERS = {
 }
 
 
+def _text_of(value: object) -> str:
+    """A cell as text: strings stripped, a list of strings joined, nothing for None or NaN."""
+    if isinstance(value, list):
+        return " ".join(v.strip() for v in value if isinstance(v, str) and v.strip())
+    if value is None or (isinstance(value, float) and value != value):
+        return ""
+    return str(value).strip()
+
+
 @dataclass(frozen=True)
 class FileReading:
     """How one file's records become rows: its format, our names for its columns, its date
@@ -85,7 +94,7 @@ class FileReading:
         return tuple(
             name
             for name, ours in self.mapping.items()
-            if ours == "description" and field_of(name) == "counterparty"
+            if ours == "description" and names_other_party(name)
         )
 
     def renamed(self, record: dict) -> dict:
@@ -102,13 +111,17 @@ class FileReading:
         if self.parties:
             first = [k for k in self.parties if k in record]
             record = {**{k: record[k] for k in first}, **record}
-            party = " ".join(str(record[k]).strip() for k in first if record[k] is not None)
-            if party.strip() and "merchant" not in given:
-                out["merchant"] = party.strip()
+            named = [text for k in first if (text := _text_of(record[k]))]
+            # one party named: the merchant; both (a creditor and a debtor, one of them the
+            # account's owner): none, so the key is derived rather than owner-dependent
+            if len(named) == 1 and "merchant" not in given:
+                out["merchant"] = named[0]
         for key, value in record.items():
             ours = self.mapping.get(key, key)
             if key in given and key not in self.mapping:
                 continue
+            if ours == "merchant" and not _text_of(value) and "merchant" in out:
+                continue  # a record's own empty merchant field keeps the party
             if isinstance(value, list) and all(isinstance(v, str) for v in value):
                 value = " ".join(v.strip() for v in value if v.strip())
             if ours == "description" and ours in out:
@@ -160,9 +173,11 @@ class FileReading:
         """Amount cells as plain numbers in place (thousands separators, decimal commas,
         trailing minus), and the running balance, which never fails a row."""
         debit_credit = self.layout.debit_credit if self.layout is not None else None
+        ours = dict(zip(debit_credit or (), ("debit", "credit"), strict=False))
         for key in (*AMOUNT_FIELDS[:3], *(debit_credit or ())):
             if key in renamed:
-                renamed[key] = normalize_amount(renamed[key], self.decimal, where, key)
+                field = ours.get(key, key)
+                renamed[key] = normalize_amount(renamed[key], self.decimal, where, field, key)
         return amount_or_none(renamed.get("balance"), self.decimal)
 
 

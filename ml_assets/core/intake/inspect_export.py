@@ -152,7 +152,10 @@ def _inspect_table(found: Inspection) -> None:
 # what an amount cell or an amount column's name may say of the currency ("£1,234.50",
 # "12,50 CHF", "Betrag (EUR)"); "$" and "¥" name several currencies, so they say nothing
 _SYMBOLS = {"£": "GBP", "€": "EUR", "₹": "INR", "₩": "KRW", "₽": "RUB", "₺": "TRY", "zł": "PLN"}
-_CODES = re.compile(r"\b(EUR|GBP|CHF|USD|CAD|AUD|NZD|SEK|NOK|DKK|PLN|CZK|HUF|JPY|CNY|INR)\b", re.I)
+_CODES = re.compile(
+    r"(?<![A-Za-z])(EUR|GBP|CHF|USD|CAD|AUD|NZD|SEK|NOK|DKK|PLN|CZK|HUF|JPY|CNY|INR)(?![A-Za-z])",
+    re.I,
+)
 
 
 def currency_named(amounts: list, names: list[str]) -> tuple[str, str] | None:
@@ -270,7 +273,7 @@ def _describe_result(found: Inspection) -> None:
     found.facts.append(("labels", ", ".join(labels) if labels else "none"))
     mapped = found.settings.get("column_map") or {}
     typed = [theirs for theirs, ours in mapped.items() if ours == "transaction_type"]
-    if typed and kept["transaction_type"].is_not_null().all():
+    if typed and kept.height and kept["transaction_type"].is_not_null().all():
         found.facts.append(
             (
                 "types",

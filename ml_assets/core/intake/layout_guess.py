@@ -14,7 +14,7 @@ import datetime as dt
 import re
 from dataclasses import dataclass, field
 
-from ml_assets.core.intake.column_names import SYNONYMS, normalized
+from ml_assets.core.intake.column_names import COUNTERPARTY_WORDS, SYNONYMS, normalized
 from ml_assets.core.intake.csv_exports import CSV_PRESETS, CellRow, fitting_presets
 from ml_assets.core.intake.records import SchemaError
 from ml_assets.core.intake.sniffing import amount_or_none, sniff_date_format, sniff_decimal
@@ -72,19 +72,13 @@ _WORDS = {
     "amount": ("amount", "betrag", "bedrag", "montant", "importe", "importo"),
     "description": ("description", "omschrijving", "libelle", "memo", "details", "narrative"),
     "balance": ("balance", "saldo", "solde", "kontostand"),
-    # (not "name": an "Account Name" column is no counterparty)
-    "counterparty": (
-        "naam",
-        "beguenstigter",
-        "empfaenger",
-        "counterparty",
-        "tegenpartij",
-        "beneficiaire",
-        "contrepartie",
-    ),
+    "counterparty": COUNTERPARTY_WORDS,
     # a label column the user named ("My category", "Ma catégorie")
     "category": ("category", "categorie", "kategorie", "categoria"),
 }
+# words that keep a column from a field its other words fit: a merchant category code or a
+# category's id is no label of the user's
+_NOT_WORDS = {"category": ("code", "id", "mcc", "number", "no")}
 _POSTING = ("post", "book", "complet", "settle", "buchung", "boek")
 
 
@@ -96,7 +90,9 @@ def _by_words(header: list[str], best: dict[str, tuple[int, str]]) -> None:
         found = [
             name
             for name in header
-            if name not in taken and set(normalized(name).split()) & set(words)
+            if name not in taken
+            and set(normalized(name).split()) & set(words)
+            and not set(normalized(name).split()) & set(_NOT_WORDS.get(ours, ()))
         ]
         found.sort(key=lambda n: not any(p in normalized(n) for p in _POSTING))
         if found and (ours != "counterparty" or "description" in best):

@@ -155,10 +155,14 @@ def sniff_decimal(values: list[str], delimiter: str | None = None) -> tuple[str,
     return ".", "no amount decides; a decimal point"
 
 
-def normalize_amount(value: object, decimal: str, where: str, field: str = "amount") -> object:
+def normalize_amount(
+    value: object, decimal: str, where: str, field: str = "amount", column: str | None = None
+) -> object:
     """A plain "-1234.56" from an amount as banks write it, for parse_amount; non-text values
     pass through. A separator that cannot be a thousands separator under ``decimal`` (the
-    "12.50" of a decimal-comma file) raises, naming the value and the setting."""
+    "12.50" of a decimal-comma file) raises, naming the value, the file's ``column`` (by
+    default ``field``, ours, which the quarantine files it under) and the setting."""
+    named = column or field
     if not isinstance(value, str):
         return value
     text = _bare(value)
@@ -178,7 +182,7 @@ def normalize_amount(value: object, decimal: str, where: str, field: str = "amou
     whole, _, fraction = text.partition(decimal)
     if thousands in whole and not re.fullmatch(rf"\d{{1,3}}(\{thousands}\d{{3}})+", whole):
         raise SchemaError(
-            f"{where}: field {field!r} {value!r}: the {thousands!r} is not a thousands "
+            f"{where}: field {named!r} {value!r}: the {thousands!r} is not a thousands "
             f"separator where the decimal mark is {decimal!r}; fix the row, or set "
             f"raw_transactions.decimal if the file uses {thousands!r} for decimals",
             "bad_amount",
@@ -187,7 +191,7 @@ def normalize_amount(value: object, decimal: str, where: str, field: str = "amou
     plain = whole.replace(thousands, "") + ("." + fraction if fraction else "")
     if not re.fullmatch(r"\d+(\.\d+)?|\.\d+", plain):
         raise SchemaError(
-            f"{where}: field {field!r} is not a number: {value!r} (read with the decimal mark "
+            f"{where}: field {named!r} is not a number: {value!r} (read with the decimal mark "
             f"{decimal!r}; set raw_transactions.decimal if the file uses another)",
             "bad_amount",
             field,
