@@ -84,6 +84,7 @@ _POSTING = ("post", "book", "complet", "settle", "buchung", "boek")
 
 def _by_words(header: list[str], best: dict[str, tuple[int, str]]) -> None:
     taken = {theirs for _, theirs in best.values()}
+    words_of = {name: set(normalized(name).split()) for name in header}
     for ours, words in _WORDS.items():
         if ours in best:
             continue
@@ -91,8 +92,8 @@ def _by_words(header: list[str], best: dict[str, tuple[int, str]]) -> None:
             name
             for name in header
             if name not in taken
-            and set(normalized(name).split()) & set(words)
-            and not set(normalized(name).split()) & set(_NOT_WORDS.get(ours, ()))
+            and words_of[name] & set(words)
+            and not words_of[name] & set(_NOT_WORDS.get(ours, ()))
         ]
         found.sort(key=lambda n: not any(p in normalized(n) for p in _POSTING))
         if found and (ours != "counterparty" or "description" in best):
