@@ -1,14 +1,15 @@
-"""Statement formats banks export, read by the field's libraries: OFX/QFX (``ofxtools``),
-ISO 20022 CAMT.053 (``pycamt``) and SWIFT MT940 (``mt940``).
+"""Statement formats banks export, read by the field's libraries: OFX/QFX (``ofxtools``) and
+SWIFT MT940 (``mt940``) here, ISO 20022 CAMT.053 (``pycamt``) in ``camt053.py``.
 
 Each reader yields (line, record in our column names or the SchemaError, raw bytes) per
 transaction, like the JSONL and CSV readers: one bad transaction is quarantined with its line
 and the rest are read. A file the library cannot read at all is one quarantined row
-(``unreadable_file``) naming the file and, where the library says, the line.
+(``unreadable_file``) naming the file and, where the library says, the line. A file cut off
+mid-download (an OFX without ``</OFX>``, an MT940 whose last entry no closing balance follows)
+keeps the entries before the cut and quarantines one ``truncated_file`` row in place of the rest.
 
-Ids: OFX's ``FITID``; CAMT.053's entry reference (``AcctSvcrRef``, with the detail's
-``EndToEndId`` or position when an entry is split into details); MT940 has no reliable id, so
-its rows get derived ids (see ingest). Amounts are signed as ours: debits negative.
+Ids: OFX's ``FITID``; MT940 has no reliable id, so its rows get derived ids (see ingest).
+Amounts are signed as ours: debits negative.
 """
 
 from __future__ import annotations
@@ -38,7 +39,7 @@ def _line_of(text: str, offset: int) -> int:
     return text.count("\n", 0, offset) + 1
 
 
-def _unreadable(path: Path, err: Exception, line: int, data: bytes) -> Row:
+def unreadable_file(path: Path, err: Exception, line: int, data: bytes) -> Row:
     return (
         line,
         SchemaError(
@@ -62,13 +63,16 @@ def iter_ofx(path: Path) -> Iterator[Row]:
     with open_binary(path) as handle:
         data = handle.read()
     text = data.decode("latin-1")  # offsets only; ofxtools decodes by the header's charset
+    # ofxtools reads a file cut off mid-download as if it ended there: every OFX closes </OFX>
+    truncated = not re.search(r"</OFX\s*>", text, flags=re.IGNORECASE)
     tree = OFXTree()
     try:
-        tree.parse(io.BytesIO(data))
+        # a byte-order mark or blank lines before the header are no part of OFX: skipped
+        tree.parse(io.BytesIO(data.removeprefix(b"\xef\xbb\xbf").lstrip()))
     except Exception as err:  # noqa: BLE001 - any parser failure is this file's quarantine row
         position = re.search(r"position=\[(\d+)", str(err))
         line = _line_of(text, int(position.group(1))) if position else 1
-        yield _unreadable(path, err, line, data)
+        yield unreadable_file(path, err, line, data)
         return
     offsets = [m.start() for m in re.finditer(r"<STMTTRN>", text, flags=re.IGNORECASE)]
     for index, (element, account, currency) in enumerate(_ofx_transactions(tree.getroot())):
@@ -77,6 +81,9 @@ def iter_ofx(path: Path) -> Iterator[Row]:
         raw = text[start : end + 10 if end >= 0 else start + 2000].encode("latin-1")
         line = _line_of(text, start)
         where = f"{path}:{line}"
+        if truncated and end < 0:
+            yield line, _cut_off(where, "inside this transaction (no </STMTTRN>)"), raw
+            return
         if element.find("FITID") is None or not (element.findtext("FITID") or "").strip():
             yield (
                 line,
@@ -103,11 +110,29 @@ def iter_ofx(path: Path) -> Iterator[Row]:
                 "account_id": account,
                 "posted_date": dt.datetime.strptime(posted, "%Y%m%d").date(),
                 "amount": float(model.trnamt),
-                "currency": currency,
-                "description": " ".join(p for p in (model.name, model.memo) if p) or None,
+                # a transaction in another currency than the statement's says so itself
+                "currency": element.findtext("CURRENCY/CURSYM") or currency,
+                "description": " ".join(p for p in (_ofx_payee(model), model.memo) if p) or None,
             },
             raw,
         )
+    if truncated:
+        last = _line_of(text, len(text.rstrip()))
+        yield last, _cut_off(f"{path}:{last}", "before </OFX>"), data[-2000:]
+
+
+def _cut_off(where: str, how: str) -> SchemaError:
+    return SchemaError(
+        f"{where}: the file ends {how}: a cut-off download, and the transactions after this "
+        "line are missing; re-download it from the bank",
+        "truncated_file",
+    )
+
+
+def _ofx_payee(model) -> str | None:
+    """``NAME``, or the name in a ``PAYEE`` aggregate (bill payments carry one instead)."""
+    payee = getattr(model, "payee", None)
+    return model.name or (payee.name if payee is not None else None)
 
 
 def _ofx_transactions(root) -> Iterator[tuple[object, str | None, str | None]]:
@@ -144,63 +169,9 @@ def _ofx_error(where: str, err: Exception, transaction) -> SchemaError:
     return SchemaError(f"{where}: OFX <{(name or '?').upper()}>: {err}", reason, ours)
 
 
-# --- ISO 20022 CAMT.053 --------------------------------------------------------------------
-
-
-def iter_camt053(path: Path) -> Iterator[Row]:
-    """Entries (``Ntry``) of every statement; an entry split into transaction details is one
-    row per detail. Booking date is the day; value date when a bank leaves it out."""
-    from lxml import etree
-    from pycamt.parser import Camt053ParseError, Camt053Parser
-
-    with open_binary(path) as handle:
-        data = handle.read()
-    try:
-        parser = Camt053Parser(data)
-        statements = parser._find_statements_or_reports()
-    except (etree.XMLSyntaxError, Camt053ParseError, ValueError) as err:
-        yield _unreadable(path, err, getattr(err, "lineno", None) or 1, data)
-        return
-    for statement in statements:
-        for entry in statement.findall(".//Ntry", parser.namespaces):
-            line = entry.sourceline or 1
-            raw = etree.tostring(entry)
-            details = parser._extract_transaction(entry, statement)
-            for position, detail in enumerate(details):
-                yield line, _camt_record(detail, position, len(details)), raw
-
-
-def _camt_record(detail: dict, position: int, count: int) -> dict:
-    reference = detail.get("TransactionID")
-    if reference and count > 1:
-        reference = f"{reference}/{detail.get('EndToEndId') or position}"
-    amount: float | str | None = detail.get("Amount")
-    if amount is not None:
-        try:
-            amount = float(amount)
-        except ValueError:
-            pass  # left as text: coercion quarantines it as bad_amount, naming the value
-        else:
-            amount = -amount if detail.get("CreditDebitIndicator") == "DBIT" else amount
-    debit = detail.get("CreditDebitIndicator") == "DBIT"
-    party = detail.get("CreditorName") if debit else detail.get("DebtorName")
-    text = detail.get("RemittanceInformationFull") or detail.get("AdditionalEntryInformation")
-    record = {
-        "account_id": detail.get("AccountIBAN"),
-        "posted_date": detail.get("BookingDate") or detail.get("ValueDate"),
-        "amount": amount,
-        "currency": detail.get("Currency"),
-        "description": " ".join(p for p in (party, text) if p) or None,
-        "merchant": party,
-    }
-    if reference:
-        record["transaction_id"] = reference
-    return record
-
-
 # --- SWIFT MT940 ---------------------------------------------------------------------------
 
-_MT940_STATEMENT_END = (":62", ":64:", ":65:", ":20:", "-")
+_MT940_STATEMENT_END = (":62", ":64:", ":65:", ":20:", "-}")
 
 
 def iter_mt940(path: Path, encoding: str = "latin-1") -> Iterator[Row]:
@@ -211,8 +182,18 @@ def iter_mt940(path: Path, encoding: str = "latin-1") -> Iterator[Row]:
 
     with open_binary(path) as handle:
         text = handle.read().decode(encoding)
+    cut = _mt940_cut_off(text)
     for line, header, block in _mt940_blocks(text):
         raw = block.encode(encoding, errors="replace")
+        if line == cut:
+            yield (
+                line,
+                _cut_off(
+                    f"{path}:{line}", "in or after this entry, with no closing balance (:62F:)"
+                ),
+                raw,
+            )
+            continue
         try:
             with _quiet("mt940"):  # it logs the pattern it failed on; the quarantine says it
                 parsed = mt940.parse(header + block, options=_mt940_options())
@@ -283,7 +264,7 @@ def _mt940_blocks(text: str) -> Iterator[tuple[int, str, str]]:
             yield from flush()
             in_header, start = False, number
             block.append(line)
-        elif line.startswith(_MT940_STATEMENT_END):
+        elif _ends_statement(line):
             yield from flush()
             in_header = False
         elif in_header:
@@ -291,3 +272,19 @@ def _mt940_blocks(text: str) -> Iterator[tuple[int, str, str]]:
         elif block:
             block.append(line)
     yield from flush()
+
+
+def _ends_statement(line: str) -> bool:
+    """A closing balance, the next statement, or the block's end (``-`` alone, or ``-}``); a
+    wrapped :86: line may start with a hyphen (a timestamp wrapped at its dash)."""
+    return line.startswith(_MT940_STATEMENT_END) or line.rstrip() == "-"
+
+
+def _mt940_cut_off(text: str) -> int | None:
+    """The line of the last :61: when nothing closes its statement after it (every statement
+    ends with its closing balance, :62:): a download cut off there, or inside that entry."""
+    lines = text.splitlines()
+    last = max((n for n, line in enumerate(lines) if line.startswith(":61:")), default=None)
+    if last is None or any(_ends_statement(line) for line in lines[last + 1 :]):
+        return None
+    return last + 1

@@ -16,7 +16,8 @@ from pathlib import Path
 
 import polars as pl
 
-from ml_assets.core.intake.bank_formats import iter_camt053, iter_mt940, iter_ofx
+from ml_assets.core.intake.bank_formats import iter_mt940, iter_ofx
+from ml_assets.core.intake.camt053 import iter_camt053
 from ml_assets.core.intake.column_names import names_other_party
 from ml_assets.core.intake.csv_exports import (
     ColumnMapping,

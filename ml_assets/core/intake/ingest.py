@@ -16,6 +16,7 @@ from __future__ import annotations
 
 import hashlib
 import json
+import re
 from collections import Counter
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -94,15 +95,47 @@ def list_input_files(path: Path, fmt: str) -> list[Path]:
 def format_of(path: Path, fmt: str, strict: bool = True) -> str | None:
     if fmt != "auto":
         return fmt
-    suffixes = [x.lower() for x in path.suffixes]
-    if suffixes and suffixes[-1] == ".gz":  # export.jsonl.gz, export.csv.gz
-        suffixes = suffixes[:-1]
-    found = _SUFFIX_FORMAT.get(suffixes[-1] if suffixes else "")
+    found = format_by_extension(path) or statement_by_content(path)
     if found is None and strict:
         raise SchemaError(
             f"{path}: cannot tell the format from the extension; set raw_transactions.format"
         )
     return found
+
+
+def format_by_extension(path: Path) -> str | None:
+    suffixes = [x.lower() for x in path.suffixes]
+    if suffixes and suffixes[-1] == ".gz":  # export.jsonl.gz, export.csv.gz
+        suffixes = suffixes[:-1]
+    return _SUFFIX_FORMAT.get(suffixes[-1] if suffixes else "")
+
+
+_STATEMENT_STARTS = (  # how each statement format's files begin, whatever they are named
+    (re.compile(rb"(\{1:|:20:)"), "mt940"),
+    (re.compile(rb"(OFXHEADER|<\?OFX|<OFX>)", re.IGNORECASE), "ofx"),
+    (re.compile(rb"<\?xml[^>]*>\s*<(\w+:)?Document[^>]*camt\.053", re.IGNORECASE), "camt053"),
+)
+
+
+def statement_by_content(path: Path) -> str | None:
+    """The statement format a file of another extension holds (banks save MT940 as .txt or
+    .dat, OFX downloads arrive without one), told by how it begins; None for anything else."""
+    if not path.is_file() or path.name.startswith("."):
+        return None
+    try:
+        with path.open("rb") as handle:
+            head = handle.read(2048).removeprefix(b"\xef\xbb\xbf").lstrip()
+    except OSError:
+        return None
+    return next((fmt for start, fmt in _STATEMENT_STARTS if start.match(head)), None)
+
+
+def skipped_files(path: Path, fmt: str) -> list[Path]:
+    """The files of a folder the load does not read: no export extension, no statement inside."""
+    if not path.is_dir():
+        return []
+    read = set(list_input_files(path, fmt))
+    return sorted(p for p in path.rglob("*") if p.is_file() and p not in read)
 
 
 def _row_digest(row: dict) -> str:

@@ -28,9 +28,11 @@ from ml_assets.core.intake.export_settings import READING_KEYS, matches
 from ml_assets.core.intake.ingest import (
     TABLE_FORMATS,
     ScanResult,
+    format_by_extension,
     format_of,
     list_input_files,
     scan_transactions,
+    skipped_files,
 )
 from ml_assets.core.intake.inspect_records import inspect_records
 from ml_assets.core.intake.layout_guess import (
@@ -80,7 +82,9 @@ def inspect_file(file: Path) -> Inspection:
     if fmt is None:
         found.error = f"{file}: not an export by its extension; set raw_transactions.format"
         return found
-    found.facts.append(("format", f"{fmt} (by the extension {''.join(file.suffixes[-2:])})"))
+    by_extension = format_by_extension(file) is not None
+    how = f"the extension {''.join(file.suffixes[-2:])}" if by_extension else "its content"
+    found.facts.append(("format", f"{fmt} (by {how})"))
     try:
         if fmt in TABLE_FORMATS:
             _inspect_table(found)
@@ -351,6 +355,16 @@ def report(path: Path, inspections: list[Inspection]) -> str:
             lines += ["#   first rows, as the pipeline reads them:"]
             lines += [f"#     {line}" for line in _preview(found.result.kept)]
         lines.append("#")
+    skipped = skipped_files(path, "auto")
+    if skipped:
+        names = ", ".join(str(p.relative_to(path)) for p in skipped[:5])
+        more = f" and {len(skipped) - 5} more" if len(skipped) > 5 else ""
+        lines += [
+            f"# skipped: {len(skipped)} file(s) the load does not read (neither an export's "
+            f"extension nor a statement inside): {names}{more}; rename an export to its format's "
+            "extension or set raw_transactions.format",
+            "#",
+        ]
     # a cell's line break (a multi-line description) shown escaped keeps each finding a comment
     lines = [re.sub(r"\r\n|\r|\n", r"\\n", line) for line in lines]
     readable = [f for f in inspections if f.error is None]

@@ -43,7 +43,21 @@ def quarantine_verdict(split: DaySplit, max_share: float, min_day_rows: int) -> 
     return (
         f"raw_transactions: {scope}: {bad} of {total} rows ({bad / total:.1%}) failed "
         f"validation, above raw_transactions.max_quarantine_share={max_share}{more}: "
-        f"{quarantine_summary(frame)}. Fix the export or its column_map/date_format/csv_preset "
-        "(the run, each file, and days of at least "
-        f"raw_transactions.quarantine_min_day_rows={min_day_rows} rows are judged)."
+        f"{quarantine_summary(frame)}. {quarantine_advice(frame)} (the run, each file, and days of at "
+        f"least raw_transactions.quarantine_min_day_rows={min_day_rows} rows are judged)."
     )
+
+
+_FILE_REASONS = {"unreadable_file", "truncated_file"}  # the file itself is broken
+_STATEMENT_REASONS = {"bad_mt940", "bad_ofx_field"}  # a statement format: no reading keys
+
+
+def quarantine_advice(frame: pl.DataFrame) -> str:
+    """What to do about these quarantined rows: a broken file is downloaded again; reading
+    keys only help an export that has them."""
+    reasons = set(frame["reason"].to_list())
+    if reasons <= _FILE_REASONS:
+        return "Re-download the named files from the bank, or move them out of the folder"
+    if reasons <= _FILE_REASONS | _STATEMENT_REASONS:
+        return "Re-download the named statements; their lines are quoted above"
+    return "Fix the export or its column_map/date_format/csv_preset"
