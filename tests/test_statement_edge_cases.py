@@ -190,6 +190,41 @@ def test_camt053_amounts_signs_parties_and_ids_as_iso_20022_places_them(tmp_path
         assert ids[6].startswith("d-") and ids[7].startswith("d-") and ids[6] != ids[7]
 
 
+def balances(opening: str, closing: str) -> str:
+    return "".join(
+        f'<Bal><Tp><CdOrPrtry><Cd>{code}</Cd></CdOrPrtry></Tp><Amt Ccy="EUR">{amount}</Amt>'
+        f"<CdtDbtInd>CRDT</CdtDbtInd><Dt><Dt>2026-01-0{day}</Dt></Dt></Bal>"
+        for code, amount, day in (("OPBD", opening, 1), ("CLBD", closing, 9))
+    )
+
+
+def warnings_of(result) -> list[str]:
+    return [w for notes in result.notes for w in notes.warnings]
+
+
+def test_rows_that_do_not_reach_the_stated_closing_balance_are_warned(tmp_path):
+    """CAMT.053 (OPBD/CLBD) and MT940 (:60F:/:62F:): the opening balance and the rows as read
+    must reach the closing one; a gap names the statement, its line and the amount."""
+    entries = [camt_entry("28.63", "DBIT", "R1", camt_detail("AMAZON", "Cdtr", "ORDER"))]
+    path = write_camt(tmp_path / "camt.xml", entries)
+    agreeing = path.read_text().replace("</Acct>", "</Acct>" + balances("100.00", "71.37"))
+    path.write_text(agreeing)
+    assert warnings_of(scan_transactions(path)) == []
+    path.write_text(agreeing.replace("71.37", "61.37"))
+    (gap,) = warnings_of(scan_transactions(path))
+    assert f"{path}:" in gap and "statement 1" in gap and "-10.00 unaccounted" in gap
+    mt940 = tmp_path / "umsaetze.sta"
+    mt940.write_bytes(
+        "\r\n".join([*MT940_HEAD, *MT940_ENTRIES, ":62F:C260106EUR67,50", "-"]).encode()
+    )
+    assert warnings_of(scan_transactions(mt940)) == []
+    mt940.write_bytes(
+        "\r\n".join([*MT940_HEAD, *MT940_ENTRIES, ":62F:C260106EUR77,50", "-"]).encode()
+    )
+    (gap,) = warnings_of(scan_transactions(mt940))
+    assert f"{mt940}:10: statement STARTUMSE" in gap and "+10.00 unaccounted" in gap
+
+
 def test_a_statement_named_txt_is_read_by_its_content_and_other_files_are_named(tmp_path):
     folder = tmp_path / "exports"
     folder.mkdir()

@@ -14,6 +14,7 @@ Amounts are signed as ours: debits negative.
 
 from __future__ import annotations
 
+import bisect
 import contextlib
 import datetime as dt
 import decimal
@@ -25,6 +26,7 @@ from pathlib import Path
 
 from ml_assets.core.intake.mt940_details import entry_text
 from ml_assets.core.intake.records import SchemaError, open_binary
+from ml_assets.core.intake.statements import balance_gap
 
 Row = tuple[int, dict | SchemaError, bytes]
 _OFX_FIELDS = {  # OFX element -> our field, for errors
@@ -174,14 +176,61 @@ def _ofx_error(where: str, err: Exception, transaction) -> SchemaError:
 _MT940_STATEMENT_END = (":62", ":64:", ":65:", ":20:", "-}")
 
 
-def iter_mt940(path: Path, encoding: str = "latin-1") -> Iterator[Row]:
+def iter_mt940(
+    path: Path, encoding: str = "latin-1", warnings: list[str] | None = None
+) -> Iterator[Row]:
     """Each ``:61:`` statement line with its ``:86:`` details, parsed by ``mt940`` on its own
     (with its statement's header) so one bad line is quarantined instead of failing the file.
-    The day is the entry (booking) date, the value date when there is none."""
-    import mt940
-
+    The day is the entry (booking) date, the value date when there is none. A statement whose
+    opening balance (:60F:) and entries as read do not reach its closing balance (:62F:) is
+    appended to ``warnings``."""
     with open_binary(path) as handle:
         text = handle.read().decode(encoding)
+    statements = _mt940_balances(text)
+    starts = [statement["line"] for statement in statements]
+    for row in _mt940_rows(path, text, encoding):
+        statement = statements[max(bisect.bisect_right(starts, row[0]) - 1, 0)] if starts else {}
+        if isinstance(row[1], dict):
+            statement["total"] = statement.get("total", 0.0) + row[1]["amount"]
+        else:
+            statement["unread"] = statement.get("unread", 0) + 1
+        yield row
+    for statement in statements if warnings is not None else []:
+        if "opening" in statement and "closing" in statement:
+            gap = balance_gap(
+                f"{path}:{statement['closing_line']}: statement {statement['id']}",
+                statement["opening"],
+                statement.get("total", 0.0),
+                statement["closing"],
+                statement.get("unread", 0),
+            )
+            if gap:
+                warnings.append(gap)
+
+
+_MT940_BALANCE = re.compile(r":6([02])[FM]:([CD])\d{6}[A-Z]{3}(\d+(?:,\d*)?)")
+
+
+def _mt940_balances(text: str) -> list[dict]:
+    """Per statement (from its :20: line): its ``line``, ``id`` and, where stated and
+    readable, its ``opening`` and ``closing`` balance (signed) and the ``closing_line``."""
+    statements: list[dict] = []
+    for number, line in enumerate(text.splitlines(), start=1):
+        if line.startswith(":20:"):
+            statements.append({"line": number, "id": line[4:].strip()})
+        found = _MT940_BALANCE.match(line)
+        if found and statements:
+            amount = float(found.group(3).replace(",", ".")) * (-1 if found.group(2) == "D" else 1)
+            kind = "opening" if found.group(1) == "0" else "closing"
+            statements[-1].setdefault(kind, amount)
+            if kind == "closing":
+                statements[-1]["closing"], statements[-1]["closing_line"] = amount, number
+    return statements
+
+
+def _mt940_rows(path: Path, text: str, encoding: str) -> Iterator[Row]:
+    import mt940
+
     cut = _mt940_cut_off(text)
     for line, header, block in _mt940_blocks(text):
         raw = block.encode(encoding, errors="replace")
@@ -205,7 +254,12 @@ def iter_mt940(path: Path, encoding: str = "latin-1") -> Iterator[Row]:
             message = f"cannot parse {value!r}" if isinstance(value, str) else type(err).__name__
             yield (
                 line,
-                SchemaError(f"{path}:{line}: MT940 :61: line not readable: {message}", "bad_mt940"),
+                SchemaError(
+                    f"{path}:{line}: MT940 :61: line not readable: {message} (expected: value "
+                    "date YYMMDD, an optional entry date MMDD, C, D, RC or RD, the amount with a "
+                    "decimal comma, a type code such as NTRF, a reference)",
+                    "bad_mt940",
+                ),
                 raw,
             )
             continue

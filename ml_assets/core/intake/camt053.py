@@ -16,11 +16,14 @@ from pathlib import Path
 
 from ml_assets.core.intake.bank_formats import Row, unreadable_file
 from ml_assets.core.intake.records import open_binary
+from ml_assets.core.intake.statements import balance_gap
 
 
-def iter_camt053(path: Path) -> Iterator[Row]:
+def iter_camt053(path: Path, warnings: list[str] | None = None) -> Iterator[Row]:
     """Entries (``Ntry``) of every statement; an entry split into transaction details is one
-    row per detail. Booking date is the day; value date when a bank leaves it out."""
+    row per detail. Booking date is the day; value date when a bank leaves it out. Where a
+    statement states its opening and closing balances, a gap the booked rows leave between
+    them is appended to ``warnings``."""
     from lxml import etree
     from pycamt.parser import Camt053ParseError, Camt053Parser
 
@@ -42,11 +45,45 @@ def iter_camt053(path: Path) -> Iterator[Row]:
         return
     names = parser.namespaces
     for statement in statements:
+        total, unread = 0.0, 0
         for entry in statement.findall(".//Ntry", names):
             line = entry.sourceline or 1
             raw = etree.tostring(entry)
+            booked = (
+                entry.findtext("./Sts/Cd", None, names)
+                or entry.findtext("./Sts", None, names)
+                or "BOOK"
+            ).strip() == "BOOK"
             for record in _camt_entry(parser, entry, statement):
+                if not isinstance(record.get("amount"), float):
+                    unread += 1
+                elif booked:  # pending and information entries are not in the balance
+                    total += record["amount"]
                 yield line, record, raw
+        balances = _camt_balances(statement, names)
+        if warnings is not None and "opening" in balances and "closing" in balances:
+            (opening, _), (closing, line) = balances["opening"], balances["closing"]
+            where = f"{path}:{line}: statement {statement.findtext('./Id', '?', names)}"
+            gap = balance_gap(where, opening, total, closing, unread)
+            if gap:
+                warnings.append(gap)
+
+
+def _camt_balances(statement, names) -> dict[str, tuple[float, int]]:
+    """``opening`` (OPBD, or the previous closing PRCD) and ``closing`` (CLBD): (signed
+    amount, line). A balance whose amount is not a number is left out."""
+    found = {}
+    for balance in statement.findall("./Bal", names):
+        code = (balance.findtext("./Tp/CdOrPrtry/Cd", "", names) or "").strip()
+        kind = {"OPBD": "opening", "PRCD": "opening", "CLBD": "closing"}.get(code)
+        try:
+            amount = float(balance.findtext("./Amt", "", names))
+        except ValueError:
+            continue
+        if kind and kind not in found:
+            sign = -1 if balance.findtext("./CdtDbtInd", "", names) == "DBIT" else 1
+            found[kind] = (sign * amount, balance.sourceline or 1)
+    return found
 
 
 _NO_REFERENCE = {"", "NONE", "NONREF", "NOREF", "NOTPROVIDED"}  # placeholders banks write

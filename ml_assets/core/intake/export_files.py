@@ -229,6 +229,8 @@ def open_export(
             file, encoding, settings.date_format, settings.decimal, notes.statement_lines
         )
         return FileReading(fmt, {}, None), rows
+    if fmt in ("camt053", "mt940"):  # and they state balances the rows are checked against
+        return FileReading(fmt, {}, None), _READERS[fmt](file, warnings=notes.warnings)
     if fmt in STATEMENT_FORMATS:  # records arrive in our names, dates as dates
         return FileReading(fmt, {}, None), _READERS[fmt](file)
     reading = FileReading(

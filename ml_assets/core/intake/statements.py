@@ -234,3 +234,19 @@ def check_balances(
                 f"{notes.where(line)}: the totals row says {stated:,.2f}, the rows add up to "
                 f"{total:,.2f} ({abs(stated) - abs(total):+,.2f}): rows are missing{also}"
             )
+
+
+def balance_gap(
+    where: str, opening: float, total: float, closing: float, unread: int = 0
+) -> str | None:
+    """The warning when a statement's opening balance and its entries as read do not reach
+    its closing balance (entries missing, or read with the wrong amount or sign); else None."""
+    reached = opening + total
+    if round(reached * CENTS) == round(closing * CENTS):
+        return None
+    also = f", or among its {unread} quarantined entries" if unread else ""
+    return (
+        f"{where}: opening balance {opening:,.2f} + the entries as read ({total:+,.2f}) = "
+        f"{reached:,.2f}, but the closing balance is {closing:,.2f}: {closing - reached:+,.2f} "
+        f"unaccounted; entries are missing from the statement or misread{also}"
+    )
