@@ -247,3 +247,11 @@ def test_a_broken_download_is_advised_to_be_downloaded_again(tmp_path):
     assert quarantine_advice(broken).startswith("Re-download the named files")
     mixed = pl.DataFrame({"reason": ["truncated_file", "bad_amount"]})
     assert "column_map" in quarantine_advice(mixed)
+
+
+def test_inspect_says_nothing_of_ids_or_rows_of_a_file_it_could_not_read(tmp_path):
+    path = tmp_path / "camt.xml"
+    path.write_text('<?xml version="1.0"?>\n<Document><BkToCstmrStmt><Stmt>\n<Ntry>')
+    text = report(path, inspect_path(path))
+    assert "unreadable" not in text and "not a readable XML file" in text
+    assert "ids:" not in text and "first rows" not in text and "1 in: 0 kept, 1 quarantined" in text

@@ -262,19 +262,16 @@ def _describe_result(found: Inspection) -> None:
     result = found.result
     notes = result.notes[0] if result.notes else None
     kept = result.kept
-    derived = kept.height and kept["transaction_id"].str.starts_with("d-").all()
-    found.facts.append(
-        (
-            "ids",
-            "none: derived (account, day, amount, description)"
-            if derived or not kept.height
-            else "from the file",
+    if kept.height:  # of a file with no row read there is nothing to say of ids or labels
+        derived = kept["transaction_id"].str.starts_with("d-").all()
+        found.facts.append(
+            (
+                "ids",
+                "none: derived (account, day, amount, description)" if derived else "from the file",
+            )
         )
-    )
-    labels = [
-        c for c in ("category", "transaction_type") if kept.height and kept[c].is_not_null().any()
-    ]
-    found.facts.append(("labels", ", ".join(labels) if labels else "none"))
+        labels = [c for c in ("category", "transaction_type") if kept[c].is_not_null().any()]
+        found.facts.append(("labels", ", ".join(labels) if labels else "none"))
     mapped = found.settings.get("column_map") or {}
     typed = [theirs for theirs, ours in mapped.items() if ours == "transaction_type"]
     if typed and kept.height and kept["transaction_type"].is_not_null().all():
@@ -351,7 +348,7 @@ def report(path: Path, inspections: list[Inspection]) -> str:
         lines += [f"#   {label + ':':<16} {text}" for label, text in found.facts]
         if found.error:
             lines += [f"#   error: {found.error}"]
-        elif found.result is not None:
+        elif found.result is not None and found.result.kept.height:
             lines += ["#   first rows, as the pipeline reads them:"]
             lines += [f"#     {line}" for line in _preview(found.result.kept)]
         lines.append("#")
