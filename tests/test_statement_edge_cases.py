@@ -80,25 +80,30 @@ def test_ofx_bom_blank_line_payee_aggregate_and_a_transaction_in_another_currenc
 
 
 MT940_HEAD = [":20:STARTUMSE", ":25:37040044/0532013000", ":28C:00001/001", ":60F:C260101EUR100,00"]
+FREE_TEXT = "PAYPAL EUROPE S.A.R.L. ET CIE S.C.A. 1034567890 PP.1234.PP ABONNEMENT SPOTIFY"
 MT940_ENTRIES = [
     ":61:2601050105DR12,50NMSCNONREF",
     ":86:106?00KARTENZAHLUNG?109310?20SVWZ+2026-01",
     "-05T18:22 Debitk.1 REWE SAGT DANKE?32REWE Markt GmbH",
     ":61:2601060106DR20,00NMSCNONREF",
-    ":86:SPOTIFY PREMIUM",
+    f":86:{FREE_TEXT[:61]}",  # cut at 65 characters, inside "ABONNEMENT"
+    FREE_TEXT[61:],
 ]
 
 
-def test_an_mt940_detail_wrapped_at_a_hyphen_stays_whole_and_a_cut_file_says_so(tmp_path):
+def test_mt940_details_wrapped_at_a_hyphen_or_inside_a_word_stay_whole_and_a_cut_file_says_so(
+    tmp_path,
+):
     whole = tmp_path / "umsaetze.sta"
     whole.write_bytes(
         "\r\n".join([*MT940_HEAD, *MT940_ENTRIES, ":62F:C260106EUR67,50", "-"]).encode()
     )
     result = scan_transactions(whole)
     assert result.rows_in == 2 and result.quarantined.height == 0
-    assert result.kept["description"][0] == (
-        "REWE Markt GmbH 2026-01-05T18:22 Debitk.1 REWE SAGT DANKE"
-    )
+    assert result.kept["description"].to_list() == [
+        "REWE Markt GmbH 2026-01-05T18:22 Debitk.1 REWE SAGT DANKE",
+        FREE_TEXT,
+    ]
     cut = tmp_path / "cut.sta"
     cut.write_bytes("\r\n".join([*MT940_HEAD, *MT940_ENTRIES]).encode())
     result = scan_transactions(cut)
@@ -222,7 +227,7 @@ def test_rows_that_do_not_reach_the_stated_closing_balance_are_warned(tmp_path):
         "\r\n".join([*MT940_HEAD, *MT940_ENTRIES, ":62F:C260106EUR77,50", "-"]).encode()
     )
     (gap,) = warnings_of(scan_transactions(mt940))
-    assert f"{mt940}:10: statement STARTUMSE" in gap and "+10.00 unaccounted" in gap
+    assert f"{mt940}:11: statement STARTUMSE" in gap and "+10.00 unaccounted" in gap
 
 
 def test_a_statement_named_txt_is_read_by_its_content_and_other_files_are_named(tmp_path):

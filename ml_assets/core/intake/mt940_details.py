@@ -1,7 +1,8 @@
 """The description (and merchant) of an MT940 entry from its ``:86:`` details, which banks
 write in three ways:
 
-- free text (``BEA NR:ABC123 05.11.26 STARBUCKS AMSTERDAM``): as it is;
+- free text (``BEA NR:ABC123 05.11.26 STARBUCKS AMSTERDAM``): as it is, a line the bank cut
+  at 65 characters joined to the next without a space;
 - German banks' ``?``-sub-fields (``106?00KARTENZAHLUNG?20SVWZ+...?32REWE Markt GmbH``), which
   the ``mt940`` parser files into fields in place of the text: the other party (``?32``/``?33``)
   and the purpose (``?20``-``?29``, ``?60``-``?63``);
@@ -28,7 +29,7 @@ def entry_text(data: dict) -> dict:
         # a tagged string wraps mid-word at 65 characters: its lines join without a space
         tagged = sepa_tags("".join(str(free).splitlines()))
         if not tagged:
-            return {"description": _one_line(free) or None}
+            return {"description": _one_line(_unwrapped(str(free))) or None}
         party, text = _tagged_party(tagged), _tagged_remittance(tagged)
     else:
         party = _one_line(data.get("applicant_name"))
@@ -62,6 +63,21 @@ def _tagged_remittance(tags: dict[str, str]) -> str:
     # unstructured (USTD//text) or structured (STRD/CUR/reference) remittance information
     text = re.sub(r"^/?(USTD|STRD)/(CUR/|ISO/)?/?", "", text)
     return _one_line(text)
+
+
+_LINE = 65  # SWIFT's line length; the :86: tag takes 4 characters of the first line
+
+
+def _unwrapped(free: str) -> str:
+    """Free text as written before the bank cut it into lines: a full line was cut wherever
+    it reached 65 characters, mostly inside a word, so it joins the next without a space; a
+    shorter one ended where the bank chose, at a word's end."""
+    lines = free.splitlines()
+    text = lines[0] if lines else ""
+    for number, line in enumerate(lines[1:], start=1):
+        full = len(lines[number - 1]) + (4 if number == 1 else 0) >= _LINE
+        text += ("" if full else " ") + line
+    return text
 
 
 def _one_line(value) -> str:
