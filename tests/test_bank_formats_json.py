@@ -34,6 +34,7 @@ GOCARDLESS_MAP = {
     "creditorName": "description",
     "remittanceInformationUnstructured": "description",
     "debtorName": "description",
+    "remittanceInformationUnstructuredArray": "description",  # the pending records' form
 }
 GOCARDLESS_ARRAY_MAP = {
     "internalTransactionId": "transaction_id",

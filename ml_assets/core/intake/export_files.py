@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import dataclasses
 import functools
+import itertools
 import json
 import zlib
 from collections import Counter
@@ -35,7 +36,12 @@ from ml_assets.core.intake.records import (
     derived_id,
     identity_key,
 )
-from ml_assets.core.intake.sniffing import amount_or_none, normalize_amount, sniff_delimiter
+from ml_assets.core.intake.sniffing import (
+    amount_or_none,
+    normalize_amount,
+    sniff_decimal,
+    sniff_delimiter,
+)
 from ml_assets.core.intake.spreadsheets import open_sheet
 from ml_assets.core.intake.statements import ExportNotes, RunningBalance, balance_in
 from ml_assets.core.intake.tables import AMOUNT_FIELDS, TableHead, header_names, read_table
@@ -108,6 +114,7 @@ class FileReading:
         other fields gives it, over a column that only has its name (Plaid's legacy
         ``category`` list beside ``personal_finance_category.primary``)."""
         out: dict = {}
+        joined: list[str] = []  # the description's parts so far
         given = set(self.mapping.values()) - {"description"}
         if self.parties:
             first = [k for k in self.parties if k in record]
@@ -126,8 +133,14 @@ class FileReading:
             if isinstance(value, list) and all(isinstance(v, str) for v in value):
                 value = " ".join(v.strip() for v in value if v.strip())
             if ours == "description" and ours in out:
+                text = _text_of(value)
+                if text and text in joined:  # one text in two forms (an API's string and array)
+                    continue
+                joined.append(text)
                 parts = (out[ours], value)
                 value = " ".join(str(p).strip() for p in parts if p is not None and str(p).strip())
+            elif ours == "description":
+                joined = [_text_of(value)]
             out[ours] = value
         return out
 
@@ -154,6 +167,10 @@ class FileReading:
         balance = None
         if self.fmt in TABLE_FORMATS:
             balance = self._plain_amounts(renamed, where)
+        elif self.fmt in ("jsonl", "parquet"):  # amounts written as text ("-12,50") too
+            for key in AMOUNT_FIELDS[:3]:
+                if isinstance(renamed.get(key), str):
+                    renamed[key] = normalize_amount(renamed[key], self.decimal, where, key)
         if self.layout or self.spending or {"debit", "credit", "direction"} & set(renamed):
             renamed["amount"] = signed_amount(renamed, self.layout, self.spending, where)
         derive = transaction_ids == "derived" or (
@@ -161,8 +178,9 @@ class FileReading:
         )
         if derive:
             renamed["transaction_id"] = "derived"  # replaced once the row is coerced
+        mapping = None if self.fmt in STATEMENT_FORMATS else self.mapping  # no keys to fix
         row = coerce_record(
-            renamed, where, self.date_format, max_description_chars, self.mapping, original
+            renamed, where, self.date_format, max_description_chars, mapping, original
         )
         if derive:
             identity = identity_key(row)
@@ -226,7 +244,12 @@ def open_export(
         encoding = settings.encoding or "utf-8-sig"
         notes.settings.update(encoding=encoding, date_format=settings.date_format)
         rows = iter_qif(
-            file, encoding, settings.date_format, settings.decimal, notes.statement_lines
+            file,
+            encoding,
+            settings.date_format,
+            settings.decimal,
+            notes.statement_lines,
+            notes.warnings,
         )
         return FileReading(fmt, {}, None), rows
     if fmt in ("camt053", "mt940"):  # and they state balances the rows are checked against
@@ -243,10 +266,42 @@ def open_export(
             return reading, iter([(1, unreadable(file, 1, err), b"")])
         if found.shape != "jsonl":
             notes.format, notes.unit = "json", "record"
-        return dataclasses.replace(reading, paths=found.paths), found.records
+        decimal, records = _record_decimal(found.records, settings)
+        return dataclasses.replace(reading, paths=found.paths, decimal=decimal), records
     if fmt != "parquet":
         raise SchemaError(f"{file}: unsupported format {fmt!r}")
-    return dataclasses.replace(reading, place="{file} row {line}"), _READERS[fmt](file)
+    decimal, records = _record_decimal(_READERS[fmt](file), settings)
+    return dataclasses.replace(reading, place="{file} row {line}", decimal=decimal), records
+
+
+_DECIMAL_SAMPLE = 200  # records whose text amounts decide the decimal mark, as a CSV's rows
+
+
+def _record_decimal(records: Records, settings: ExportSettings) -> tuple[str, Records]:
+    """The decimal mark of amounts a record export writes as text (an app's "-12,50"): the
+    setting, or sniffed from the first records' amount texts; and the records, unconsumed."""
+    if settings.decimal != "auto":
+        return settings.decimal, records
+    head, failed = [], None
+    try:  # a file that fails part-way fails where the load iterates, as unsampled
+        head.extend(itertools.islice(records, _DECIMAL_SAMPLE))
+    except _UNREADABLE as err:
+        failed = err
+    columns = {k for k, ours in settings.column_map.items() if ours in AMOUNT_FIELDS[:3]}
+    texts = [
+        value
+        for _, record, _ in head
+        if isinstance(record, dict)
+        for key, value in record.items()
+        if isinstance(value, str) and (key in columns or key in AMOUNT_FIELDS[:3])
+    ]
+    decimal = sniff_decimal(texts)[0] if texts else "."
+    return decimal, itertools.chain(head, _raising(failed) if failed else records)
+
+
+def _raising(err: Exception) -> Records:
+    raise err
+    yield  # a generator: raises where it is iterated
 
 
 def _open_table(

@@ -41,6 +41,7 @@ from ml_assets.core.intake.layout_guess import (
     guess_layout,
     matching_preset,
 )
+from ml_assets.core.intake.qif import date_order, day_first_format, file_dates
 from ml_assets.core.intake.records import RAW_SCHEMA, SchemaError, open_binary
 from ml_assets.core.intake.sniffing import (
     detect_encoding,
@@ -73,10 +74,29 @@ class Inspection:
 
 def inspect_path(path: Path) -> list[Inspection]:
     """An inspection of the file, or of each export file in the folder."""
-    return [inspect_file(file) for file in list_input_files(path, "auto")]
+    files = list_input_files(path, "auto")
+    day_first = _qif_folder_day_first(files)
+    return [inspect_file(file, qif_day_first=day_first) for file in files]
 
 
-def inspect_file(file: Path) -> Inspection:
+def _qif_folder_day_first(files: list[Path]) -> list[str]:
+    """The QIF files of a folder whose dates show the day first, where none shows the month
+    first: one bank's other downloads, whose dates all read both ways (every day up to the
+    12th), are then read day-first too."""
+    orders = {}
+    for file in files:
+        if format_of(file, "auto", strict=False) == "qif":
+            orders[file.name] = date_order(file_dates(file, _text_encoding(file)))
+    found = set(orders.values()) - {None}
+    return [name for name, order in orders.items() if order == "day"] if found == {"day"} else []
+
+
+def _text_encoding(file: Path) -> str:
+    with open_binary(file) as handle:
+        return detect_encoding(handle.read(1 << 16))[0]
+
+
+def inspect_file(file: Path, qif_day_first: list[str] | None = None) -> Inspection:
     fmt = format_of(file, "auto", strict=False)
     found = Inspection(file, fmt)
     if fmt is None:
@@ -90,6 +110,7 @@ def inspect_file(file: Path) -> Inspection:
             _inspect_table(found)
         elif fmt == "qif":
             _inspect_text_encoding(found)
+            _inspect_qif_dates(found, qif_day_first or [])
         elif fmt in ("jsonl", "parquet"):
             facts, settings = inspect_records(file, fmt)
             if fmt == "jsonl":  # JSONL or a JSON document, by the content
@@ -117,6 +138,30 @@ def _inspect_text_encoding(found: Inspection) -> None:
     found.facts.append(("encoding", f"{encoding}: {why}; {ends} line ends"))
     if encoding not in ("utf-8", "utf-8-sig"):
         found.settings["encoding"] = encoding
+
+
+def _inspect_qif_dates(found: Inspection, day_first_files: list[str]) -> None:
+    """Which comes first in the file's dates, and ``date_format`` where only the folder's
+    other files can tell."""
+    dates = file_dates(found.file, str(found.settings.get("encoding", "utf-8-sig")))
+    order = date_order(dates)
+    if not dates:
+        return
+    if order is not None:
+        found.facts.append(("dates", f"{order} first (as the dates that read one way show)"))
+        return
+    shown_by = [name for name in day_first_files if name != found.file.name]
+    pattern = day_first_format(dates) if shown_by else None
+    if pattern is not None:
+        found.settings["date_format"] = pattern
+        found.facts.append(
+            ("dates", f"every date reads both ways; day first, as {shown_by[0]} shows: {pattern}")
+        )
+    else:
+        found.facts.append(
+            ("dates", "every date reads both ways: month first, as Quicken (US); set "
+             "date_format (e.g. '%d/%m/%Y') if this bank writes the day first")
+        )  # fmt: skip
 
 
 def _inspect_table(found: Inspection) -> None:

@@ -76,8 +76,12 @@ def column_map_of(names: list[str], sample: list[dict]) -> dict[str, str]:
     for theirs, ours in columns_by_name(names).items():
         if theirs != ours and ours in RAW_SCHEMA and not _usable(ours, names, sample):
             mapping[theirs] = ours
+    described = [theirs for theirs, ours in mapping.items() if ours == "description"]
     for name in names:
-        if name not in mapping and field_of(name) == "counterparty":
+        # the other party; and a text's other form beside it (GoCardless writes one record's
+        # remittance as ``remittanceInformationUnstructured``, another's as ``...Array``)
+        other_form = any(name.startswith(d) for d in described)
+        if name not in mapping and (field_of(name) == "counterparty" or other_form):
             mapping[name] = "description"
     if "description" not in {*mapping.values(), *names}:
         merchant = next((theirs for theirs, ours in mapping.items() if ours == "merchant"), None)

@@ -107,11 +107,18 @@ def flattened(record: dict, prefix: str = "") -> dict:
     return out
 
 
+_PENDING_FLAGS = ("pending", "is_pending", "isPending")
+
+
 def is_pending(record: dict) -> bool:
+    """A record its API marks as not yet booked: a pending flag (true, or "true" as some
+    exports write booleans) or a ``status`` of "pending"."""
     status = record.get("status")
-    return record.get("pending") is True or (
-        isinstance(status, str) and status.lower() == "pending"
+    flagged = any(
+        record.get(flag) is True or str(record.get(flag)).strip().lower() == "true"
+        for flag in _PENDING_FLAGS
     )
+    return flagged or (isinstance(status, str) and status.lower() == "pending")
 
 
 def looks_like_plaid(names: list[str]) -> bool:
@@ -206,7 +213,7 @@ def _document_records(path: Path, taken: list[tuple[int, str, object]]) -> Recor
             )
             yield number, error, raw
             continue
-        yield number, flattened(item), raw
+        yield number, _plaid_currency(flattened(item)), raw
 
 
 def _jsonl_records(path: Path, skipped: list[tuple[int, str]]) -> Records:
@@ -215,8 +222,16 @@ def _jsonl_records(path: Path, skipped: list[tuple[int, str]]) -> Records:
             if is_pending(record):
                 skipped.append((number, PENDING))
                 continue
-            record = flattened(record)
+            record = _plaid_currency(flattened(record))
         yield number, record, raw
+
+
+def _plaid_currency(record: dict) -> dict:
+    """Plaid leaves ``iso_currency_code`` null for a currency ISO 4217 lacks (BTC) and names
+    it in ``unofficial_currency_code``: the row's currency then, not the default."""
+    if not record.get("iso_currency_code") and record.get("unofficial_currency_code"):
+        record["iso_currency_code"] = record["unofficial_currency_code"]
+    return record
 
 
 def _single(number: int, error: SchemaError, data: bytes) -> Records:

@@ -86,14 +86,20 @@ def iter_qif(
     date_format: str | None = None,
     decimal: str = "auto",
     skipped: list[tuple[int, str]] | None = None,
+    warnings: list[str] | None = None,
 ) -> Iterator[Row]:
     """(line, record in our names or the error, raw bytes) per transaction record; records
-    of other sections go to ``skipped`` as (line, section)."""
-    with open_binary(path) as handle:
-        text = handle.read().decode(encoding, errors="surrogateescape")
-    records = [r for r in qif_records(text) if _is_transaction(r, skipped)]
+    of other sections go to ``skipped`` as (line, section). A file whose every date reads both
+    ways is read month-first, with a warning in ``warnings``."""
+    records = _transaction_records(path, encoding, skipped)
     dates = [d[1] for r in records if (d := r.first("D"))]
     day_first = _day_first(dates)
+    if warnings is not None and date_format is None and date_order(dates) is None and not day_first:
+        warnings.append(
+            f"{path}: every date reads both day-first and month-first (like {dates[0]!r}): read "
+            "month-first, as Quicken (US) writes them; set raw_transactions.date_format (e.g. "
+            "'%d/%m/%Y') if this bank writes the day first"
+        )
     if decimal == "auto":
         amounts = [a[1] for r in records if (a := r.first("T") or r.first("U"))]
         decimal, _ = sniff_decimal(amounts)
@@ -149,16 +155,52 @@ def _transaction(
     return out
 
 
-def _day_first(dates: list[str]) -> bool:
-    """Whether the file writes the day first: dates that read one way only vote (13/1 is
-    day-first, 1/13 month-first; 13/45 is no date at all); without votes dotted dates are
-    European, the rest Quicken's (US)."""
+def _transaction_records(
+    path: Path, encoding: str, skipped: list[tuple[int, str]] | None = None
+) -> list[QifRecord]:
+    with open_binary(path) as handle:
+        text = handle.read().decode(encoding, errors="surrogateescape")
+    return [r for r in qif_records(text) if _is_transaction(r, skipped)]
+
+
+def file_dates(path: Path, encoding: str) -> list[str]:
+    """The D fields of a file's transactions, as written."""
+    return [d[1] for r in _transaction_records(path, encoding) if (d := r.first("D"))]
+
+
+def date_order(dates: list[str]) -> str | None:
+    """ "day" or "month" where the dates that read one way only say which comes first (13/1
+    is day-first, 1/13 month-first; 13/45 is no date at all), or None: no such date, or a tie.
+    Dates with the year first (2026-01-05) say nothing."""
     parts = [m.groups() for d in dates if (m := _DATE.match(d.replace(" ", "")))]
     short = [(int(a), int(b)) for a, b, _, _ in parts if len(a) <= 2]
     day_first = sum(1 for a, b in short if 12 < a <= 31 and b <= 12)
     month_first = sum(1 for a, b in short if a <= 12 and 12 < b <= 31)
-    if day_first != month_first:
-        return day_first > month_first
+    if day_first == month_first:
+        return None
+    return "day" if day_first > month_first else "month"
+
+
+def day_first_format(dates: list[str]) -> str | None:
+    """The ``date_format`` that reads these dates day-first (``%d/%m/%Y``, ``%d.%m.%y``, ...),
+    or None where they are not written day, month, year with one separator."""
+    parts = [m.groups() for d in dates if (m := _DATE.match(d.replace(" ", "")))]
+    if not parts or any(len(a) > 2 for a, _, _, _ in parts):
+        return None
+    separators = {s for _, _, s, _ in parts} - {"'"}
+    years = {len(y) for _, _, _, y in parts}
+    if len(separators) > 1 or len(years) > 1:
+        return None
+    separator = separators.pop() if separators else "/"  # 5/1'26 reads as 5/1/26
+    return f"%d{separator}%m{separator}%{'Y' if years == {4} else 'y'}"
+
+
+def _day_first(dates: list[str]) -> bool:
+    """Whether the file writes the day first: as its unambiguous dates say; without any,
+    dotted dates are European, the rest Quicken's (US)."""
+    order = date_order(dates)
+    if order is not None:
+        return order == "day"
     return any("." in d for d in dates)
 
 

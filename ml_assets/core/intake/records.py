@@ -114,7 +114,7 @@ def coerce_record(
             raise SchemaError(
                 f"{where}: required field {name!r} is "
                 f"{'empty' if name in record else 'missing'}"
-                f"{_missing_hint(name, record, column_map or {}, original)}",
+                f"{_missing_hint(name, record, column_map, original)}",
                 "missing_field",
                 name,
             )
@@ -155,11 +155,14 @@ def coerce_record(
 
 
 def _missing_hint(
-    name: str, record: dict, column_map: dict[str, str], original: dict | None
+    name: str, record: dict, column_map: dict[str, str] | None, original: dict | None
 ) -> str:
-    """For a field that is not there at all: the mapped source column and the keys found."""
+    """For a field that is not there at all: the mapped source column and the keys found; a
+    statement format's record (``column_map`` None) lacks it in the file itself."""
     if name in record:
         return ""
+    if column_map is None:
+        return "; the file's record has none: fix or remove the record in the file"
     sources = [src for src, ours in column_map.items() if ours == name]
     mapped = f" (column_map maps {sources[0]!r} -> {name!r})" if sources else ""
     found = sorted(original or record)

@@ -19,14 +19,16 @@ from ml_assets.core.intake.sniffing import amount_or_none
 
 _BALANCE = re.compile(
     r"(?i)\b(beginning|opening|starting|previous|prior|ending|closing|new|current|ledger)\s+"
-    r"balance\b|\b(anfangs|end|beginn?|eind)saldo\b|\b(alter|neuer)?\s*kontostand\b|"
+    r"balance\b|\bbalance\s+(brought|carried)\s+forward\b|\bbalance\s+[bc]/f\b|\b(anfangs|end|beginn?|eind)saldo\b|\b(alter|neuer)?\s*kontostand\b|"
     r"\bsolde\s+(initial|final|de\s+d[ée]but|de\s+fin|au)\b|\bsaldo\s+(iniziale|finale|inicial|final)\b"
 )
 _CLOSING = re.compile(
-    r"(?i)ending|closing|current|\bnew\b|ledger|endsaldo|eindsaldo|neuer|final|fin|kontostand$"
+    r"(?i)ending|closing|current|\bnew\b|ledger|endsaldo|eindsaldo|neuer|final|fin|kontostand$|"
+    r"carried|\bc/f\b"
 )
 _OPENING = re.compile(
-    r"(?i)beginning|opening|starting|previous|prior|anfang|beginsaldo|alter|initial|d[ée]but"
+    r"(?i)beginning|opening|starting|previous|prior|anfang|beginsaldo|alter|initial|d[ée]but|"
+    r"brought|\bb/f\b"
 )
 _TOTAL = re.compile(r"(?i)^\s*(total|totals|sum|summe|gesamt|totaal|totale|grand total)\b")
 # an amount with two decimals inside text, not part of a date ("31/01/2026 1 234,56 €")
