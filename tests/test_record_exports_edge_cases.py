@@ -129,3 +129,25 @@ def test_a_qif_record_without_an_amount_says_to_fix_the_file_not_the_settings(tm
     (detail,) = result.quarantined["detail"].to_list()
     assert "'amount'" in detail and "fix or remove the record in the file" in detail
     assert "column_map" not in detail
+
+
+def test_a_plaid_sync_page_that_modifies_a_transaction_replaces_its_earlier_version(tmp_path):
+    def record(transaction_id: str, amount: float, name: str) -> dict:
+        return {"transaction_id": transaction_id, "account_id": "acc", "date": "2026-01-03",
+                "amount": amount, "name": name, "iso_currency_code": "USD",
+                "payment_channel": "in store"}  # fmt: skip
+
+    folder = tmp_path / "sync"
+    folder.mkdir()
+    first = {"added": [record("s01", 4.5, "BLUE BOTTLE"), record("s02", 45.0, "CHEZ PANISSE")]}
+    write_json(folder / "sync_page1.json", {**first, "modified": [], "removed": []})
+    second = {"added": [], "modified": [record("s02", 54.0, "CHEZ PANISSE")], "removed": []}
+    write_json(folder / "sync_page2.json", second)
+    (found, _) = inspect_path(folder)
+    keys = {k: found.settings[k] for k in ("column_map", "spending") if k in found.settings}
+    result = scan_transactions(folder, **keys)
+    assert result.rows_in == 3 and result.duplicates == 1 and result.quarantined.height == 0
+    assert dict(zip(result.kept["transaction_id"], result.kept["amount"], strict=True)) == {
+        "s01": -4.5,
+        "s02": -54.0,
+    }

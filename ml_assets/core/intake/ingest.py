@@ -41,6 +41,7 @@ from ml_assets.core.intake.export_files import (
     open_export,
 )
 from ml_assets.core.intake.export_settings import ExportSettings
+from ml_assets.core.intake.json_documents import SUPERSEDES
 from ml_assets.core.intake.records import (  # RAW_SCHEMA and SchemaError are ingest's API too
     RAW_PREVIEW_CHARS,
     RAW_SCHEMA,
@@ -157,6 +158,7 @@ class _Tally:
         self.rows: list[dict] = []
         self.rejects: list[dict] = []
         self.seen: dict[str, tuple[str, str]] = {}
+        self.index: dict[str, int] = {}  # transaction_id -> its place in rows
         self.rows_in = self.duplicates = 0
         self.reasons: Counter = Counter()
         self.duplicate_dates: Counter = Counter()
@@ -179,10 +181,28 @@ class _Tally:
         self.duplicates += 1
         self.duplicate_dates[posted_date] += 1
 
-    def keep(self, file: Path, line: int, where: str, row: dict, derived: bool, raw: bytes) -> bool:
+    def keep(
+        self,
+        file: Path,
+        line: int,
+        where: str,
+        row: dict,
+        derived: bool,
+        raw: bytes,
+        supersedes: bool = False,
+    ) -> bool:
         """Keep the row unless its id was seen: with the same content a dropped duplicate,
-        with other content a quarantined conflict."""
+        with other content a quarantined conflict, unless the row ``supersedes`` the kept one
+        (Plaid's ``modified``): then it takes its place and the old version is the dropped
+        duplicate."""
         key, digest = row["transaction_id"], _row_digest(row)
+        if key in self.seen and supersedes and digest != self.seen[key][1]:
+            index = self.index[key]
+            self.duplicate(self.rows[index]["posted_date"])
+            self.seen[key] = (where, digest)
+            self._origin(row, file, line, derived)
+            self.rows[index] = row
+            return True
         if key in self.seen:
             first_where, first_digest = self.seen[key]
             if digest == first_digest:
@@ -197,10 +217,14 @@ class _Tally:
                 self.reject(file, line, error, raw)
             return False
         self.seen[key] = (where, digest)
-        if self.with_origin:
-            row["_source"], row["_line"], row["_derived"] = str(file), line, derived
+        self._origin(row, file, line, derived)
+        self.index[key] = len(self.rows)
         self.rows.append(row)
         return True
+
+    def _origin(self, row: dict, file: Path, line: int, derived: bool) -> None:
+        if self.with_origin:
+            row["_source"], row["_line"], row["_derived"] = str(file), line, derived
 
     def result(self, notes: list[ExportNotes]) -> ScanResult:
         return ScanResult(
@@ -358,6 +382,7 @@ class _FileScan:
 
     def take(self, line: int, record: dict, raw: bytes, renamed: dict, repeat: tuple | None):
         where = self.reading.where(self.file, line)
+        supersedes = bool(renamed.pop(SUPERSEDES, False))
         try:
             row, derived, balance = self.reading.to_row(
                 renamed, where, self.max_chars, self.transaction_ids, self.occurrences, record
@@ -366,7 +391,7 @@ class _FileScan:
             self.reject(line, err, raw)
             continue_chain(self.chain, self.reading, line, renamed)
             return
-        if not self.tally.keep(self.file, line, where, row, derived, raw):
+        if not self.tally.keep(self.file, line, where, row, derived, raw, supersedes):
             return
         self.total += row["amount"]
         if repeat is not None:

@@ -41,6 +41,7 @@ SHAPES = {
     "unreadable": "a JSON document that cannot be read",
 }
 PENDING, REMOVED = "pending transaction", "removed transaction"
+SUPERSEDES = "_supersedes"  # marks a record that replaces a kept one of its id
 # names only Plaid's records have beside transaction_id: its amounts are positive for money out
 PLAID_NAMES = frozenset(
     {"iso_currency_code", "personal_finance_category.primary", "payment_channel"}
@@ -213,7 +214,10 @@ def _document_records(path: Path, taken: list[tuple[int, str, object]]) -> Recor
             )
             yield number, error, raw
             continue
-        yield number, _plaid_currency(flattened(item)), raw
+        record = _plaid_currency(flattened(item))
+        if where.startswith("modified["):  # a newer version of a transaction added before
+            record[SUPERSEDES] = True
+        yield number, record, raw
 
 
 def _jsonl_records(path: Path, skipped: list[tuple[int, str]]) -> Records:
