@@ -5,6 +5,7 @@ whose every date reads both ways. Rows in = kept + quarantined, and every value 
 
 from __future__ import annotations
 
+import datetime as dt
 import json
 from pathlib import Path
 
@@ -151,3 +152,25 @@ def test_a_plaid_sync_page_that_modifies_a_transaction_replaces_its_earlier_vers
         "s01": -4.5,
         "s02": -54.0,
     }
+
+
+def test_a_spreadsheet_currency_in_its_number_format_and_a_date_typed_as_a_number(tmp_path):
+    from openpyxl import Workbook
+
+    book = Workbook()
+    sheet = book.active
+    sheet.title = "Transactions"
+    sheet.append(["Date", "Description", "Amount"])
+    sheet.append([dt.date(2026, 1, 5), "TESCO STORES", -25.10])
+    sheet.append([46028, "SALARY", 500.00])  # a date typed into a General cell: 2026-01-06
+    for row in sheet.iter_rows(min_row=2, min_col=3, max_col=3):
+        row[0].number_format = "£#,##0.00"
+    path = tmp_path / "statement.xlsx"
+    book.save(path)
+    (found,) = inspect_path(path)
+    assert found.settings["currency"] == "GBP"
+    assert "the amount cells' number format, e.g. '£#,##0.00'" in report(path, [found])
+    result = found.result
+    assert result.quarantined.height == 0
+    assert result.kept["posted_date"].to_list() == ["2026-01-05", "2026-01-06"]
+    assert set(result.kept["currency"]) == {"GBP"}

@@ -6,6 +6,7 @@ its amounts plain and signed, and what its balance lines and totals rows say (co
 from __future__ import annotations
 
 import dataclasses
+import datetime as dt
 import functools
 import itertools
 import json
@@ -165,6 +166,9 @@ class FileReading:
         the file has none or the cell is not a number). ``occurrences`` counts identical rows
         of one account and day in this file, for derived ids."""
         balance = None
+        if self.fmt == "xlsx" and _excel_serial(renamed.get("posted_date")):
+            # a date typed into a General cell is Excel's serial day number (46029: 2026-01-06)
+            renamed["posted_date"] = _EXCEL_EPOCH + dt.timedelta(days=int(renamed["posted_date"]))
         if self.fmt in TABLE_FORMATS:
             balance = self._plain_amounts(renamed, where)
         elif self.fmt in ("jsonl", "parquet"):  # amounts written as text ("-12,50") too
@@ -198,6 +202,20 @@ class FileReading:
                 field = ours.get(key, key)
                 renamed[key] = normalize_amount(renamed[key], self.decimal, where, field, key)
         return amount_or_none(renamed.get("balance"), self.decimal)
+
+
+_EXCEL_EPOCH = dt.date(1899, 12, 30)  # day 0 of Excel's 1900 date system, as openpyxl reads it
+
+
+def _excel_serial(value: object) -> bool:
+    """A whole number of days between 1954 and 2119 as Excel counts them: no amount or id
+    sits in a date column that way."""
+    return (
+        isinstance(value, int | float)
+        and not isinstance(value, bool)
+        and float(value).is_integer()
+        and 20_000 <= value <= 80_000
+    )
 
 
 def note_statement_line(

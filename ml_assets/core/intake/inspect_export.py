@@ -49,7 +49,7 @@ from ml_assets.core.intake.sniffing import (
     sniff_decimal,
     sniff_delimiter,
 )
-from ml_assets.core.intake.spreadsheets import open_sheet
+from ml_assets.core.intake.spreadsheets import number_formats, open_sheet
 from ml_assets.core.params import PartitionsParams, RawTransactionsParams, section_name
 from ml_assets.core.text.normalize import merchant_key_expr, normalize_expr
 from ml_assets.core.training_data.merchant_spread import CROWDED_ADVICE, merchant_spread
@@ -224,6 +224,20 @@ def currency_named(amounts: list, names: list[str]) -> tuple[str, str] | None:
     return next(iter(seen.items())) if len(seen) == 1 else None
 
 
+def _currency_formatted(
+    found: Inspection, guess: LayoutGuess, positions: dict, source: dict
+) -> tuple[str, str] | None:
+    """The one currency the amount cells' number format writes (a spreadsheet's numbers are
+    bare, the ``£`` or ``€`` is in their format)."""
+    columns = [positions[source[f]] for f in ("amount", "debit", "credit") if f in source]
+    formats = number_formats(found.file, str(found.settings["sheet"]), columns, guess.line)
+    named = currency_named(formats, [])
+    if named is None:
+        return None
+    example = next(f for f in formats if (one := currency_named([f], [])) and one[0] == named[0])
+    return named[0], f"the amount cells' number format, e.g. {example!r}"
+
+
 def _row(cells: list) -> CellRow:
     return CellRow(1, cells, b"")
 
@@ -261,6 +275,8 @@ def _choose_reading(
     if "currency" not in source:
         amount_names = [source[f] for f in ("amount", "debit", "credit") if f in source]
         found_currency = currency_named(amounts, amount_names)
+        if found_currency is None and found.fmt == "xlsx" and found.settings.get("sheet"):
+            found_currency = _currency_formatted(found, guess, positions, source)
         if found_currency is not None:
             found.settings["currency"], said = found_currency
             found.facts.append(("currency", f"{found.settings['currency']} ({said})"))

@@ -95,3 +95,25 @@ def _closing(book, rows: Iterator[CellRow]) -> Iterator[CellRow]:
         yield from rows
     finally:
         book.close()
+
+
+def number_formats(
+    path: Path, sheet: str, columns: list[int], below: int, limit: int = 200
+) -> list[str]:
+    """The number formats of ``columns`` (0-based) in the rows below row ``below``: where a
+    spreadsheet writes its currency (``£#,##0.00``, ``#,##0.00 [$€-407]``) when the cells hold
+    bare numbers."""
+    from openpyxl import load_workbook
+
+    book = load_workbook(path, read_only=True, data_only=True)
+    try:
+        found = []
+        rows = _reset(book[sheet]).iter_rows(min_row=below + 1, max_row=below + limit)
+        for row in rows:
+            for index in columns:
+                cell = row[index] if index < len(row) else None
+                if cell is not None and isinstance(cell.value, int | float):
+                    found.append(str(cell.number_format))
+        return found
+    finally:
+        book.close()
