@@ -58,6 +58,24 @@ def test_an_ofx_cut_off_keeps_what_came_before_and_quarantines_the_rest(tmp_path
     assert scan_transactions(complete).rows_in == 5 == scan_transactions(complete).kept.height
 
 
+def test_a_cut_off_file_stops_the_load_however_small_its_share(tmp_path):
+    from ml_assets.core.intake.partitions import days_between
+    from ml_assets.core.intake.quarantine import quarantine_verdict
+    from ml_assets.core.intake.raw_days import export_days, files_split
+    from ml_assets.core.params import RawTransactionsParams
+
+    whole = ofx_file([ofx_transaction(n, f"-{n}.00", f"<NAME>SHOP {n}") for n in range(1, 29)])
+    path = tmp_path / "checking.ofx"
+    path.write_text(whole[: whole.index("<STMTTRN>", whole.index("<FITID>27"))])  # 27 read
+    settings = RawTransactionsParams(source="files", path=str(tmp_path))
+    files = {path.name: path}
+    days = sorted(export_days(files, settings))
+    split = files_split(files, settings, days_between(days[0], days[-1]))
+    stop = quarantine_verdict(split, 0.6, settings.quarantine_min_day_rows)  # 1 of 28: 3.6 %
+    assert stop.startswith("raw_transactions: export checking.ofx is cut off: ")
+    assert "re-download" in stop and "(its other 27 rows read)" in stop
+
+
 def test_ofx_bom_blank_line_payee_aggregate_and_a_transaction_in_another_currency(tmp_path):
     payee = "<PAYEE><NAME>PACIFIC GAS AND ELECTRIC<ADDR1>PO BOX 1<CITY>SACRAMENTO<STATE>CA"
     payee += "<POSTALCODE>95899<PHONE>8007435000</PAYEE><MEMO>ACCT 1234-5"

@@ -1,5 +1,6 @@
 """When a load has too many bad rows: the quarantined share judged over the run, per export
-file, and per day once a day has enough rows for a share to mean something.
+file, and per day once a day has enough rows for a share to mean something; and a file cut off
+mid-download, whose missing rows no share can count, always.
 
 A share of a handful of rows is noise: at ~17 rows a day, one statement's six bad rows landing
 on one day is 35 % of that day and 0.1 % of the file. So days are judged only from
@@ -21,6 +22,12 @@ def quarantine_verdict(split: DaySplit, max_share: float, min_day_rows: int) -> 
     problems: list[tuple[str, int, int, pl.DataFrame]] = []
     for name, rows_in in sorted(split.per_file.items()):
         rejects = split.per_file_rejects.get(name, pl.DataFrame(schema=QUARANTINE_SCHEMA))
+        cut = rejects.filter(pl.col("reason") == "truncated_file")
+        if cut.height:  # rows are missing for certain, however few the file's share says
+            return (
+                f"raw_transactions: export {name} is cut off: {cut['detail'][0]} (its other "
+                f"{rows_in - 1} rows read). A load never keeps part of a statement."
+            )
         if rows_in and rejects.height / rows_in > max_share:
             problems.append((f"export {name}", rejects.height, rows_in, rejects))
     in_run = [r for r in split.days.values() if r.rows_in]
