@@ -174,3 +174,23 @@ def test_a_spreadsheet_currency_in_its_number_format_and_a_date_typed_as_a_numbe
     assert result.quarantined.height == 0
     assert result.kept["posted_date"].to_list() == ["2026-01-05", "2026-01-06"]
     assert set(result.kept["currency"]) == {"GBP"}
+
+
+def test_amounts_in_minor_units_are_read_in_the_currency_s_major_unit(tmp_path):
+    records = [
+        {"id": "1", "created": "2026-01-05T23:45:12Z", "amount": -1250, "currency": "GBP",
+         "description": "TESCO STORES"},
+        {"id": "2", "created": "2026-01-06T10:00:00Z", "amount": -1200, "currency": "JPY",
+         "description": "FAMILYMART"},
+        {"id": "3", "created": "2026-01-07T10:00:00Z", "amount": "-2500", "currency": "KWD",
+         "description": "ALSHAYA"},
+        {"id": "4", "created": "2026-01-08T10:00:00Z", "amount": -3.99, "currency": "GBP",
+         "description": "PRET"},
+    ]  # fmt: skip
+    path = write_json(tmp_path / "monzo.json", {"transactions": records})
+    columns = {"id": "transaction_id", "created": "posted_date"}
+    result = scan_transactions(path, column_map=columns, amount_unit="minor")
+    assert result.kept["amount"].to_list() == [-12.5, -1200.0, -2.5]
+    (detail,) = result.quarantined["detail"].to_list()
+    assert "'amount' -3.99 is not a whole number of minor units" in detail
+    assert scan_transactions(path, column_map=columns).kept["amount"][0] == -1250.0

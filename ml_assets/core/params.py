@@ -52,6 +52,7 @@ ExportFormat = Literal[
 Delimiter = Literal["auto", ",", ";", "\t", "|"]
 DecimalMark = Literal["auto", ".", ","]
 Spending = Literal["negative", "positive"]
+AmountUnit = Literal["major", "minor"]
 # an ISO 4217 code, any case (stored upper case)
 Currency = Annotated[str, StringConstraints(pattern=r"^[A-Za-z]{3}$", to_upper=True)]
 
@@ -94,6 +95,8 @@ _READING = {
     "sheet": "spreadsheet sheet; null: the first whose header fits",
     "currency": "ISO code of the rows whose export names none (no currency column, a symbol "
     'such as "£" in the amounts); null: USD',
+    "amount_unit": "major (12.50) | minor: whole numbers of the currency's minor unit, as "
+    "some APIs write them (Monzo's -399 for -3.99), divided by its ISO 4217 exponent",
 }
 
 
@@ -111,6 +114,7 @@ class ExportReadingParams(_Section):
     spending: Spending | None = Field(None, description=_READING["spending"])
     sheet: str | None = Field(None, description=_READING["sheet"])
     currency: Currency | None = Field(None, description=_READING["currency"])
+    amount_unit: AmountUnit | None = Field(None, description=_READING["amount_unit"])
 
     @model_validator(mode="after")
     def _known_names(self) -> ExportReadingParams:
@@ -159,10 +163,11 @@ class RawTransactionsParams(_Section):
     spending: Spending | None = Field(None, description=_READING["spending"])
     sheet: str | None = Field(None, description=_READING["sheet"])
     currency: Currency | None = Field(None, description=_READING["currency"])
+    amount_unit: AmountUnit = Field("major", description=_READING["amount_unit"])
     exports: dict[str, ExportReadingParams] = Field(
         default_factory=dict,
         description="a folder of several banks' downloads: file-name glob -> any of the "
-        "reading keys above (csv_preset .. currency) for the files it matches, over the ones "
+        "reading keys above (csv_preset .. amount_unit) for the files it matches, over the ones "
         'above, e.g. {"Chase*.CSV": {csv_preset: card_activity}, "*.qif": {encoding: cp1252}}; '
         "the first matching pattern wins",
     )

@@ -1,5 +1,5 @@
 """How one export file is read: the reading keys of raw_transactions (preset, column map, date
-format, encoding, delimiter, decimal mark, header line, sign convention, sheet, currency), and the
+format, encoding, delimiter, decimal mark, header line, sign convention, sheet, currency, amount unit), and the
 per-file entries of ``raw_transactions.exports`` that replace them for the files whose names
 match, so one folder can hold the downloads of several banks."""
 
@@ -20,6 +20,7 @@ READING_KEYS = (
     "spending",
     "sheet",
     "currency",
+    "amount_unit",
 )
 
 
@@ -37,6 +38,7 @@ class ExportSettings:
     spending: str | None = None
     sheet: str | None = None
     currency: str | None = None
+    amount_unit: str = "major"
 
     def for_file(self, file: Path, exports: dict[str, dict] | None) -> ExportSettings:
         """These settings with the keys of the first ``exports`` entry whose pattern the

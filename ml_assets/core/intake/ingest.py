@@ -42,6 +42,7 @@ from ml_assets.core.intake.export_files import (
 )
 from ml_assets.core.intake.export_settings import ExportSettings
 from ml_assets.core.intake.json_documents import SUPERSEDES
+from ml_assets.core.intake.minor_units import to_major_units
 from ml_assets.core.intake.records import (  # RAW_SCHEMA and SchemaError are ingest's API too
     RAW_PREVIEW_CHARS,
     RAW_SCHEMA,
@@ -260,6 +261,7 @@ def scan_transactions(
     spending: str | None = None,
     sheet: str | None = None,
     currency: str | None = None,
+    amount_unit: str = "major",
     exports: dict[str, dict] | None = None,
 ) -> ScanResult:
     """Read a file or folder of exports (or exactly ``files``); every row is kept,
@@ -269,8 +271,8 @@ def scan_transactions(
     ``transaction_ids``: ``column`` requires the export's id; ``derived`` always derives one
     (``derived_id``); ``auto`` derives it for records that have no id field at all.
     The reading keys (``csv_preset``, ``column_map``, ``date_format``, ``encoding``,
-    ``delimiter``, ``decimal``, ``header_line``, ``spending``, ``sheet``, ``currency``; see
-    core.export_settings) apply to CSV and spreadsheet files (``column_map``, ``date_format``
+    ``delimiter``, ``decimal``, ``header_line``, ``spending``, ``sheet``, ``currency``,
+    ``amount_unit``; see core.export_settings) apply to CSV and spreadsheet files (``column_map``, ``date_format``
     and ``spending`` to JSON and Parquet records too), ``exports`` replaces them per
     file-name pattern; statement formats (OFX, CAMT.053, MT940) arrive in our column names."""
     base = ExportSettings(
@@ -284,6 +286,7 @@ def scan_transactions(
         spending,
         sheet,
         currency,
+        amount_unit,
     )
     _check_settings(base, exports or {})
     if transaction_ids not in TRANSACTION_IDS:
@@ -340,6 +343,12 @@ def _scan_file(
             note_statement_line(notes, scan.chain, line, kind, renamed, reading)
             continue
         tally.rows_in += 1
+        if settings.amount_unit == "minor" and fmt not in STATEMENT_FORMATS:
+            try:
+                to_major_units(renamed, reading.where(file, line))
+            except SchemaError as err:
+                scan.reject(line, err, raw)
+                continue
         repeat = reading.repeat_key(record, renamed)
         if repeat is not None and repeat in scan.repeats:
             held.append((line, record, raw, renamed, scan.repeats[repeat]))

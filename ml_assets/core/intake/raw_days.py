@@ -133,6 +133,7 @@ def scan_exports(
         spending=settings.spending,
         sheet=settings.sheet,
         currency=settings.currency,
+        amount_unit=settings.amount_unit,
         exports={k: v.model_dump(exclude_none=True) for k, v in settings.exports.items()},
     )
 
