@@ -1,5 +1,6 @@
-"""ISO 20022 CAMT.053 statements, read with ``pycamt``: one row per transaction detail of every
-entry (``Ntry``) of every statement, or per entry without details.
+"""ISO 20022 CAMT.053 statements, parsed by ``pycamt`` (no entities, no network) and read by
+the standard's element paths: one row per transaction detail of every entry (``Ntry``) of every
+statement, or per entry without details.
 
 Amounts, currencies and signs are read where the standard puts them (the entry's own ``Amt``
 and ``CdtDbtInd``; a batch detail's ``Amt``, or ``AmtDtls/TxAmt/Amt`` before .001.08), not from
@@ -30,20 +31,18 @@ def iter_camt053(path: Path, warnings: list[str] | None = None) -> Iterator[Row]
     with open_binary(path) as handle:
         data = handle.read()
     try:
-        parser = Camt053Parser(data)
-        # the document's own namespace, whether declared as the default or with a prefix
-        # (``<ns2:Document>``); pycamt looks elements up by the default one only
-        namespace = etree.QName(parser.tree).namespace
-        parser.namespaces = {None: namespace} if namespace else {}
-        statements = parser._find_statements_or_reports()
-    except Camt053ParseError as err:
-        err.args = (f"no <Stmt> or <Rpt> element under <{etree.QName(parser.tree).localname}>",)
-        yield unreadable_file(path, err, 1, data)
-        return
-    except (etree.XMLSyntaxError, ValueError) as err:
+        root = Camt053Parser(data).tree  # parsed without entities or network access
+    except (etree.XMLSyntaxError, Camt053ParseError, ValueError) as err:
         yield unreadable_file(path, err, getattr(err, "lineno", None) or 1, data)
         return
-    names = parser.namespaces
+    # the document's own namespace, declared as the default or with a prefix (<ns2:Document>)
+    namespace = etree.QName(root).namespace
+    names = {None: namespace} if namespace else {}
+    statements = root.findall(".//Stmt", names) or root.findall(".//Rpt", names)
+    if not statements:
+        error = ValueError(f"no <Stmt> or <Rpt> element under <{etree.QName(root).localname}>")
+        yield unreadable_file(path, error, 1, data)
+        return
     for statement in statements:
         total, unread = 0.0, 0
         for entry in statement.findall(".//Ntry", names):
@@ -54,7 +53,7 @@ def iter_camt053(path: Path, warnings: list[str] | None = None) -> Iterator[Row]
                 or entry.findtext("./Sts", None, names)
                 or "BOOK"
             ).strip() == "BOOK"
-            for record in _camt_entry(parser, entry, statement):
+            for record in _camt_entry(entry, statement, names):
                 if not isinstance(record.get("amount"), float):
                     unread += 1
                 elif booked:  # pending and information entries are not in the balance
@@ -93,17 +92,17 @@ def _reference(value: str | None) -> str | None:
     return None if (value or "").strip().upper() in _NO_REFERENCE else value.strip()
 
 
-def _camt_entry(parser, entry, statement) -> list[dict]:
+def _camt_entry(entry, statement, names: dict) -> list[dict]:
     """One record per transaction detail (one for an entry without details), amounts and
     signs read where ISO 20022 puts them, not wherever an ``Amt`` first appears (an
     instructed amount in another currency, a charge)."""
-    names = parser.namespaces
-    details = parser._extract_transaction(entry, statement)
     elements = [
         d
         for block in entry.findall(".//NtryDtls", names)
         for d in block.findall(".//TxDtls", names)
     ]
+    common = _entry_fields(entry, statement, names)
+    details = [{**common, **_detail_fields(d, names)} for d in elements] or [common]
     booked = _camt_amount(entry, names)  # what the account moved by, in its currency
     if booked is None and len(elements) == 1:
         booked = _camt_amount(elements[0], names)
@@ -130,6 +129,37 @@ def _camt_entry(parser, entry, statement) -> list[dict]:
             reference = f"{reference}/{end if end and ends.count(end) == 1 else position}"
         records.append(_camt_record(detail, reference, amount, currency, sign))
     return records
+
+
+def _text(element, path: str, names: dict) -> str | None:
+    found = element.find(path, names)
+    return (found.text.strip() or None) if found is not None and found.text else None
+
+
+def _entry_fields(entry, statement, names: dict) -> dict:
+    """What every detail of an entry shares: its reference, account, days, reversal flag and
+    additional text."""
+    return {
+        "TransactionID": _text(entry, ".//AcctSvcrRef", names),
+        "AccountIBAN": _text(statement, ".//Acct//Id//IBAN", names),
+        "BookingDate": _text(entry, ".//BookgDt//*", names),  # Dt or DtTm
+        "ValueDate": _text(entry, ".//ValDt//*", names),
+        "ReversalIndicator": _text(entry, ".//RvslInd", names),
+        "AdditionalEntryInformation": _text(entry, ".//AddtlNtryInf", names),
+    }
+
+
+def _detail_fields(detail, names: dict) -> dict:
+    """A transaction detail's end-to-end reference, parties and unstructured remittance
+    text (its lines joined); a field the detail lacks is left out."""
+    lines = [u.text.strip() for u in detail.findall(".//RmtInf//Ustrd", names) if u.text]
+    fields = {
+        "EndToEndId": _text(detail, ".//Refs//EndToEndId", names),
+        "CreditorName": _text(detail, ".//RltdPties//Cdtr//Nm", names),
+        "DebtorName": _text(detail, ".//RltdPties//Dbtr//Nm", names),
+        "RemittanceInformationFull": " ".join(lines) or None,
+    }
+    return {key: value for key, value in fields.items() if value is not None}
 
 
 def _camt_amount(element, names) -> tuple[str, str | None, str | None] | None:
@@ -168,7 +198,7 @@ def _camt_record(
         "account_id": detail.get("AccountIBAN"),
         "posted_date": detail.get("BookingDate") or detail.get("ValueDate"),
         "amount": amount,
-        "currency": currency or detail.get("Currency"),
+        "currency": currency,
         "description": " ".join(p for p in (party, text) if p) or None,
         "merchant": party,
     }
