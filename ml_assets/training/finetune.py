@@ -191,11 +191,17 @@ class WeightAverage:
                 torch._foreach_copy_(self.params, kept)
 
 
+# The attention's query and value projections where peft has no default for the architecture;
+# elsewhere (BERT, RoBERTa, ELECTRA, ...) peft's own choice, the same two.
+LORA_TARGETS = {"distilbert": ["q_lin", "v_lin"], "mpnet": ["q", "v"]}
+
+
 def add_lora(model: MultiTaskModel, r: int, alpha: int) -> None:
     """Freeze the encoder and train low-rank adapters on its attention projections (peft)."""
     from peft import LoraConfig, get_peft_model
 
-    config = LoraConfig(r=r, lora_alpha=alpha, lora_dropout=0.1, target_modules=["query", "value"])
+    targets = LORA_TARGETS.get(model.encoder.config.model_type)
+    config = LoraConfig(r=r, lora_alpha=alpha, lora_dropout=0.1, target_modules=targets)
     model.encoder = get_peft_model(model.encoder, config)
 
 

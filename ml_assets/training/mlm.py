@@ -16,7 +16,7 @@ from pathlib import Path
 import numpy as np
 import torch
 from torch.nn import functional as F
-from transformers import BertForMaskedLM
+from transformers import PreTrainedModel
 
 from ml_assets.core.params import MlmBackboneParams
 from ml_assets.training.checkpoint import TrainingState
@@ -69,14 +69,30 @@ class MlmResult:
 
 
 def mlm_loss(
-    model: BertForMaskedLM, inputs: torch.Tensor, attention: torch.Tensor, labels: torch.Tensor
+    model: PreTrainedModel, inputs: torch.Tensor, attention: torch.Tensor, labels: torch.Tensor
 ) -> torch.Tensor:
     """Cross-entropy at masked positions only: the vocabulary projection is the costliest
-    matmul, and computing it for the ~85 % unmasked tokens would be wasted work."""
-    hidden = model.bert(input_ids=inputs, attention_mask=attention).last_hidden_state
+    matmul, and computing it for the ~85 % unmasked tokens would be wasted work. Where the
+    architecture has no one module for its MLM head (DistilBERT), every position is
+    projected and the masked ones read."""
     selected = labels != -100
-    logits = model.cls(hidden[selected])
+    head = masked_lm_head(model)
+    if head is None:
+        logits = model(input_ids=inputs, attention_mask=attention).logits[selected]
+    else:
+        hidden = model.base_model(input_ids=inputs, attention_mask=attention).last_hidden_state
+        logits = head(hidden[selected])
     return F.cross_entropy(logits.float(), labels[selected])
+
+
+def masked_lm_head(model: PreTrainedModel) -> torch.nn.Module | None:
+    """The module that turns hidden states into vocabulary logits: ``cls`` (BERT), ``lm_head``
+    (RoBERTa, XLM-RoBERTa, MPNet); None for an architecture that spreads it over several."""
+    for name in ("cls", "lm_head"):
+        head = getattr(model, name, None)
+        if isinstance(head, torch.nn.Module):
+            return head
+    return None
 
 
 def make_batch(
@@ -121,7 +137,7 @@ def _profiler(profile_dir: Path | None):
 
 
 def probe_batch_size(
-    model: BertForMaskedLM, max_length: int, start: int, limit: int, device: torch.device
+    model: PreTrainedModel, max_length: int, start: int, limit: int, device: torch.device
 ) -> int:
     """The largest power-of-two multiple of ``start`` whose full-length MLM step fits on the GPU."""
     model.to(device).train()
@@ -150,7 +166,7 @@ class MlmObjective(torch.nn.Module):
     """The masked-LM loss as a module, so DistributedDataParallel can wrap it (its gradient
     all-reduce hooks need the forward to run through the wrapper)."""
 
-    def __init__(self, model: BertForMaskedLM):
+    def __init__(self, model: PreTrainedModel):
         super().__init__()
         self.model = model
 
@@ -159,7 +175,7 @@ class MlmObjective(torch.nn.Module):
 
 
 def pretrain_mlm(
-    model: BertForMaskedLM,
+    model: PreTrainedModel,
     sequences: Sequence[np.ndarray],
     settings: MlmBackboneParams,
     run: MlmRun,
@@ -307,7 +323,9 @@ def pretrain_mlm(
             stream.close()
     # result
     layers, hidden = model.config.num_hidden_layers, model.config.hidden_size
-    matmul_params = sum(p.numel() for n, p in model.bert.encoder.named_parameters())
+    matmul_params = sum(
+        p.numel() for n, p in model.base_model.named_parameters() if "embeddings" not in n
+    )
     mean_len = meter.padded_tokens / max(meter.samples, 1)
     perf = meter.report(
         device,

@@ -1,4 +1,4 @@
-"""The models: a BERT backbone with a pruned vocabulary, and the multitask classifier.
+"""The models: an encoder backbone with a pruned vocabulary, and the multitask classifier.
 
 ``MultiTaskModel`` is the one model class: training, evaluation and ONNX export import it
 from here. Weights are stored as safetensors plus a JSON config (never pickle).
@@ -6,17 +6,28 @@ from here. Weights are stored as safetensors plus a JSON config (never pickle).
 
 from __future__ import annotations
 
+import contextlib
+import copy
+import inspect
 import json
+from collections.abc import Callable
 from pathlib import Path
 
 import torch
 import transformers
 from safetensors.torch import load_file, save_file
 from torch import nn
-from transformers import BertConfig, BertForMaskedLM, BertModel
+from transformers import (
+    CONFIG_MAPPING,
+    AutoConfig,
+    AutoModel,
+    AutoModelForMaskedLM,
+    PretrainedConfig,
+    PreTrainedModel,
+)
 from transformers.utils import logging as hf_logging
 
-from ml_assets.core.text.backbones import bert_backbone
+from ml_assets.core.text.backbones import encoder_backbone
 from ml_assets.training.amount_prior import AmountPrior
 from ml_assets.training.ngram_bag import GATE_FIELDS, NgramBag
 
@@ -34,50 +45,112 @@ def count_parameters(model: nn.Module) -> int:
     return sum(p.numel() for p in {id(p): p for p in model.parameters()}.values())
 
 
-def load_pruned_mlm(
-    source: str, new_to_old: list[int], num_layers: int | None = None, seed: int = 0
-) -> tuple[BertForMaskedLM, int]:
-    """Load a pretrained BERT as masked-LM with its vocabulary sliced to ``new_to_old``.
+# Token ids a config names; slicing the vocabulary moves them (MPNet and RoBERTa derive
+# position ids from the padding id, so a stale one shifts every position).
+TOKEN_ID_FIELDS = ("pad_token_id", "bos_token_id", "eos_token_id", "sep_token_id", "cls_token_id")
 
-    Row i of the new embedding matrix is row ``new_to_old[i]`` of the original (not the first N
-    rows, which is what ``resize_token_embeddings`` would keep). The MLM decoder stays tied to
-    the embeddings. Returns the model and the original's parameter count.
-    """
-    torch.manual_seed(seed)  # the checkpoint may lack an MLM head: make its init reproducible
+
+@contextlib.contextmanager
+def quiet_transformers():
+    """Silence transformers' load reports (an unused pooler, a head initialized anew)."""
     verbosity = transformers.logging.get_verbosity()
     transformers.logging.set_verbosity_error()
     try:
-        original = BertForMaskedLM.from_pretrained(bert_backbone(source))
+        yield
     finally:
         transformers.logging.set_verbosity(verbosity)
+
+
+def with_fast_attention(build: Callable[..., PreTrainedModel], *args, **kwargs) -> PreTrainedModel:
+    """``build(*args, attn_implementation="sdpa", **kwargs)``, or with the architecture's own
+    attention where it has no SDPA one (MPNet's relative position bias)."""
+    try:
+        return build(*args, attn_implementation="sdpa", **kwargs)
+    except ValueError as error:
+        if "attention" not in str(error).lower():
+            raise
+        return build(*args, attn_implementation="eager", **kwargs)
+
+
+def encoder_kwargs(config: PretrainedConfig) -> dict:
+    """``add_pooling_layer=False`` where the architecture has a pooler (BERT, RoBERTa, MPNet):
+    the heads read the hidden states, and an unused pooler would only be saved and exported."""
+    model_class = transformers.MODEL_MAPPING[type(config)]
+    if "add_pooling_layer" in inspect.signature(model_class.__init__).parameters:
+        return {"add_pooling_layer": False}
+    return {}
+
+
+def config_from_dict(values: dict) -> PretrainedConfig:
+    """A config saved with ``to_dict()``, of its own architecture (BERT when it names none:
+    artifacts saved before other architectures were read)."""
+    return CONFIG_MAPPING[values.get("model_type", "bert")].from_dict(values)
+
+
+def load_pruned_mlm(
+    source: str, new_to_old: list[int], num_layers: int | None = None, seed: int = 0
+) -> tuple[PreTrainedModel, int]:
+    """Load a pretrained encoder as masked-LM with its vocabulary sliced to ``new_to_old``.
+
+    Row i of the new embedding matrix (and of the MLM decoder and its bias) is row
+    ``new_to_old[i]`` of the original (not the first N rows, which is what
+    ``resize_token_embeddings`` would keep); the config's token ids follow. The decoder stays
+    tied to the embeddings where the original's was. Layers above ``num_layers`` are dropped.
+    Returns the model and the original's parameter count.
+    """
+    torch.manual_seed(seed)  # the checkpoint may lack an MLM head: make its init reproducible
+    with quiet_transformers():
+        original = AutoModelForMaskedLM.from_pretrained(encoder_backbone(source))
     params_before = count_parameters(original)
-    config = BertConfig.from_dict(original.config.to_dict())
+    config = copy.deepcopy(original.config)
+    old_rows = original.get_input_embeddings().weight.shape[0]
+    if max(new_to_old) >= old_rows:
+        raise ValueError(
+            f"{source}: the tokenizer's id map reaches id {max(new_to_old)}, but the model has "
+            f"{old_rows} embedding rows; the tokenizer and the weights are not one model's"
+        )
     config.vocab_size = len(new_to_old)
     if num_layers is not None:
         if num_layers > config.num_hidden_layers:
             raise ValueError(f"num_layers={num_layers} > the backbone's {config.num_hidden_layers}")
         config.num_hidden_layers = num_layers
-    config._attn_implementation = "sdpa"
+    old_to_new: dict[int, int] = {}
+    for new, old in enumerate(new_to_old):
+        old_to_new.setdefault(old, new)
+    for field in TOKEN_ID_FIELDS:
+        old = getattr(config, field, None)
+        if isinstance(old, int):
+            setattr(config, field, old_to_new.get(old))
     index = torch.tensor(new_to_old, dtype=torch.long)
-    state = {}
-    for key, value in original.state_dict().items():
-        is_layer = key.startswith("bert.encoder.layer.")
-        if is_layer and int(key.split(".")[3]) >= config.num_hidden_layers:
-            continue  # layers above num_layers are dropped
-        state[key] = value
-    state["bert.embeddings.word_embeddings.weight"] = state[
-        "bert.embeddings.word_embeddings.weight"
-    ][index].clone()
-    state["cls.predictions.bias"] = state["cls.predictions.bias"][index].clone()
-    state["cls.predictions.decoder.weight"] = state["bert.embeddings.word_embeddings.weight"]
-    state["cls.predictions.decoder.bias"] = state["cls.predictions.bias"]
-    model = BertForMaskedLM(config)
-    model.load_state_dict(state, strict=False)
-    model.tie_weights()
-    decoder = model.cls.predictions.decoder
-    if decoder.weight.data_ptr() != model.bert.embeddings.word_embeddings.weight.data_ptr():
+    decoder = original.get_output_embeddings()
+    vocab_rows = {original.get_input_embeddings().weight.data_ptr()}
+    if decoder is not None:
+        vocab_rows |= {p.data_ptr() for p in (decoder.weight, decoder.bias) if p is not None}
+    state = {
+        key: value[index].clone() if value.data_ptr() in vocab_rows else value
+        for key, value in original.state_dict().items()
+    }
+    model = with_fast_attention(AutoModelForMaskedLM.from_config, config)
+    loaded = model.load_state_dict(state, strict=False)
+    tied = original.get_input_embeddings().weight is getattr(decoder, "weight", None)
+    if tied:
+        model.tie_weights()
+    missing = [key for key in loaded.missing_keys if not (tied and key in _decoder_keys(model))]
+    if missing:
+        raise ValueError(f"{source}: the sliced model lacks weights the original holds: {missing}")
+    if tied and (
+        model.get_output_embeddings().weight.data_ptr()
+        != model.get_input_embeddings().weight.data_ptr()
+    ):
         raise AssertionError("MLM decoder is not tied to the pruned embeddings")
     return model, params_before
+
+
+def _decoder_keys(model: PreTrainedModel) -> set[str]:
+    decoder = model.get_output_embeddings()
+    return {
+        name for name, p in model.named_parameters(remove_duplicate=False) if p is decoder.weight
+    }
 
 
 POOLINGS = ("mean", "cls")
@@ -92,7 +165,7 @@ def pool(hidden: torch.Tensor, attention_mask: torch.Tensor, pooling: str) -> to
 
 
 class MultiTaskModel(nn.Module):
-    """Shared BERT encoder, one linear head per label on the pooled sequence; optionally a bag
+    """Shared encoder, one linear head per label on the pooled sequence; optionally a bag
     of token n-grams beside it (``ngram_bag.py``), mixed into each head's output, which is then
     log-probabilities (logits as far as softmax and argmax are concerned); optionally what the
     transaction's amount says of each label (``amount_prior.py``), where ``forward`` is given
@@ -105,7 +178,7 @@ class MultiTaskModel(nn.Module):
 
     def __init__(
         self,
-        encoder_config: BertConfig,
+        encoder_config: PretrainedConfig,
         heads: dict[str, list[str]],
         dropout: float = 0.1,
         pooling: str = "cls",
@@ -114,8 +187,9 @@ class MultiTaskModel(nn.Module):
         if pooling not in POOLINGS:
             raise ValueError(f"pooling must be one of {POOLINGS}; got {pooling!r}")
         self.pooling = pooling
-        encoder_config._attn_implementation = "sdpa"
-        self.encoder = BertModel(encoder_config, add_pooling_layer=False)
+        self.encoder = with_fast_attention(
+            AutoModel.from_config, encoder_config, **encoder_kwargs(encoder_config)
+        )
         self.head_labels = {name: list(labels) for name, labels in heads.items()}
         self.dropout = nn.Dropout(dropout)
         hidden = encoder_config.hidden_size
@@ -158,14 +232,10 @@ class MultiTaskModel(nn.Module):
     def from_backbone(
         cls, backbone_dir: Path, heads: dict[str, list[str]], dropout: float, pooling: str = "cls"
     ) -> MultiTaskModel:
-        config = BertConfig.from_pretrained(backbone_dir)
+        config = AutoConfig.from_pretrained(backbone_dir)
         model = cls(config, heads, dropout, pooling)
-        verbosity = transformers.logging.get_verbosity()
-        transformers.logging.set_verbosity_error()
-        try:
-            encoder = BertModel.from_pretrained(backbone_dir, add_pooling_layer=False)
-        finally:
-            transformers.logging.set_verbosity(verbosity)
+        with quiet_transformers():
+            encoder = AutoModel.from_pretrained(backbone_dir, **encoder_kwargs(config))
         model.encoder.load_state_dict(encoder.state_dict())
         return model
 
@@ -188,7 +258,7 @@ class MultiTaskModel(nn.Module):
     def load(cls, model_dir: Path, device: str | torch.device = "cpu") -> MultiTaskModel:
         config = json.loads((model_dir / MODEL_CONFIG).read_text())
         model = cls(
-            BertConfig.from_dict(config["encoder"]),
+            config_from_dict(config["encoder"]),
             config["heads"],
             config["dropout"],
             config.get("pooling", "cls"),  # artifacts written before pooling was a choice

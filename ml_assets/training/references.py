@@ -160,7 +160,10 @@ def frozen_embeddings(
         for start in range(0, len(order), batch_size):
             rows = order[start : start + batch_size]
             batch = tokenizer.pad({"input_ids": [encoded[i] for i in rows]}, return_tensors="pt")
-            hidden = model(**batch).last_hidden_state
+            # ids and mask only: a BERT tokenizer's token_type_ids are not every encoder's input
+            hidden = model(
+                input_ids=batch["input_ids"], attention_mask=batch["attention_mask"]
+            ).last_hidden_state
             if pooling == "mean":
                 mask = batch["attention_mask"].unsqueeze(-1).to(hidden.dtype)
                 pooled = (hidden * mask).sum(1) / mask.sum(1).clamp(min=1)

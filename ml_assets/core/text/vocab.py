@@ -1,5 +1,8 @@
 """Pruning a WordPiece (BERT-style) vocabulary down to the tokens a corpus uses.
 
+A BPE (RoBERTa) or Unigram (XLM-RoBERTa) vocabulary is kept whole: its pieces merge into one
+another, and no rule like WordPiece's keeps every word splittable once some are gone.
+
 The pruned tokenizer must tokenize the pruning corpus exactly like the original, and must never
 give any string more ``[UNK]`` than the original. WordPiece emits one ``[UNK]`` per word when no
 piece matches, so keeping every single character both as ``c`` and ``##c`` (BERT vocabularies hold
@@ -83,6 +86,11 @@ class PruneReport:
     new_to_old: list[int]  # new id -> original id
     kept_latin_pieces: int = 0  # extra pieces kept because of keep_latin_pieces (0 when off)
     added_char_pieces: int = 0  # pieces added because of add_unknown_chars (0 when off)
+    tokenizer_model: str = "WordPiece"  # the original's; only WordPiece is pruned
+
+    @property
+    def kept_whole(self) -> bool:
+        return self.tokenizer_model != "WordPiece"
 
 
 @dataclass(frozen=True)
@@ -155,7 +163,8 @@ def prune_vocabulary(
     ``##``). New ids follow ascending original id, so ``[PAD]`` stays 0; pieces
     ``add_unknown_chars`` adds come last, in code-point order. ``out_dir`` must exist;
     the caller commits it atomically. Raises ``ValueError`` for empty ``texts`` or a tokenizer that
-    is not WordPiece.
+    with no vocabulary. A tokenizer that is not WordPiece is written whole (``new_to_old`` the
+    identity), and ``add_unknown_chars`` adds nothing to it.
     """
     texts = list(texts)
     if not texts:
@@ -168,13 +177,10 @@ def prune_vocabulary(
     spec = json.loads(tokenizer.backend_tokenizer.to_str())
     source_digest = pipeline_digest(tokenizer.backend_tokenizer)  # before any encode call
     model_type = spec["model"].get("type")
-    if model_type != "WordPiece":
-        raise ValueError(
-            f"{tokenizer_source}: tokenizer model is {model_type!r}; only WordPiece (BERT-style) "
-            "tokenizers are supported for now"
-        )
-    vocab: dict[str, int] = spec["model"]["vocab"]
     original_vocab_size = tokenizer.backend_tokenizer.get_vocab_size(with_added_tokens=True)
+    if model_type != "WordPiece":
+        return _write_whole(tokenizer_source, tokenizer, spec, texts, out_dir, source_digest)
+    vocab: dict[str, int] = spec["model"]["vocab"]
 
     used = {token_id for ids in _encode(tokenizer, texts) for token_id in ids}
     single = {i for token, i in vocab.items() if len(_piece_body(token)) == 1}
@@ -218,6 +224,34 @@ def prune_vocabulary(
         kept_latin_pieces=len(latin),
         added_char_pieces=len(added),
         new_to_old=new_to_old,
+    )
+
+
+def _write_whole(
+    source: str | Path,
+    tokenizer: PreTrainedTokenizerBase,
+    spec: dict[str, Any],
+    texts: list[str],
+    out_dir: Path,
+    source_digest: str,
+) -> PruneReport:
+    """The original vocabulary, every id in place, with padding and truncation off."""
+    size = tokenizer.backend_tokenizer.get_vocab_size(with_added_tokens=True)
+    if not spec["model"].get("vocab"):
+        raise ValueError(
+            f"{source}: tokenizer model {spec['model'].get('type')!r} has no vocabulary"
+        )
+    whole = {**json.loads(json.dumps(spec)), "padding": None, "truncation": None}
+    identity = list(range(size))
+    _write_outputs(out_dir, source, tokenizer, whole, identity, size, source_digest)
+    return PruneReport(
+        original_vocab_size=size,
+        pruned_vocab_size=size,
+        used_tokens=len({token_id for ids in _encode(tokenizer, texts) for token_id in ids}),
+        kept_single_chars=0,
+        kept_short_pieces=0,
+        new_to_old=identity,
+        tokenizer_model=str(spec["model"].get("type")),
     )
 
 
@@ -367,12 +401,12 @@ def _remap_spec(spec: dict[str, Any], old_to_new: dict[int, int]) -> dict[str, A
     return new_spec
 
 
-def _id_to_token(spec: dict[str, Any]) -> list[str]:
-    tokens = {i: token for token, i in spec["model"]["vocab"].items()}
-    tokens.update({t["id"]: t["content"] for t in spec.get("added_tokens", [])})
-    if sorted(tokens) != list(range(len(tokens))):
+def _id_to_token(backend: Tokenizer) -> list[str]:
+    size = backend.get_vocab_size(with_added_tokens=True)
+    tokens = [backend.id_to_token(i) for i in range(size)]
+    if None in tokens:
         raise ValueError("pruned vocabulary ids are not a dense range 0..n-1")
-    return [tokens[i] for i in range(len(tokens))]
+    return tokens
 
 
 def _original_json(source: str | Path, filename: str) -> dict[str, Any] | None:
@@ -413,10 +447,10 @@ def _write_outputs(
 ) -> None:
     # Plain writes are fine here: out_dir is a staging folder the caller commits atomically.
     tokenizer_json = json.dumps(spec, ensure_ascii=False, indent=2) + "\n"
-    Tokenizer.from_str(tokenizer_json)  # fail here, not at load time, if the spec is malformed
+    backend = Tokenizer.from_str(tokenizer_json)  # fail here, not at load time, if malformed
     (out_dir / "tokenizer.json").write_text(tokenizer_json, encoding="utf-8")
     (out_dir / "vocab.txt").write_text(
-        "".join(t + "\n" for t in _id_to_token(spec)), encoding="utf-8"
+        "".join(t + "\n" for t in _id_to_token(backend)), encoding="utf-8"
     )
 
     old_to_new: dict[int, int] = {}

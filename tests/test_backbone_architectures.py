@@ -1,0 +1,195 @@
+"""Backbones of other architectures through the training steps and the export: a tiny random
+DistilBERT, MPNet and RoBERTa checkpoint each, sliced, pretrained, finetuned and exported."""
+
+from pathlib import Path
+
+import numpy as np
+import pytest
+import torch
+
+from ml_assets.core.infra.io import read_json
+from ml_assets.core.serving.scoring import OnnxScorer, encode_for_model
+from ml_assets.core.text.normalize import normalize_texts
+from ml_assets.core.text.tokenizer_folder import FolderTokenizer
+from ml_assets.core.text.vocab import prune_vocabulary
+from ml_assets.training.export import export_onnx, quantize_int8
+from ml_assets.training.finetune import predict_logits
+from ml_assets.training.model import MultiTaskModel, load_pruned_mlm
+
+from .conftest import SAMPLE_DESCRIPTIONS
+from .test_training import Preempted, _train, crash_after_checkpoint
+from .tiny_backbones import ARCHITECTURES, write_tiny_backbone
+
+TEXTS = normalize_texts(SAMPLE_DESCRIPTIONS)
+HEADS = {"category": ["a", "b", "c"]}
+
+
+@pytest.fixture(scope="module", params=ARCHITECTURES)
+def backbone(request, backbone_source, tmp_path_factory) -> tuple[str, Path, Path]:
+    """(architecture, model folder, pruned tokenizer folder)."""
+    root = tmp_path_factory.mktemp(request.param)
+    folder = write_tiny_backbone(request.param, root / "model", Path(backbone_source), TEXTS * 3)
+    tokenizer_dir = root / "tokenizer"
+    tokenizer_dir.mkdir()
+    prune_vocabulary(str(folder), TEXTS, tokenizer_dir, add_unknown_chars=True)
+    return request.param, folder, tokenizer_dir
+
+
+def test_a_wordpiece_vocabulary_is_pruned_and_another_kept_whole(backbone, tmp_path):
+    kind, folder, _ = backbone
+    report = prune_vocabulary(str(folder), ["кофе " + TEXTS[0]], tmp_path, add_unknown_chars=True)
+    if kind == "roberta":
+        assert (report.tokenizer_model, report.kept_whole) == ("BPE", True)
+        assert report.new_to_old == list(range(report.original_vocab_size))
+        assert report.added_char_pieces == 0  # byte-level BPE has no unknown character
+    else:
+        assert (report.tokenizer_model, report.kept_whole) == ("WordPiece", False)
+        assert report.pruned_vocab_size < report.original_vocab_size / 5
+    lines = (tmp_path / "vocab.txt").read_text(encoding="utf-8").splitlines()
+    assert len(lines) == report.pruned_vocab_size == len(FolderTokenizer.load(tmp_path))
+
+
+def test_the_sliced_encoder_reads_text_as_the_original_does(backbone):
+    """Padded batches: MPNet and RoBERTa number positions from the padding id, so a slice that
+    left the config's token ids behind would shift every position of a padded row."""
+    from transformers import AutoModel
+
+    kind, folder, tokenizer_dir = backbone
+    new_to_old = read_json(tokenizer_dir / "id_map.json")["new_to_old"]
+    sliced, params_before = load_pruned_mlm(str(folder), new_to_old, num_layers=1)
+    original = AutoModel.from_pretrained(folder, num_hidden_layers=1).eval()
+    sliced.eval()
+    old = FolderTokenizer.of_transformers(_transformers_tokenizer(folder))
+    new = FolderTokenizer.load(tokenizer_dir)
+    old_ids, new_ids = old.encode(TEXTS, 32), new.encode(TEXTS, 32)
+    assert [[new_to_old[i] for i in row] for row in new_ids] == old_ids
+    hidden = []
+    for model, ids, pad in (
+        (original, old_ids, old.pad_token_id),
+        (sliced.base_model, new_ids, new.pad_token_id),
+    ):
+        batch, mask = _padded(ids, pad)
+        with torch.no_grad():
+            hidden.append(
+                model(input_ids=batch, attention_mask=mask).last_hidden_state[mask.bool()]
+            )
+    torch.testing.assert_close(hidden[0], hidden[1], atol=1e-5, rtol=1e-5)
+    assert sliced.config.pad_token_id == new.pad_token_id
+    if kind == "mpnet":  # [CLS] and [SEP] moved from 101 and 102 with the slice
+        assert (sliced.config.bos_token_id, sliced.config.eos_token_id) == (
+            new_to_old.index(101),
+            new_to_old.index(102),
+        )
+    embeddings = sliced.get_input_embeddings().weight
+    assert sliced.get_output_embeddings().weight.data_ptr() == embeddings.data_ptr()
+    assert embeddings.shape[0] == len(new_to_old)
+    assert params_before > sum(p.numel() for p in sliced.parameters()) or kind == "roberta"
+
+
+def test_masked_lm_pretraining_resumes_exactly(backbone, tmp_path):
+    """DistilBERT has no single MLM head module: its loss projects every position."""
+    _, folder, tokenizer_dir = backbone
+    straight, result = _train(tokenizer_dir, str(folder), tmp_path / "a", steps=6)
+    assert result.steps == 6 and np.isfinite(result.final_loss)
+    with pytest.raises(Preempted):
+        _train(tokenizer_dir, str(folder), tmp_path / "b", steps=6, log=crash_after_checkpoint(3))
+    resumed, again = _train(tokenizer_dir, str(folder), tmp_path / "b", steps=6)
+    assert again.resumed_from_step == 3
+    for (name, a), (_, b) in zip(
+        straight.state_dict().items(), resumed.state_dict().items(), strict=True
+    ):
+        assert torch.equal(a, b), name
+
+
+def test_the_finetuned_model_saves_loads_and_exports(backbone, tmp_path):
+    kind, folder, tokenizer_dir = backbone
+    new_to_old = read_json(tokenizer_dir / "id_map.json")["new_to_old"]
+    mlm, _ = load_pruned_mlm(str(folder), new_to_old, num_layers=1)
+    mlm.save_pretrained(tmp_path / "backbone")
+    torch.manual_seed(0)
+    model = MultiTaskModel.from_backbone(tmp_path / "backbone", HEADS, dropout=0.1).eval()
+    assert not [n for n, _ in model.named_parameters() if "pooler" in n]
+    (tmp_path / "model").mkdir()
+    model.save(tmp_path / "model")
+    reloaded = MultiTaskModel.load(tmp_path / "model")
+    assert reloaded.encoder.config.model_type == kind
+    for (name, a), (_, b) in zip(
+        model.state_dict().items(), reloaded.state_dict().items(), strict=True
+    ):
+        assert torch.equal(a, b), name
+    export_onnx(reloaded, tmp_path / "fp32.onnx", opset=17)
+    quantize_int8(tmp_path / "fp32.onnx", tmp_path / "int8.onnx")
+    sequences = None
+    for name, atol in (("fp32.onnx", 1e-4), ("int8.onnx", 0.1)):
+        scorer = OnnxScorer(tmp_path / name, tokenizer_dir, HEADS, max_length=32, threads=1)
+        sequences = encode_for_model(scorer.tokenizer, SAMPLE_DESCRIPTIONS, 32)
+        onnx_logits = scorer.logits(sequences, batch_size=4)["category"]
+        torch_logits = predict_logits(reloaded, sequences, 4, scorer.pad_id, torch.device("cpu"))
+        np.testing.assert_allclose(onnx_logits, torch_logits["category"], atol=atol)
+
+
+def test_lora_adapters_find_each_architectures_attention(backbone, tmp_path):
+    from ml_assets.training.finetune import add_lora, merge_lora
+
+    _, folder, tokenizer_dir = backbone
+    new_to_old = read_json(tokenizer_dir / "id_map.json")["new_to_old"]
+    mlm, _ = load_pruned_mlm(str(folder), new_to_old, num_layers=1)
+    mlm.save_pretrained(tmp_path)
+    model = MultiTaskModel.from_backbone(tmp_path, HEADS, dropout=0.0)
+    add_lora(model, r=2, alpha=4)
+    adapted = [n for n, p in model.encoder.named_parameters() if p.requires_grad]
+    assert len(adapted) == 4  # A and B of the query and the value projection, one layer
+    merge_lora(model)
+    assert not [n for n, _ in model.encoder.named_parameters() if "lora" in n]
+
+
+@pytest.mark.parametrize(
+    ("kind", "config"),
+    [("gpt2", {"n_embd": 32, "n_layer": 1, "n_head": 2}), ("bart", {"d_model": 32})],
+    ids=["a decoder", "an encoder-decoder"],
+)
+def test_a_backbone_without_an_encoder_to_read_is_refused_by_name(kind, config, tmp_path):
+    """Refused from its config.json alone, before any weight is read."""
+    from transformers import AutoConfig
+
+    from ml_assets.core.text.backbones import encoder_backbone
+
+    AutoConfig.for_model(kind, **config).save_pretrained(tmp_path)
+    for load in (
+        lambda: encoder_backbone(str(tmp_path)),
+        lambda: load_pruned_mlm(str(tmp_path), [0, 1]),
+    ):
+        with pytest.raises(
+            ValueError, match=f"is a '{kind}' model; pruned_tokenizer.backbone must"
+        ):
+            load()
+
+
+def _transformers_tokenizer(folder: Path):
+    from ml_assets.core.text.vocab import load_tokenizer
+
+    return load_tokenizer(folder)
+
+
+def _padded(rows: list[list[int]], pad: int) -> tuple[torch.Tensor, torch.Tensor]:
+    width = max(map(len, rows))
+    batch = torch.full((len(rows), width), pad, dtype=torch.long)
+    mask = torch.zeros((len(rows), width), dtype=torch.long)
+    for i, row in enumerate(rows):
+        batch[i, : len(row)] = torch.tensor(row)
+        mask[i, : len(row)] = 1
+    return batch, mask
+
+
+def test_the_gpu_tier_estimate_reads_each_architectures_config(backbone):
+    """``gpu.tier: auto`` sizes the machine from config.json alone (DistilBERT names its sizes
+    ``dim``, ``n_layers`` and ``hidden_dim``)."""
+    from transformers import AutoModel
+
+    from ml_assets.core.infra.gpu_cost import estimate_encoder_parameters
+
+    _, folder, _ = backbone
+    estimate = estimate_encoder_parameters(read_json(folder / "config.json"))
+    encoder = AutoModel.from_pretrained(folder)
+    actual = sum(p.numel() for n, p in encoder.named_parameters() if "pooler" not in n)
+    assert 0.85 * actual < estimate <= actual  # biases and layer norms left out
