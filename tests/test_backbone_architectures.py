@@ -193,3 +193,56 @@ def test_the_gpu_tier_estimate_reads_each_architectures_config(backbone):
     encoder = AutoModel.from_pretrained(folder)
     actual = sum(p.numel() for n, p in encoder.named_parameters() if "pooler" not in n)
     assert 0.85 * actual < estimate <= actual  # biases and layer norms left out
+
+
+HUB_CHECK = """
+import json, sys
+from ml_assets.core.text.backbones import encoder_backbone
+from ml_assets.core.text.vocab import prune_vocabulary
+from ml_assets.training.model import load_pruned_mlm
+from ml_assets.training.references import trained_pooling
+
+out = sys.argv[1]
+report = prune_vocabulary(encoder_backbone("acme/minilm"), ["tst* blue bottle coffee"], out)
+model, _ = load_pruned_mlm("acme/minilm", report.new_to_old, num_layers=1)
+print(json.dumps({
+    "pooling": trained_pooling("acme/minilm"),
+    "pooling_without_modules": trained_pooling("acme/minilm-plain"),
+    "vocab": model.config.vocab_size,
+    "pruned": report.pruned_vocab_size,
+}))
+"""
+
+
+def test_a_hub_id_reads_the_models_files_from_the_hugging_face_cache(backbone_source, tmp_path):
+    """A hub id behaves as its folder does, pooling included (sentence-transformers models are
+    read mean-pooled): the bundled MiniLM's files in a Hugging Face cache layout, read offline
+    by the real huggingface_hub, in a process of its own (the cache path is read at import)."""
+    import json
+    import os
+    import subprocess
+    import sys
+
+    cache = tmp_path / "hub"
+    for repo, skip in (("minilm", ()), ("minilm-plain", ("modules.json", "1_Pooling"))):
+        snapshot = cache / f"models--acme--{repo}" / "snapshots" / ("0" * 40)
+        snapshot.mkdir(parents=True)
+        for item in Path(backbone_source).iterdir():
+            if item.name not in skip:
+                (snapshot / item.name).symlink_to(item)
+        (cache / f"models--acme--{repo}" / "refs").mkdir()
+        (cache / f"models--acme--{repo}" / "refs" / "main").write_text("0" * 40)
+    (tmp_path / "out").mkdir()
+    env = {**os.environ, "HF_HUB_CACHE": str(cache), "HF_HUB_OFFLINE": "1"}
+    done = subprocess.run(
+        [sys.executable, "-c", HUB_CHECK, str(tmp_path / "out")],
+        env=env,
+        capture_output=True,
+        text=True,
+        timeout=120,
+        check=False,
+    )
+    assert done.returncode == 0, done.stderr[-2000:]
+    found = json.loads(done.stdout.strip().splitlines()[-1])
+    assert found["pooling"] == "mean" and found["pooling_without_modules"] == "cls"
+    assert found["vocab"] == found["pruned"] < 30522

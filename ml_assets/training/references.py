@@ -24,7 +24,7 @@ from pathlib import Path
 import numpy as np
 import polars as pl
 
-from ml_assets.core.text.backbones import resolve_backbone
+from ml_assets.core.text.backbones import backbone_file, resolve_backbone
 from ml_assets.core.training_data.labels import trainable_heads
 
 
@@ -112,19 +112,21 @@ def tfidf_matrices(features: pl.DataFrame, min_df: int = 1):
     return (*matrices, fitted.shape[1])
 
 
-def trained_pooling(model_dir: Path) -> str:
+def trained_pooling(source: str) -> str:
     """How a checkpoint's sentence embedding was trained to be read: ``mean`` or ``cls``.
 
-    A sentence-transformers folder says so in its Pooling module's config; a plain BERT
-    checkpoint was pretrained with its [CLS] vector feeding next-sentence prediction."""
-    modules = model_dir / "modules.json"
-    if modules.is_file():
+    A sentence-transformers model (a folder or a hub id) says so in its Pooling module's
+    config; a plain BERT checkpoint was pretrained with its [CLS] vector feeding next-sentence
+    prediction."""
+    modules = backbone_file(source, "modules.json")
+    if modules is not None:
         for module in json.loads(modules.read_text()):
             if module.get("type", "").endswith("Pooling"):
-                config = json.loads((model_dir / module["path"] / "config.json").read_text())
-                if config.get("pooling_mode_mean_tokens"):
+                config = backbone_file(source, f"{module['path']}/config.json")
+                settings = json.loads(config.read_text()) if config is not None else {}
+                if settings.get("pooling_mode_mean_tokens"):
                     return "mean"
-                if config.get("pooling_mode_cls_token"):
+                if settings.get("pooling_mode_cls_token"):
                     return "cls"
     return "cls"
 
@@ -144,7 +146,7 @@ def frozen_embeddings(
     from transformers import AutoModel, AutoTokenizer
 
     source = resolve_backbone(backbone)
-    pooling = trained_pooling(Path(source)) if Path(source).is_dir() else "cls"
+    pooling = trained_pooling(source)
     tokenizer = AutoTokenizer.from_pretrained(source)
     verbosity = transformers.logging.get_verbosity()
     transformers.logging.set_verbosity_error()  # an unused pooler is not news

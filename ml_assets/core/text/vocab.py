@@ -411,9 +411,9 @@ def _id_to_token(backend: Tokenizer) -> list[str]:
 
 def _original_json(source: str | Path, filename: str) -> dict[str, Any] | None:
     """Read one JSON file of the source tokenizer (a local folder or a hub id); None if absent."""
-    from transformers.utils import cached_file
+    from ml_assets.core.text.backbones import backbone_file
 
-    path = cached_file(str(source), filename, _raise_exceptions_for_missing_entries=False)
+    path = backbone_file(str(source), filename)
     if path is None:
         return None
     return json.loads(Path(path).read_text(encoding="utf-8"))
