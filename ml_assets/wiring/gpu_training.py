@@ -42,12 +42,13 @@ class TrainingConfig(SectionConfig):
 def estimate_model_params(tokenizer: ArtifactRef) -> int:
     """Size of the pruned backbone, from its config (no weights loaded): picks the `auto` tier."""
     from ml_assets.core.infra.gpu_cost import estimate_encoder_parameters
-    from ml_assets.core.text.backbones import resolve_backbone
+    from ml_assets.core.text.backbones import backbone_file, resolve_backbone
 
-    source = Path(resolve_backbone(read_json(tokenizer.dir / PARAMS_FILE)["backbone"]))
-    if not (source / "config.json").is_file():
-        return 0  # a hub id not in the local cache: `auto` falls back to one GPU
-    config = read_json(source / "config.json")
+    source = resolve_backbone(read_json(tokenizer.dir / PARAMS_FILE)["backbone"])
+    found = backbone_file(source, "config.json")  # a folder's, or a hub id's from the HF cache
+    if found is None:
+        return 0  # `auto` falls back to one GPU
+    config = read_json(found)
     config["vocab_size"] = len(read_json(tokenizer.dir / TOKENIZER_ID_MAP)["new_to_old"])
     return estimate_encoder_parameters(config)
 
