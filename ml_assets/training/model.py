@@ -127,7 +127,7 @@ def load_pruned_mlm(
     if decoder is not None:
         vocab_rows |= {p.data_ptr() for p in (decoder.weight, decoder.bias) if p is not None}
     state = {
-        key: value[index].clone() if value.data_ptr() in vocab_rows else value
+        key: value[index].clone() if _is_vocab_rows(value, vocab_rows, old_rows) else value
         for key, value in original.state_dict().items()
     }
     model = with_fast_attention(AutoModelForMaskedLM.from_config, config)
@@ -144,6 +144,12 @@ def load_pruned_mlm(
     ):
         raise AssertionError("MLM decoder is not tied to the pruned embeddings")
     return model, params_before
+
+
+def _is_vocab_rows(value: torch.Tensor, vocab_rows: set[int], rows: int) -> bool:
+    """Whether a state tensor is the embedding matrix, the decoder or its bias (or a tied alias
+    of one): the same storage, one row per vocabulary id."""
+    return value.data_ptr() in vocab_rows and value.ndim >= 1 and value.shape[0] == rows
 
 
 def _decoder_keys(model: PreTrainedModel) -> set[str]:
