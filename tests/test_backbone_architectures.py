@@ -246,3 +246,21 @@ def test_a_hub_id_reads_the_models_files_from_the_hugging_face_cache(backbone_so
     found = json.loads(done.stdout.strip().splitlines()[-1])
     assert found["pooling"] == "mean" and found["pooling_without_modules"] == "cls"
     assert found["vocab"] == found["pruned"] < 30522
+
+
+@pytest.mark.parametrize("name", ["/data/models/bert-base", "./models/bert", "~/no-such-model"])
+def test_a_backbone_folder_that_is_not_there_is_named_as_a_folder(name):
+    """Not the hub client's "Repo id must be in the form 'namespace/repo_name'"."""
+    from ml_assets.core.text.backbones import encoder_backbone
+
+    with pytest.raises(ValueError, match="no such folder; pruned_tokenizer.backbone is a model"):
+        encoder_backbone(name)
+
+
+def test_a_backbone_folder_under_home_is_found(backbone_source, tmp_path, monkeypatch):
+    from ml_assets.core.text.backbones import encoder_backbone
+
+    (tmp_path / "models").mkdir()
+    (tmp_path / "models" / "minilm").symlink_to(backbone_source)
+    monkeypatch.setenv("HOME", str(tmp_path))
+    assert encoder_backbone("~/models/minilm") == str(tmp_path / "models" / "minilm")

