@@ -266,3 +266,62 @@ def test_a_folder_of_api_documents_read_per_pattern_reports_what_is_not_a_row(tm
     assert exports[PLAID_SYNC.name]["not_transactions"] == {
         "pending transaction": 1, "removed transaction": 1
     }  # fmt: skip
+
+
+def _monzo_document(path: Path, amounts: list) -> Path:
+    """A Monzo API /transactions document: amounts in pence, a timestamp named ``created``."""
+    records = [
+        {
+            "id": f"tx_{i:04d}",
+            "created": f"2026-11-{1 + i % 28:02d}T10:15:00.000Z",
+            "amount": amount,
+            "currency": "GBP",
+            "local_amount": amount,
+            "description": "PRET A MANGER LONDON GBR",
+            "category": "eating_out",
+            "dedupe_id": f"d{i}",
+        }
+        for i, amount in enumerate(amounts)
+    ]
+    path.write_text(json.dumps({"transactions": records}, indent=2) + "\n")
+    return path
+
+
+def test_inspect_reads_amounts_stored_as_whole_minor_units(tmp_path, capsys):
+    """Monzo writes -399 for -£3.99: read as given, every amount would be 100 times too big."""
+    path = _monzo_document(tmp_path / "monzo.json", [-399, -1250, 250000] * 10)
+    code, out, params = inspect(path, capsys)
+    assert code == 0
+    assert "every one of the 30 amounts read is stored as a whole number" in out
+    section = params["raw_transactions"]
+    assert section["amount_unit"] == "minor"
+    assert section["column_map"] == {"id": "transaction_id", "created": "posted_date"}
+    kept = scan_exports(path, RawTransactionsParams(**section)).kept
+    assert kept["amount"].to_list()[:3] == [-3.99, -12.5, 2500.0]
+    assert str(kept["posted_date"][0]) == "2026-11-01"
+
+
+@pytest.mark.parametrize(
+    ("amounts", "unit"),
+    [
+        ([-3.99, -12.5, 2500.0] * 10, None),  # decimals: the major unit
+        ([-4, -12, 25] * 10, None),  # whole and small: whole pounds as likely as pence
+        ([-399, -1250] * 3, None),  # too few to say
+    ],
+    ids=["decimals", "small whole numbers", "six records"],
+)
+def test_inspect_leaves_amounts_in_the_major_unit_unless_every_one_says_otherwise(
+    amounts, unit, tmp_path, capsys
+):
+    path = _monzo_document(tmp_path / "export.json", amounts)
+    _, _, params = inspect(path, capsys)
+    assert params["raw_transactions"].get("amount_unit") == unit
+
+
+def test_inspect_reads_a_column_that_names_the_minor_unit(tmp_path, capsys):
+    path = tmp_path / "ledger.jsonl"
+    rows = [{"id": "a1", "date": "2026-11-02", "amount_cents": -425, "name": "BLUE BOTTLE"}]
+    path.write_text("".join(json.dumps(row) + "\n" for row in rows))
+    _, out, params = inspect(path, capsys)
+    assert "column 'amount_cents' names the minor unit" in out
+    assert params["raw_transactions"]["amount_unit"] == "minor"

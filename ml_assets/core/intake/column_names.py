@@ -40,6 +40,7 @@ SYNONYMS: dict[str, tuple[str, ...]] = {
         "buchungsdatum|date de comptabilisation|boekdatum|fecha contable|date|"
         "transaction date|trans date|datum|fecha|data|date operation|value date|valuta|"
         "valutadatum|wertstellung|date de valeur|booked at|posted at|booking time|"
+        "transaction time|transaction timestamp|created|created at|"
         "日付|取引日|お取引日|取扱日|ご利用日|利用日|交易日期|记账日期|交易日|日期|"
         "거래일|거래일자|거래일시|дата|дата операции|дата проводки"
     ),
@@ -78,7 +79,7 @@ SYNONYMS: dict[str, tuple[str, ...]] = {
     ),
     "currency": _names(
         "currency|waehrung|wahrung|devise|valuta code|ccy|transaction amount currency|"
-        "iso currency code"
+        "iso currency code|amount currency"
     ),
     "account_id": _names(
         # (not IBAN or Kontonummer: in many exports that is the other party's account)
@@ -92,7 +93,7 @@ SYNONYMS: dict[str, tuple[str, ...]] = {
         "beguenstigter|auftraggeber empfaenger|zahlungsempfaenger|empfaenger|"
         "tegenrekening naam|naam|nom|payee name|name of other party|creditor name|debtor name|"
         "beneficiaire donneur d ordre|donneur d ordre beneficiaire|beneficiaire|donneur d ordre|"
-        "contrepartie"
+        "contrepartie|counter party name|counter party"
     ),
     "direction": _names(
         "af bij|debit credit|credit debit|dr cr|cr dr|soll haben|s h|direction|"

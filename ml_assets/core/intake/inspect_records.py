@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import contextlib
 import itertools
+import re
 import zlib
 from pathlib import Path
 
@@ -49,7 +50,31 @@ def inspect_records(file: Path, fmt: str) -> tuple[Facts, dict[str, object]]:
     if looks_like_plaid(names):
         settings["spending"] = "positive"
         facts.append(("sign", "purchases positive: flipped (Plaid's amount is money out)"))
+    amount = next((theirs for theirs, ours in mapping.items() if ours == "amount"), "amount")
+    why = minor_units_reason(amount, [record.get(amount) for record in sample])
+    if why is not None:
+        settings["amount_unit"] = "minor"
+        facts.append(("amounts", f"{why}: read as the currency's minor unit (cents, pence)"))
     return facts, settings
+
+
+# a name that says its amounts are counted in the currency's minor unit (Starling's minorUnits)
+_MINOR_NAME = re.compile(r"minor|cents?\b|pence|_in_cents|incents", re.IGNORECASE)
+_MINOR_SAMPLE = 20  # fewer whole amounts than this say nothing
+
+
+def minor_units_reason(name: str, values: list) -> str | None:
+    """Why the amount column looks like whole numbers of the minor unit (Monzo's -399 for
+    £3.99), or None: its name says so, or every one of at least 20 amounts read is stored as
+    an integer (not text, not a float) and some are 100 or more. An export in the major unit
+    writes its cents somewhere: as a float (12.5) or as text ("12.50")."""
+    numbers = [v for v in values if v is not None]
+    whole = all(isinstance(v, int) and not isinstance(v, bool) for v in numbers)
+    if numbers and whole and _MINOR_NAME.search(name):
+        return f"column {name!r} names the minor unit"
+    if len(numbers) >= _MINOR_SAMPLE and whole and any(abs(v) >= 100 for v in numbers):
+        return f"every one of the {len(numbers)} amounts read is stored as a whole number"
+    return None
 
 
 def _json_sample(file: Path) -> tuple[str, list[dict]]:
