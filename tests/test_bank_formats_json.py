@@ -325,3 +325,45 @@ def test_inspect_reads_a_column_that_names_the_minor_unit(tmp_path, capsys):
     _, out, params = inspect(path, capsys)
     assert "column 'amount_cents' names the minor unit" in out
     assert params["raw_transactions"]["amount_unit"] == "minor"
+
+
+STARLING = Path(__file__).parent / "fixtures" / "banks" / "starling_feed.json"
+
+
+def test_a_starling_feed_reads_booked_items_signed_by_their_direction(capsys):
+    """Unsigned minorUnits signed by IN/OUT; declined, pending and reversed items counted,
+    not rows; the payment's reference read after the other party's name."""
+    code, out, params = inspect(STARLING, capsys)
+    assert code == 0 and "a Starling feed document" in out
+    section = params["raw_transactions"]
+    assert section["amount_unit"] == "minor"
+    assert section["column_map"]["feedItemUid"] == "transaction_id"
+    assert "categoryUid" not in section["column_map"]
+    result = scan_exports(STARLING, RawTransactionsParams(**section))
+    assert result.rows_in == 5 and accounted(result)
+    kept = result.kept
+    assert kept["amount"].to_list() == [-4.5, -23.99, 2500.0, -31.0, 31.0]
+    assert kept["description"][0] == "Pret A Manger PRET A MANGER LONDON"
+    assert kept["category"][0] == "EATING_OUT"
+    said = dict(inspect_file(STARLING).facts)["not transactions"]
+    assert said.startswith("3: declined transaction record 4, pending transaction record 5")
+
+
+def test_a_reference_column_that_is_no_id_is_read_into_the_description(tmp_path, capsys):
+    """Starling's CSV: "Reference" repeats (PRET A MANGER LONDON twice), so it is the
+    payment's text beside "Counter Party", not an id."""
+    path = tmp_path / "starling.csv"
+    path.write_text(
+        "Date,Counter Party,Reference,Type,Amount (GBP),Balance (GBP),Spending Category\n"
+        "01/11/2026,Pret A Manger,PRET A MANGER LONDON,CARD PAYMENT,-4.50,1995.50,EATING_OUT\n"
+        "02/11/2026,ACME LTD,SALARY NOV,FASTER PAYMENT,2500.00,4495.50,INCOME\n"
+        "04/11/2026,Pret A Manger,PRET A MANGER LONDON,CARD PAYMENT,-4.50,4491.00,EATING_OUT\n"
+    )
+    _, _, params = inspect(path, capsys)
+    section = params["raw_transactions"]
+    assert section["column_map"]["Reference"] == "description"
+    kept = scan_exports(path, RawTransactionsParams(**section)).kept
+    assert kept["description"].to_list()[:2] == [
+        "Pret A Manger PRET A MANGER LONDON",
+        "ACME LTD SALARY NOV",
+    ]

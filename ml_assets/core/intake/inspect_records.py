@@ -22,6 +22,18 @@ from ml_assets.core.intake.json_documents import SHAPES, looks_like_plaid, open_
 from ml_assets.core.intake.layout_guess import columns_by_name
 from ml_assets.core.intake.records import RAW_SCHEMA
 
+# Starling's feed items: the uid is the id (its "reference" is the payment's text, read after
+# the other party's name), categoryUid a savings space's id, spendingCategory the label; the
+# unsigned minorUnits are signed by "direction" (IN, OUT), a field of ours
+STARLING_MAP = {
+    "feedItemUid": "transaction_id",
+    "transactionTime": "posted_date",
+    "amount.minorUnits": "amount",
+    "amount.currency": "currency",
+    "counterPartyName": "description",
+    "reference": "description",
+    "spendingCategory": "category",
+}
 SAMPLE_RECORDS = 200  # an API's records leave out the keys they have no value for
 Facts = list[tuple[str, str]]
 
@@ -40,6 +52,8 @@ def inspect_records(file: Path, fmt: str) -> tuple[Facts, dict[str, object]]:
         facts.append(("format", f"{SHAPES[shape]} (by its content)"))
         names = list(dict.fromkeys(name for record in sample for name in record))
     mapping = column_map_of(names, sample)
+    if fmt != "parquet" and shape == "feed_items":
+        mapping = {theirs: ours for theirs, ours in STARLING_MAP.items() if theirs in names}
     if looks_like_plaid(names) and "payment_channel" in names:
         # Plaid's own ``transaction_type`` (special, place, ...) is deprecated for this field
         mapping["payment_channel"] = "transaction_type"

@@ -5,6 +5,9 @@ JSON documents bank-data APIs return, saved as they came:
   ``{"transactions": {"booked": [...], "pending": [...]}}``;
 * Plaid ``/transactions/get`` (and APIs alike): ``{"accounts": [...], "transactions": [...]}``;
 * Plaid ``/transactions/sync``: ``{"added": [...], "modified": [...], "removed": [...]}``;
+* Starling ``/feed/account/{id}/category/{id}``: ``{"feedItems": [...]}`` (unsigned
+  ``amount.minorUnits`` and a ``direction`` of IN or OUT; only SETTLED and REFUNDED items are
+  booked);
 * a JSON array of records.
 
 Which one a file is comes from its content, not its suffix: a file whose first value spans
@@ -38,6 +41,8 @@ SHAPES = {
     "transactions": "a transactions list (Plaid /transactions/get): pending counted",
     "sync": "a Plaid /transactions/sync document: added and modified read, pending and "
     "removed counted",
+    "feed_items": "a Starling feed document: settled and refunded items read, the others "
+    "(pending, declined, reversed, upcoming) counted",
     "unreadable": "a JSON document that cannot be read",
 }
 PENDING, REMOVED = "pending transaction", "removed transaction"
@@ -47,6 +52,7 @@ PLAID_NAMES = frozenset(
     {"iso_currency_code", "personal_finance_category.primary", "payment_channel"}
 )
 _SYNC_BLOCKS = ("added", "modified", "removed")
+_BOOKED_FEED_STATUSES = ("SETTLED", "REFUNDED")  # Starling's; a refund is an item of its own
 _LATER_LINES = 50  # lines looked at to tell a JSONL file with a bad first line from a document
 _BOM = b"\xef\xbb\xbf"
 
@@ -164,6 +170,8 @@ def _shape(value: object) -> str | None:
         ):
             return "booked_pending"
         return None
+    if isinstance(value.get("feedItems"), list):
+        return "feed_items"
     sync = [value.get(k) for k in _SYNC_BLOCKS]
     if any(isinstance(b, list) for b in sync) and all(
         b is None or isinstance(b, list) for b in sync
@@ -182,11 +190,23 @@ def _positions(value: object, shape: str) -> Iterator[tuple[str, object, str | N
         listed = value["transactions"]
         blocks = [("transactions.booked", listed.get("booked"), None)]
         blocks.append(("transactions.pending", listed.get("pending"), PENDING))
+    elif shape == "feed_items":
+        for index, item in enumerate(value["feedItems"]):
+            yield f"feedItems[{index}]", item, _feed_item_kind(item)
+        return
     else:
         blocks = [(k, value.get(k), REMOVED if k == "removed" else None) for k in _SYNC_BLOCKS]
     for name, items, kind in blocks:
         for index, item in enumerate(items or []):
             yield f"{name}[{index}]", item, kind
+
+
+def _feed_item_kind(item: object) -> str | None:
+    """None for a booked Starling feed item, else what it is ("declined transaction")."""
+    status = item.get("status") if isinstance(item, dict) else None
+    if not isinstance(status, str) or status.upper() in _BOOKED_FEED_STATUSES:
+        return None
+    return f"{status.lower().replace('_', ' ')} transaction"
 
 
 def _document(path: Path, value: object, skipped: list[tuple[int, str]]) -> JsonExport:
@@ -266,7 +286,7 @@ def _unknown(path: Path, value: object) -> SchemaError:
         f"{path}: a JSON document of a shape not read ({found}{nested}); read are a JSON array "
         'of records, GoCardless\' {"transactions": {"booked": [...], "pending": [...]}}, '
         'Plaid\'s {"transactions": [...]} and /transactions/sync\'s {"added": [...], '
-        '"modified": [...], "removed": [...]}: export the records as JSONL (one object per '
-        "line) or as a JSON array",
+        '"modified": [...], "removed": [...]}, Starling\'s {"feedItems": [...]}: export the '
+        "records as JSONL (one object per line) or as a JSON array",
         "unknown_document",
     )

@@ -78,7 +78,7 @@ _WORDS = {
 }
 # words that keep a column from a field its other words fit: a merchant category code or a
 # category's id is no label of the user's
-_NOT_WORDS = {"category": ("code", "id", "mcc", "number", "no")}
+_NOT_WORDS = {"category": ("code", "id", "uid", "uuid", "guid", "mcc", "number", "no")}
 _POSTING = ("post", "book", "complet", "settle", "buchung", "boek")
 
 
@@ -175,12 +175,21 @@ def _check_values(guess: LayoutGuess, body: list[CellRow]) -> None:
             filled = [str(v).strip() for v in values if str(v).strip()]
             if len(filled) < len(body) or len(set(filled)) < len(filled):
                 del guess.columns[theirs]
+                if _purpose_text(theirs, values):
+                    guess.columns[theirs] = "description"
             continue
         share = _date_share if ours == "posted_date" else _number_share
         if ours in ("posted_date", "amount", "balance") and share(values) < 0.5:
             del guess.columns[theirs]
         elif ours == "posted_date" and any(not str(v).strip() for v in values):
             _filled_date_column(guess, body, positions, theirs)
+
+
+def _purpose_text(name: str, values: list) -> bool:
+    """A "Reference" column that is no id (repeated, or blank on some rows) but words: the
+    payment's reference text (Starling's "PRET A MANGER LONDON" beside its "Counter Party"),
+    part of the description."""
+    return normalized(name) in ("reference", "referenz") and _number_share(values) < 0.5
 
 
 def _filled_date_column(
