@@ -76,6 +76,23 @@ def test_token_texts_mark_where_a_word_starts():
     assert piece_texts(["<s>", "▁caf", "e"], special_ids=[0]) == [" ", " caf", "e"]
 
 
+def test_byte_level_pieces_are_read_as_the_text_they_encode():
+    """GPT-2-style BPE prints each byte as a character ("Ġ" a space, "Ð²" the two bytes of
+    "в"); its vocabulary holds "##" pieces too, which make no WordPiece of it. Cyrillic then
+    gets its Latin spelling, as in WordPiece vocabularies."""
+    pieces = ["<s>", "tst", "Ġblu", "e", "ĠÐ²Ð°", "ÑĢÑĥÑģ", "##", "Ð"]
+    assert piece_texts(pieces, special_ids=[0]) == [
+        " ",
+        "tst",
+        " blu",
+        "e",
+        " va",
+        "rus",
+        "##",
+        "Ð",
+    ]
+
+
 def char_wb_keys(text: str, code: dict[str, int], buckets: int) -> list[int]:
     """sklearn's char_wb 2-5-grams of ``text``, hashed as the bag hashes them (``code``: each
     character's code in the bag's table)."""

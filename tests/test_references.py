@@ -3,6 +3,8 @@ candidate's label order for the side-by-side comparison."""
 
 from __future__ import annotations
 
+from pathlib import Path
+
 import numpy as np
 import polars as pl
 import pytest
@@ -109,6 +111,48 @@ def test_frozen_encoder_embeds_with_its_first_layers_when_asked():
 
 def test_plain_bert_folder_defaults_to_cls(tmp_path):
     assert trained_pooling(tmp_path) == "cls"
+
+
+@pytest.mark.parametrize(
+    ("mode", "pooling"),
+    [("cls_token", "cls"), ("mean_tokens", "mean"), ("max_tokens", "mean"),
+     ("mean_sqrt_len_tokens", "mean"), ("weightedmean_tokens", "mean")],
+)  # fmt: skip
+def test_a_sentence_transformers_pooling_over_tokens_is_read_as_the_mean(mode, pooling, tmp_path):
+    import json
+
+    (tmp_path / "modules.json").write_text(
+        json.dumps([{"path": "", "type": "sentence_transformers.models.Transformer"},
+                    {"path": "1_Pooling", "type": "sentence_transformers.models.Pooling"}])
+    )  # fmt: skip
+    (tmp_path / "1_Pooling").mkdir()
+    (tmp_path / "1_Pooling" / "config.json").write_text(json.dumps({f"pooling_mode_{mode}": True}))
+    assert trained_pooling(str(tmp_path)) == pooling
+
+
+def test_an_older_sentence_transformers_layout_is_read_from_its_model_folder(
+    backbone_source, tmp_path
+):
+    """The model in 0_Transformer/, the pooling beside it: naming the top folder reads the
+    model folder, mean-pooled as trained."""
+    import json
+    import shutil
+
+    from ml_assets.core.text.backbones import encoder_backbone, resolve_backbone
+
+    shutil.copytree(
+        backbone_source,
+        tmp_path / "0_Transformer",
+        ignore=shutil.ignore_patterns("1_Pooling", "modules.json"),
+    )
+    shutil.copytree(Path(backbone_source) / "1_Pooling", tmp_path / "1_Pooling")
+    (tmp_path / "modules.json").write_text(
+        json.dumps([{"path": "0_Transformer", "type": "sentence_transformers.models.Transformer"},
+                    {"path": "1_Pooling", "type": "sentence_transformers.models.Pooling"}])
+    )  # fmt: skip
+    model = str(tmp_path / "0_Transformer")
+    assert resolve_backbone(str(tmp_path)) == encoder_backbone(str(tmp_path)) == model
+    assert trained_pooling(model) == "mean"
 
 
 def test_probabilities_align_to_the_candidates_label_order():

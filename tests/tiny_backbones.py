@@ -1,8 +1,9 @@
 """Tiny random checkpoints of other encoder architectures, written as HF model folders.
 
-DistilBERT and MPNet carry the bundled backbone's WordPiece tokenizer (their own tokenizers
-are WordPiece too); RoBERTa gets a byte-level BPE trained on the sample descriptions, as a
-RoBERTa or XLM-RoBERTa folder brings a vocabulary that is not WordPiece.
+DistilBERT, MPNet, ELECTRA and ModernBERT carry the bundled backbone's WordPiece tokenizer;
+RoBERTa gets a byte-level BPE trained on the sample descriptions, as a RoBERTa or XLM-RoBERTa
+folder brings a vocabulary that is not WordPiece. ELECTRA's embeddings are narrower than its
+layers; ModernBERT has three layers, one global and two local (its config lists each).
 """
 
 from __future__ import annotations
@@ -12,7 +13,7 @@ from pathlib import Path
 
 import torch
 
-ARCHITECTURES = ("distilbert", "mpnet", "roberta")
+ARCHITECTURES = ("distilbert", "mpnet", "roberta", "electra", "modernbert")
 WORDPIECE_FILES = (
     "tokenizer.json",
     "tokenizer_config.json",
@@ -28,6 +29,10 @@ def write_tiny_backbone(kind: str, folder: Path, bert_folder: Path, texts: list[
     from transformers import (
         DistilBertConfig,
         DistilBertForMaskedLM,
+        ElectraConfig,
+        ElectraForMaskedLM,
+        ModernBertConfig,
+        ModernBertForMaskedLM,
         MPNetConfig,
         MPNetForMaskedLM,
         RobertaConfig,
@@ -67,6 +72,26 @@ def write_tiny_backbone(kind: str, folder: Path, bert_folder: Path, texts: list[
             **SIZE,
         )
         MPNetForMaskedLM(config).save_pretrained(folder)
+    elif kind == "electra":
+        config = ElectraConfig(vocab_size=30522, embedding_size=16, intermediate_size=64, **SIZE)
+        ElectraForMaskedLM(config).save_pretrained(folder)
+    elif kind == "modernbert":
+        config = ModernBertConfig(
+            vocab_size=30522,
+            hidden_size=32,
+            num_hidden_layers=3,
+            num_attention_heads=2,
+            intermediate_size=64,
+            global_attn_every_n_layers=3,
+            local_attention=8,
+            max_position_embeddings=256,
+            pad_token_id=0,
+            bos_token_id=101,
+            eos_token_id=102,
+            cls_token_id=101,
+            sep_token_id=102,
+        )
+        ModernBertForMaskedLM(config).save_pretrained(folder)
     else:
         raise ValueError(f"no tiny {kind!r} backbone; one of {ARCHITECTURES}")
     return folder

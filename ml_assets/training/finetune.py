@@ -135,10 +135,15 @@ def encoder_groups(model: MultiTaskModel, learning_rate: float, decay: float) ->
     depth: dict[int, list] = {}
     for name, param in named:
         parts = name.split(".")
-        if "layer" in parts and parts[parts.index("layer") + 1].isdigit():
-            k = layers - 1 - int(parts[parts.index("layer") + 1])  # 0 = the top layer
-        elif "embeddings" in parts:
-            k = layers
+        index = next(
+            (int(parts[i + 1]) for i, part in enumerate(parts[:-1])
+             if part in ("layer", "layers") and parts[i + 1].isdigit()),
+            None,
+        )  # fmt: skip
+        if index is not None:
+            k = layers - 1 - index  # 0 = the top layer
+        elif any(part.startswith("embedding") for part in parts):
+            k = layers  # the embeddings, and ELECTRA's and ALBERT's projection out of them
         else:
             k = 0  # anything above the layers (none in BertModel without a pooler)
         depth.setdefault(k, []).append((name, param))
@@ -191,16 +196,39 @@ class WeightAverage:
                 torch._foreach_copy_(self.params, kept)
 
 
-# The attention's query and value projections where peft has no default for the architecture;
-# elsewhere (BERT, RoBERTa, ELECTRA, ...) peft's own choice, the same two.
-LORA_TARGETS = {"distilbert": ["q_lin", "v_lin"], "mpnet": ["q", "v"]}
+# The attention's query and value projections as architectures name them (BERT, RoBERTa,
+# ELECTRA, ALBERT; DeBERTa; DistilBERT; MPNet), or its fused query-key-value one (ModernBERT)
+LORA_TARGETS = (
+    ("query", "value"),
+    ("query_proj", "value_proj"),
+    ("q_lin", "v_lin"),
+    ("q", "v"),
+    ("Wqkv",),
+)
+
+
+def lora_targets(encoder: torch.nn.Module) -> list[str]:
+    """The names of the encoder's attention projections that get adapters."""
+    linear = {
+        name.rsplit(".", 1)[-1]
+        for name, module in encoder.named_modules()
+        if isinstance(module, torch.nn.Linear)
+    }
+    for names in LORA_TARGETS:
+        if set(names) <= linear:
+            return list(names)
+    raise ValueError(
+        f"multitask_model.lora_r > 0: no query and value projections found in the "
+        f"{encoder.config.model_type!r} encoder (its linear layers: {sorted(linear)}); set "
+        "multitask_model.lora_r: 0 to finetune every weight"
+    )
 
 
 def add_lora(model: MultiTaskModel, r: int, alpha: int) -> None:
     """Freeze the encoder and train low-rank adapters on its attention projections (peft)."""
     from peft import LoraConfig, get_peft_model
 
-    targets = LORA_TARGETS.get(model.encoder.config.model_type)
+    targets = lora_targets(model.encoder)
     config = LoraConfig(r=r, lora_alpha=alpha, lora_dropout=0.1, target_modules=targets)
     model.encoder = get_peft_model(model.encoder, config)
 

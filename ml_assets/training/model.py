@@ -114,6 +114,8 @@ def load_pruned_mlm(
         if num_layers > config.num_hidden_layers:
             raise ValueError(f"num_layers={num_layers} > the backbone's {config.num_hidden_layers}")
         config.num_hidden_layers = num_layers
+        if isinstance(getattr(config, "layer_types", None), list):  # one entry per layer
+            config.layer_types = config.layer_types[:num_layers]
     old_to_new: dict[int, int] = {}
     for new, old in enumerate(new_to_old):
         old_to_new.setdefault(old, new)
@@ -123,14 +125,15 @@ def load_pruned_mlm(
             setattr(config, field, old_to_new.get(old))
     index = torch.tensor(new_to_old, dtype=torch.long)
     decoder = original.get_output_embeddings()
-    vocab_rows = {original.get_input_embeddings().weight.data_ptr()}
-    if decoder is not None:
-        vocab_rows |= {p.data_ptr() for p in (decoder.weight, decoder.bias) if p is not None}
+    model = with_fast_attention(AutoModelForMaskedLM.from_config, config)
+    shapes = {key: value.shape for key, value in model.state_dict().items()}
+    identity = new_to_old == list(range(old_rows))  # a vocabulary kept whole
     state = {
-        key: value[index].clone() if _is_vocab_rows(value, vocab_rows, old_rows) else value
+        key: value[index].clone()
+        if not identity and _is_vocab_rows(value, shapes.get(key), old_rows, len(new_to_old))
+        else value
         for key, value in original.state_dict().items()
     }
-    model = with_fast_attention(AutoModelForMaskedLM.from_config, config)
     loaded = model.load_state_dict(state, strict=False)
     tied = original.get_input_embeddings().weight is getattr(decoder, "weight", None)
     if tied:
@@ -146,10 +149,16 @@ def load_pruned_mlm(
     return model, params_before
 
 
-def _is_vocab_rows(value: torch.Tensor, vocab_rows: set[int], rows: int) -> bool:
-    """Whether a state tensor is the embedding matrix, the decoder or its bias (or a tied alias
-    of one): the same storage, one row per vocabulary id."""
-    return value.data_ptr() in vocab_rows and value.ndim >= 1 and value.shape[0] == rows
+def _is_vocab_rows(value: torch.Tensor, sliced: torch.Size | None, rows: int, new: int) -> bool:
+    """Whether a state tensor has one row per vocabulary id: the original's ``rows`` where the
+    sliced model's (``sliced``, built from the new config) has ``new``, and otherwise alike.
+    The embeddings, the decoder and every bias of the MLM head, tied or not."""
+    return (
+        sliced is not None
+        and value.ndim >= 1
+        and (value.shape[0], sliced[0]) == (rows, new)
+        and tuple(sliced[1:]) == tuple(value.shape[1:])
+    )
 
 
 def _decoder_keys(model: PreTrainedModel) -> set[str]:

@@ -46,6 +46,7 @@ rule would choose it, and the search's best gate replaces both only for the same
 from __future__ import annotations
 
 import time
+from collections import Counter
 from collections.abc import Callable, Sequence
 from functools import partial
 
@@ -93,16 +94,42 @@ def piece_texts(pieces: Sequence[str | None], special_ids: Sequence[int] = ()) -
     ("▁", "Ġ"). Cyrillic and Greek letters are spelled in Latin ones (``latin_spelling``): a
     merchant printed in its own script and romanized shares its character n-grams."""
     special = set(special_ids)
-    wordpiece = any(p.startswith("##") for p in pieces if p)
+    marks = Counter(
+        "##" if p.startswith("##") else p[:1] for p in pieces if p and p[:1] in ("#", "▁", "Ġ")
+    )
+    marker = max(("##", "▁", "Ġ"), key=lambda m: marks[m])  # (a BPE vocabulary has "##" too)
     texts = []
     for i, piece in enumerate(pieces):
         if not piece or i in special:
             texts.append(" ")
-        elif wordpiece:
+        elif marker == "##":
             texts.append(piece[2:] if piece.startswith("##") else " " + piece)
+        elif marker == "Ġ":  # byte-level BPE: each character stands for a byte ("Ġ" a space)
+            texts.append(_bytes_of_piece(piece))
         else:
-            texts.append(" " + piece[1:] if piece[:1] in ("▁", "Ġ") else piece)
+            texts.append(" " + piece[1:] if piece.startswith("▁") else piece)
     return [latin_spelling(text) for text in texts]
+
+
+def _byte_glyphs() -> dict[str, int]:
+    """Byte-level BPE's printable stand-in for each byte (GPT-2's table): printable Latin-1
+    bytes stand for themselves, the others for the characters from U+0100 on, in order."""
+    kept = [*range(ord("!"), ord("~") + 1), *range(ord("¡"), ord("¬") + 1)]
+    kept += range(ord("®"), ord("ÿ") + 1)
+    others = [b for b in range(256) if b not in kept]
+    return {chr(b): b for b in kept} | {chr(256 + n): b for n, b in enumerate(others)}
+
+
+_BYTE_OF_GLYPH = _byte_glyphs()
+
+
+def _bytes_of_piece(piece: str) -> str:
+    """A byte-level piece's text ("Ġvarus" -> " varus", "Ð²Ð°" -> "ва"); a piece that holds
+    part of a character stays as it is printed."""
+    try:
+        return bytes(_BYTE_OF_GLYPH[c] for c in piece).decode("utf-8")
+    except (KeyError, UnicodeDecodeError):
+        return piece
 
 
 def char_table(texts: Sequence[str], width: int = CHAR_WIDTH) -> tuple[np.ndarray, np.ndarray]:

@@ -116,19 +116,27 @@ def trained_pooling(source: str) -> str:
     """How a checkpoint's sentence embedding was trained to be read: ``mean`` or ``cls``.
 
     A sentence-transformers model (a folder or a hub id) says so in its Pooling module's
-    config; a plain BERT checkpoint was pretrained with its [CLS] vector feeding next-sentence
-    prediction."""
-    modules = backbone_file(source, "modules.json")
+    config (a max or weighted mean is read as the mean); a plain BERT checkpoint was pretrained
+    with its [CLS] vector feeding next-sentence prediction."""
+    modules, root = backbone_file(source, "modules.json"), source
+    parent = Path(source).parent  # an older layout's model folder (0_Transformer/)
+    if modules is None and Path(source).is_dir() and (parent / "modules.json").is_file():
+        modules, root = parent / "modules.json", str(parent)
     if modules is not None:
         for module in json.loads(modules.read_text()):
             if module.get("type", "").endswith("Pooling"):
-                config = backbone_file(source, f"{module['path']}/config.json")
+                config = backbone_file(root, f"{module['path']}/config.json")
                 settings = json.loads(config.read_text()) if config is not None else {}
-                if settings.get("pooling_mode_mean_tokens"):
-                    return "mean"
                 if settings.get("pooling_mode_cls_token"):
                     return "cls"
+                if any(settings.get(f"pooling_mode_{mode}") for mode in _TOKEN_POOLINGS):
+                    return "mean"
     return "cls"
+
+
+# sentence-transformers' poolings over every token: read as their mean (the graph pools by the
+# mean or by [CLS]; the square-root-length mean differs from it only in scale)
+_TOKEN_POOLINGS = ("mean_tokens", "mean_sqrt_len_tokens", "max_tokens", "weightedmean_tokens")
 
 
 def frozen_embeddings(

@@ -67,11 +67,15 @@ def placement_for(
 
 def estimate_encoder_parameters(config: dict) -> int:
     """Parameters of a transformer encoder from its config.json (embeddings + layers), for
-    ``auto``; DistilBERT names the sizes ``dim``, ``n_layers`` and ``hidden_dim``."""
+    ``auto``; DistilBERT names the sizes ``dim``, ``n_layers`` and ``hidden_dim``; ELECTRA's
+    and ALBERT's embeddings are ``embedding_size`` wide, projected to the hidden size."""
     hidden = config.get("hidden_size", config.get("dim"))
     layers = config.get("num_hidden_layers", config.get("n_layers"))
+    layers = config.get("num_hidden_groups", layers)  # ALBERT's layers share one group's weights
     inner = config.get("intermediate_size", config.get("hidden_dim", 4 * hidden))
-    embeddings = (config["vocab_size"] + config.get("max_position_embeddings", 512)) * hidden
+    width = config.get("embedding_size") or hidden  # ELECTRA's and ALBERT's are narrower
+    rows = config["vocab_size"] + config.get("max_position_embeddings", 512)
+    embeddings = rows * width + (width * hidden if width != hidden else 0)
     per_layer = 4 * hidden * hidden + 2 * hidden * inner
     return embeddings + layers * per_layer
 

