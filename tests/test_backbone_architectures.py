@@ -346,3 +346,37 @@ def test_an_untied_mlm_head_is_sliced_with_the_embeddings(backbone_source, tmp_p
         new = sliced(input_ids=ids).logits
         old = original(input_ids=torch.tensor([[new_to_old[i] for i in ids[0]]])).logits
     torch.testing.assert_close(new, old[..., new_to_old], atol=1e-5, rtol=1e-5)
+
+
+def test_tokens_added_to_the_tokenizer_and_not_to_the_model_are_named(backbone_source, tmp_path):
+    """Both readers of the backbone say so (before: an IndexError deep in the embedding)."""
+    import shutil
+
+    from ml_assets.core.text.vocab import load_tokenizer
+    from ml_assets.training.references import frozen_embeddings
+
+    folder = tmp_path / "added"
+    shutil.copytree(backbone_source, folder)
+    tokenizer = load_tokenizer(folder)
+    tokenizer.add_tokens(["amzn", "netflix.com"])
+    tokenizer.save_pretrained(folder)
+    (tmp_path / "pruned").mkdir()
+    report = prune_vocabulary(str(folder), TEXTS, tmp_path / "pruned")
+    message = "the tokenizer's ids reach 30523, but the model has 30522 embedding rows"
+    with pytest.raises(ValueError, match=message):
+        load_pruned_mlm(str(folder), report.new_to_old)
+    with pytest.raises(ValueError, match=message):
+        frozen_embeddings(str(folder), TEXTS, 32)
+
+
+def test_a_sentencepiece_model_that_cannot_be_converted_says_how_to_write_tokenizer_json(tmp_path):
+    import json
+
+    from ml_assets.core.text.vocab import load_tokenizer
+
+    (tmp_path / "spm.model").write_bytes(b"\x0a\x03abc")  # not a model this reads
+    (tmp_path / "tokenizer_config.json").write_text(
+        json.dumps({"tokenizer_class": "DebertaV2Tokenizer"})
+    )
+    with pytest.raises(ValueError, match=r"SentencePiece model \(spm.model\) without a tokenizer"):
+        load_tokenizer(tmp_path)

@@ -14,7 +14,12 @@ from ml_assets.core.infra.layouts import (
     training_texts,
 )
 from ml_assets.core.params import PipelineParams, PrunedTokenizerParams, section_name
-from ml_assets.core.text.backbones import backbone_digest, encoder_backbone, resolve_backbone
+from ml_assets.core.text.backbones import (
+    backbone_digest,
+    encoder_backbone,
+    resolve_backbone,
+    tokenizer_past_embeddings,
+)
 from ml_assets.wiring.artifacts import (
     automation_condition,
     memoized_output,
@@ -92,6 +97,11 @@ def pruned_tokenizer(
             keep_latin_pieces=settings.keep_latin_pieces,
             add_unknown_chars=settings.add_unknown_chars,
         )
+        from transformers import AutoConfig
+
+        rows = AutoConfig.from_pretrained(source).vocab_size  # the model's embedding rows
+        if max(report.new_to_old) >= rows:
+            raise ValueError(tokenizer_past_embeddings(source, max(report.new_to_old), rows))
         if report.kept_whole:
             context.log.info(
                 f"{settings.backbone}: a {report.tokenizer_model} tokenizer; its vocabulary is "

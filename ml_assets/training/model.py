@@ -27,7 +27,7 @@ from transformers import (
 )
 from transformers.utils import logging as hf_logging
 
-from ml_assets.core.text.backbones import encoder_backbone
+from ml_assets.core.text.backbones import encoder_backbone, tokenizer_past_embeddings
 from ml_assets.training.amount_prior import AmountPrior
 from ml_assets.training.ngram_bag import GATE_FIELDS, NgramBag
 
@@ -105,10 +105,7 @@ def load_pruned_mlm(
     config = copy.deepcopy(original.config)
     old_rows = original.get_input_embeddings().weight.shape[0]
     if max(new_to_old) >= old_rows:
-        raise ValueError(
-            f"{source}: the tokenizer's id map reaches id {max(new_to_old)}, but the model has "
-            f"{old_rows} embedding rows; the tokenizer and the weights are not one model's"
-        )
+        raise ValueError(tokenizer_past_embeddings(source, max(new_to_old), old_rows))
     config.vocab_size = len(new_to_old)
     if num_layers is not None:
         if num_layers > config.num_hidden_layers:

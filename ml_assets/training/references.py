@@ -24,7 +24,11 @@ from pathlib import Path
 import numpy as np
 import polars as pl
 
-from ml_assets.core.text.backbones import backbone_file, resolve_backbone
+from ml_assets.core.text.backbones import (
+    backbone_file,
+    resolve_backbone,
+    tokenizer_past_embeddings,
+)
 from ml_assets.core.training_data.labels import trainable_heads
 
 
@@ -163,6 +167,9 @@ def frozen_embeddings(
         model = AutoModel.from_pretrained(source, **depth).eval()
     finally:
         transformers.logging.set_verbosity(verbosity)
+    rows = model.get_input_embeddings().num_embeddings
+    if len(tokenizer) > rows:
+        raise ValueError(tokenizer_past_embeddings(source, len(tokenizer) - 1, rows))
     encoded = tokenizer(list(texts), truncation=True, max_length=max_length)["input_ids"]
     order = np.argsort([len(ids) for ids in encoded], kind="stable")  # little padding per batch
     out = np.empty((len(encoded), model.config.hidden_size), dtype=np.float32)

@@ -114,3 +114,13 @@ def _files_digest(folder: str, stats: tuple[tuple[str, int, int], ...]) -> str:
             while chunk := handle.read(1 << 20):
                 digest.update(chunk)
     return digest.hexdigest()
+
+
+def tokenizer_past_embeddings(source: str, top_id: int, rows: int) -> str:
+    """The error for a tokenizer whose ids (added tokens) reach past the model's embeddings."""
+    return (
+        f"{source}: the tokenizer's ids reach {top_id}, but the model has {rows} embedding "
+        "rows (tokens added to the tokenizer, not to the model): give the model a row for "
+        "each (model.resize_token_embeddings(len(tokenizer)), then save_pretrained) or "
+        "remove the added tokens"
+    )

@@ -115,7 +115,19 @@ def load_tokenizer(path: str | Path) -> PreTrainedTokenizerBase:
     """
     from transformers import AutoTokenizer
 
-    tokenizer = AutoTokenizer.from_pretrained(str(path))
+    try:
+        tokenizer = AutoTokenizer.from_pretrained(str(path))
+    except (ValueError, ImportError, OSError) as error:
+        sentencepiece = _sentencepiece_only(path)
+        if sentencepiece is None:
+            raise
+        raise ValueError(
+            f"{path}: its tokenizer is a SentencePiece model ({sentencepiece}) without a "
+            "tokenizer.json, and transformers could not convert it here (it needs the "
+            f"sentencepiece package and a protobuf it accepts: {error}). Write the fast "
+            "tokenizer once where it converts: AutoTokenizer.from_pretrained(folder)"
+            ".save_pretrained(folder) adds tokenizer.json beside it."
+        ) from error
     if not tokenizer.is_fast:
         raise ValueError(
             f"{path}: need a fast (tokenizers-backed) tokenizer, got {type(tokenizer).__name__}"
@@ -123,6 +135,14 @@ def load_tokenizer(path: str | Path) -> PreTrainedTokenizerBase:
     tokenizer.backend_tokenizer.no_padding()
     tokenizer.backend_tokenizer.no_truncation()
     return tokenizer
+
+
+def _sentencepiece_only(path: str | Path) -> str | None:
+    """The SentencePiece model file of a folder that has no tokenizer.json, or None."""
+    folder = Path(path)
+    if not folder.is_dir() or (folder / "tokenizer.json").is_file():
+        return None
+    return next((p.name for p in sorted(folder.glob("*.model"))), None)
 
 
 def pipeline_digest(backend: Tokenizer) -> str:
