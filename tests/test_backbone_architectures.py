@@ -217,7 +217,7 @@ def test_the_gpu_tier_estimate_reads_each_architectures_config(backbone):
 
 HUB_CHECK = """
 import json, sys
-from ml_assets.core.text.backbones import encoder_backbone
+from ml_assets.core.text.backbones import backbone_digest, encoder_backbone
 from ml_assets.core.text.vocab import prune_vocabulary
 from ml_assets.training.model import load_pruned_mlm
 from ml_assets.training.references import trained_pooling
@@ -230,6 +230,8 @@ print(json.dumps({
     "pooling_without_modules": trained_pooling("acme/minilm-plain"),
     "vocab": model.config.vocab_size,
     "pruned": report.pruned_vocab_size,
+    "digest": backbone_digest("acme/minilm"),
+    "digest_not_cached": backbone_digest("acme/not-cached"),
 }))
 """
 
@@ -266,6 +268,9 @@ def test_a_hub_id_reads_the_models_files_from_the_hugging_face_cache(backbone_so
     found = json.loads(done.stdout.strip().splitlines()[-1])
     assert found["pooling"] == "mean" and found["pooling_without_modules"] == "cls"
     assert found["vocab"] == found["pruned"] < 30522
+    # a fingerprint reads the cached snapshot's commit, and never asks the hub
+    assert found["digest"] == "acme/minilm@" + "0" * 40
+    assert found["digest_not_cached"] == "acme/not-cached"
 
 
 @pytest.mark.parametrize("name", ["/data/models/bert-base", "./models/bert", "~/no-such-model"])

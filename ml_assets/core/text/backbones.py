@@ -85,12 +85,13 @@ def backbone_file(source: str, filename: str) -> Path | None:
 def backbone_digest(name: str) -> str:
     """What the backbone's files hold, for fingerprints: new weights saved over a folder's old
     ones change it, as a new name would. A folder's: the sha256 of each file's path and bytes
-    (hidden files and Markdown left out); a hub id's: the commit of its cached snapshot."""
+    (hidden files and Markdown left out); a hub id's: the commit of its cached snapshot, read
+    without asking the hub."""
     source = resolve_backbone(name)
     folder = Path(source)
     if not folder.is_dir():
-        config = backbone_file(source, "config.json")
-        return f"{source}@{config.parent.name}" if config is not None else source
+        commit = _cached_commit(source)
+        return f"{source}@{commit}" if commit else source
     files = sorted(
         path
         for path in folder.rglob("*")
@@ -102,6 +103,19 @@ def backbone_digest(name: str) -> str:
         (str(p.relative_to(folder)), p.stat().st_size, p.stat().st_mtime_ns) for p in files
     )
     return _files_digest(str(folder), stats)
+
+
+def _cached_commit(repo_id: str) -> str | None:
+    """The commit of a hub model's snapshot in the local cache, without asking the hub: a
+    fingerprint (``plan``, the UI, the docs build) must not wait on the network. None where
+    the cache has none (the load that follows says why) or the name is no hub id."""
+    from huggingface_hub import try_to_load_from_cache
+
+    try:
+        found = try_to_load_from_cache(repo_id, "config.json")
+    except ValueError:  # not a valid repo id: the load names the problem
+        return None
+    return Path(found).parent.name if isinstance(found, str) else None
 
 
 @functools.lru_cache(maxsize=8)
