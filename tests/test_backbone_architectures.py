@@ -353,7 +353,8 @@ def test_an_untied_mlm_head_is_sliced_with_the_embeddings(backbone_source, tmp_p
 
 
 def test_tokens_added_to_the_tokenizer_and_not_to_the_model_are_named(backbone_source, tmp_path):
-    """Both readers of the backbone say so (before: an IndexError deep in the embedding)."""
+    """Both readers of the backbone name the mismatch and what to do, where the embedding
+    would raise an IndexError."""
     import shutil
 
     from ml_assets.core.text.vocab import load_tokenizer

@@ -82,8 +82,7 @@ def encoder_kwargs(config: PretrainedConfig) -> dict:
 
 
 def config_from_dict(values: dict) -> PretrainedConfig:
-    """A config saved with ``to_dict()``, of its own architecture (BERT when it names none:
-    artifacts saved before other architectures were read)."""
+    """A config saved with ``to_dict()``, of its own architecture (BERT where it names none)."""
     return CONFIG_MAPPING[values.get("model_type", "bert")].from_dict(values)
 
 
