@@ -6,7 +6,6 @@ from here. Weights are stored as safetensors plus a JSON config (never pickle).
 
 from __future__ import annotations
 
-import contextlib
 import copy
 import inspect
 import json
@@ -27,7 +26,13 @@ from transformers import (
 )
 from transformers.utils import logging as hf_logging
 
-from ml_assets.core.text.backbones import encoder_backbone, tokenizer_past_embeddings
+from ml_assets.core.text.backbones import (
+    cut_to_layers,
+    encoder_backbone,
+    quiet_transformers,
+    tokenizer_past_embeddings,
+)
+from ml_assets.core.text.id_map import old_to_new_ids
 from ml_assets.training.amount_prior import AmountPrior
 from ml_assets.training.ngram_bag import GATE_FIELDS, NgramBag
 
@@ -48,17 +53,6 @@ def count_parameters(model: nn.Module) -> int:
 # Token ids a config names; slicing the vocabulary moves them (MPNet and RoBERTa derive
 # position ids from the padding id, so a stale one shifts every position).
 TOKEN_ID_FIELDS = ("pad_token_id", "bos_token_id", "eos_token_id", "sep_token_id", "cls_token_id")
-
-
-@contextlib.contextmanager
-def quiet_transformers():
-    """Silence transformers' load reports (an unused pooler, a head initialized anew)."""
-    verbosity = transformers.logging.get_verbosity()
-    transformers.logging.set_verbosity_error()
-    try:
-        yield
-    finally:
-        transformers.logging.set_verbosity(verbosity)
 
 
 def with_fast_attention(build: Callable[..., PreTrainedModel], *args, **kwargs) -> PreTrainedModel:
@@ -107,14 +101,8 @@ def load_pruned_mlm(
         raise ValueError(tokenizer_past_embeddings(source, max(new_to_old), old_rows))
     config.vocab_size = len(new_to_old)
     if num_layers is not None:
-        if num_layers > config.num_hidden_layers:
-            raise ValueError(f"num_layers={num_layers} > the backbone's {config.num_hidden_layers}")
-        config.num_hidden_layers = num_layers
-        if isinstance(getattr(config, "layer_types", None), list):  # one entry per layer
-            config.layer_types = config.layer_types[:num_layers]
-    old_to_new: dict[int, int] = {}
-    for new, old in enumerate(new_to_old):
-        old_to_new.setdefault(old, new)
+        cut_to_layers(config, num_layers)
+    old_to_new = old_to_new_ids(new_to_old)
     for field in TOKEN_ID_FIELDS:
         old = getattr(config, field, None)
         if isinstance(old, int):

@@ -26,6 +26,8 @@ import polars as pl
 
 from ml_assets.core.text.backbones import (
     backbone_file,
+    cut_to_layers,
+    quiet_transformers,
     resolve_backbone,
     tokenizer_past_embeddings,
 )
@@ -154,19 +156,16 @@ def frozen_embeddings(
     the first ``layers``), pooled as it was trained, L2-normalized. Returns (embeddings,
     pooling)."""
     import torch
-    import transformers
-    from transformers import AutoModel, AutoTokenizer
+    from transformers import AutoConfig, AutoModel, AutoTokenizer
 
     source = resolve_backbone(backbone)
     pooling = trained_pooling(source)
     tokenizer = AutoTokenizer.from_pretrained(source)
-    verbosity = transformers.logging.get_verbosity()
-    transformers.logging.set_verbosity_error()  # an unused pooler is not news
-    try:
-        depth = {} if layers is None else {"num_hidden_layers": layers}
-        model = AutoModel.from_pretrained(source, **depth).eval()
-    finally:
-        transformers.logging.set_verbosity(verbosity)
+    config = AutoConfig.from_pretrained(source)
+    if layers is not None:
+        cut_to_layers(config, layers)
+    with quiet_transformers():  # an unused pooler is not news
+        model = AutoModel.from_pretrained(source, config=config).eval()
     rows = model.get_input_embeddings().num_embeddings
     if len(tokenizer) > rows:
         raise ValueError(tokenizer_past_embeddings(source, len(tokenizer) - 1, rows))

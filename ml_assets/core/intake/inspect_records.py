@@ -51,9 +51,10 @@ def inspect_records(file: Path, fmt: str) -> tuple[Facts, dict[str, object]]:
         shape, sample = _json_sample(file)
         facts.append(("format", f"{SHAPES[shape]} (by its content)"))
         names = list(dict.fromkeys(name for record in sample for name in record))
-    mapping = column_map_of(names, sample)
     if fmt != "parquet" and shape == "feed_items":
         mapping = {theirs: ours for theirs, ours in STARLING_MAP.items() if theirs in names}
+    else:
+        mapping = column_map_of(names, sample)
     if looks_like_plaid(names) and "payment_channel" in names:
         # Plaid's own ``transaction_type`` (special, place, ...) is deprecated for this field
         mapping["payment_channel"] = "transaction_type"

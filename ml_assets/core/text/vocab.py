@@ -48,6 +48,7 @@ from tokenizers import Tokenizer
 
 from ml_assets.core.infra.layouts import TOKENIZER_FILES as OUTPUT_FILES
 from ml_assets.core.infra.layouts import TOKENIZER_ID_MAP as ID_MAP_FILE
+from ml_assets.core.text.id_map import old_to_new_ids
 from ml_assets.core.text.tokenizer_folder import SPECIAL_TOKENS_MAP, TOKENIZER_JSON, FolderTokenizer
 
 if TYPE_CHECKING:  # transformers is imported where a tokenizer is built from a source, not here
@@ -473,9 +474,7 @@ def _write_outputs(
         "".join(t + "\n" for t in _id_to_token(backend)), encoding="utf-8"
     )
 
-    old_to_new: dict[int, int] = {}
-    for new, old in enumerate(new_to_old):  # added pieces map to [UNK]'s row: keep its own id
-        old_to_new.setdefault(old, new)
+    old_to_new = old_to_new_ids(new_to_old)
     special_map = _original_json(source, "special_tokens_map.json") or tokenizer.special_tokens_map
     id_map = {
         "new_to_old": new_to_old,
