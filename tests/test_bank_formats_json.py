@@ -60,25 +60,26 @@ def accounted(result) -> bool:
 
 
 def test_gocardless_booked_transactions_are_rows_and_pending_ones_are_counted():
-    """Planted: a booked record without a bookingDate (transactions.booked[4]); the two
-    pending records (not final) are counted, not rows."""
+    """Planted: a booked record with a valueDate and no bookingDate (transactions.booked[4]),
+    dated by its value date; the two pending records (not final) are counted, not rows."""
     result = scan_transactions(GOCARDLESS, column_map=GOCARDLESS_MAP)
-    assert result.rows_in == 5 and result.kept.height == 4 and accounted(result)
+    assert result.rows_in == 5 and result.kept.height == 5 and accounted(result)
     kept = result.kept
     assert kept["transaction_id"].to_list() == [
-        "2026110401927905-1", "2026110301927811-1", "2026110301927790-1", "2026110201927702-1"
+        "2026110401927905-1", "2026110301927811-1", "2026110301927790-1", "2026110201927702-1",
+        "2026110201927655-1",
     ]  # fmt: skip
-    assert kept["amount"].to_list() == [-12.4, 2474.74, -84.0, -15.99]
+    assert kept["amount"].to_list() == [-12.4, 2474.74, -84.0, -15.99, -4.85]
     assert set(kept["currency"]) == {"EUR"}
     assert kept["description"].to_list() == [
         "REWE Markt GmbH REWE SAGT DANKE 43127",
         "ACME GmbH LOHN NOVEMBER 2026",
         "Stadtwerke München GmbH Strom Abschlag Nov 2026 Kd-Nr. 55555",
         "NETFLIX INTERNATIONAL B.V. NETFLIX.COM 4402",
+        "DB Vertrieb GmbH Fahrkarte 0815",
     ]
-    assert dict(result.reasons) == {"missing_field": 1}
-    detail = result.quarantined["detail"][0]
-    assert f"{GOCARDLESS}: transactions.booked[4]: required field 'posted_date'" in detail
+    assert str(kept["posted_date"][4]) == "2026-11-02"
+    assert result.quarantined.height == 0
     notes = result.notes[0]
     assert notes.statement_lines == [(6, "pending transaction"), (7, "pending transaction")]
     metadata = notes.metadata()
@@ -163,7 +164,7 @@ def test_a_json_array_of_records_names_the_record_in_errors():
 @pytest.mark.parametrize(
     ("fixture", "mapping", "spending", "kept", "not_transactions"),
     [
-        (GOCARDLESS, GOCARDLESS_MAP, None, 4, 2),
+        (GOCARDLESS, GOCARDLESS_MAP, None, 5, 2),
         (GOCARDLESS_ARRAY, GOCARDLESS_ARRAY_MAP, None, 3, 1),
         (PLAID_GET, PLAID_MAP, "positive", 4, 1),
         (PLAID_SYNC, PLAID_MAP, "positive", 3, 2),
@@ -209,7 +210,7 @@ def test_a_json_file_is_a_document_or_jsonl_by_its_content(tmp_path):
     compact = tmp_path / "curl.json"
     compact.write_text(json.dumps(json.loads(GOCARDLESS.read_text())))
     result = scan_transactions(compact, column_map=GOCARDLESS_MAP)
-    assert result.kept.height == 4 and len(result.notes[0].statement_lines) == 2
+    assert result.kept.height == 5 and len(result.notes[0].statement_lines) == 2
     records = tmp_path / "records.json"
     rows = [
         {"id": "1", "bookingDate": "2026-11-04", "value": {"amount": "-12.40", "currency": "EUR"},
@@ -258,8 +259,8 @@ def test_a_folder_of_api_documents_read_per_pattern_reports_what_is_not_a_row(tm
     split = files_split(files, settings, days_between("2026-11-01", "2026-11-05"))
     days = split.days.values()
     assert sum(r.rows_in for r in days) == 5 + 4 + 3
-    assert sum(r.kept.height for r in days) == 4 + 4 + 3
-    assert sum(r.quarantined.height for r in days) == 1  # GoCardless' record without a date
+    assert sum(r.kept.height for r in days) == 5 + 4 + 3
+    assert sum(r.quarantined.height for r in days) == 0
     exports = {name: notes.metadata() for name, notes in split.notes.items()}
     assert exports[GOCARDLESS.name]["not_transactions"] == {"pending transaction": 2}
     assert exports[PLAID_GET.name]["not_transactions"] == {"pending transaction": 1}

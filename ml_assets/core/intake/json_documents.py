@@ -2,7 +2,8 @@
 JSON documents bank-data APIs return, saved as they came:
 
 * GoCardless Bank Account Data (ex-Nordigen) ``/accounts/{id}/transactions/``:
-  ``{"transactions": {"booked": [...], "pending": [...]}}``;
+  ``{"transactions": {"booked": [...], "pending": [...]}}`` (a booked record without a
+  ``bookingDate`` is dated by its ``valueDate``);
 * Plaid ``/transactions/get`` (and APIs alike): ``{"accounts": [...], "transactions": [...]}``;
 * Plaid ``/transactions/sync``: ``{"added": [...], "modified": [...], "removed": [...]}``;
 * Starling ``/feed/account/{id}/category/{id}``: ``{"feedItems": [...]}`` (unsigned
@@ -235,6 +236,8 @@ def _document_records(path: Path, taken: list[tuple[int, str, object]]) -> Recor
             yield number, error, raw
             continue
         record = _plaid_currency(flattened(item))
+        if where.startswith("transactions.booked["):
+            record = _booking_date(record)
         if where.startswith("modified["):  # a newer version of a transaction added before
             record[SUPERSEDES] = True
         yield number, record, raw
@@ -248,6 +251,16 @@ def _jsonl_records(path: Path, skipped: list[tuple[int, str]]) -> Records:
                 continue
             record = _plaid_currency(flattened(record))
         yield number, record, raw
+
+
+def _booking_date(record: dict) -> dict:
+    """GoCardless leaves ``bookingDate`` out where the bank gives only the value date (the
+    Berlin Group schema makes both optional): a booked record is dated by its ``valueDate``
+    then, a day or two off at most, rather than quarantined for want of a date."""
+    for booked, value in (("bookingDate", "valueDate"), ("bookingDateTime", "valueDateTime")):
+        if not record.get(booked) and record.get(value):
+            record[booked] = record[value]
+    return record
 
 
 def _plaid_currency(record: dict) -> dict:
