@@ -137,6 +137,23 @@ def test_qif_dates_day_first_and_a_date_format(tmp_path):
     assert dict(forced.reasons) == {"bad_date": 1}
 
 
+def test_a_qif_account_block_without_its_caret_names_the_account_and_loses_no_record(
+    tmp_path,
+):
+    """Some programs end an !Account block by the next header alone: its N and T lines are the
+    account's, not the first transaction's (whose amount would be "Bank")."""
+    export = tmp_path / "export.qif"
+    export.write_text(
+        "!Account\nNJoint Checking\nTBank\n!Type:Bank\nD01/05/2026\nT-4.85\nPSTARBUCKS\n^\n"
+        "D01/06/2026\nT-12.00\nPCHIPOTLE\n!Type:CCard\nD01/07/2026\nT-9.99\nPNETFLIX\n^\n"
+    )
+    result = scan_transactions(export)
+    assert result.rows_in == 3 == result.kept.height
+    assert result.kept["amount"].to_list() == [-4.85, -12.0, -9.99]
+    assert result.kept["description"].to_list() == ["STARBUCKS", "CHIPOTLE", "NETFLIX"]
+    assert set(result.kept["account_id"]) == {"Joint Checking"}
+
+
 def test_qif_in_utf8_by_default_names_the_encoding_to_set():
     result = scan_transactions(QIF)  # Quicken for Windows writes cp1252
     assert dict(result.reasons) == {"bad_date": 1, "invalid_utf8": 1}

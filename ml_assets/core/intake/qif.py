@@ -57,6 +57,16 @@ def qif_records(text: str) -> Iterator[QifRecord]:
         line = line.rstrip()
         if not line.strip():
             continue
+        if line.startswith(("!", "^")) and record is not None:
+            # a header ends a record too: some programs write "!Account", its N and T lines,
+            # then "!Type:Bank" with no "^" between, which would fold the account's lines
+            # into the first transaction
+            if in_account:
+                name = record.first("N")
+                account = name[1].strip() if name else account
+            else:
+                yield record
+            record = None
         if line.startswith("!"):
             header = line[1:].strip().lower()
             if header.startswith(("option:", "clear:")):
@@ -66,12 +76,6 @@ def qif_records(text: str) -> Iterator[QifRecord]:
                 section = header
             continue
         if line.startswith("^"):
-            if record is not None and in_account:
-                name = record.first("N")
-                account = name[1].strip() if name else account
-            elif record is not None:
-                yield record
-            record = None
             continue
         if record is None:
             record = QifRecord(number, section, account)
