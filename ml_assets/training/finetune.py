@@ -153,6 +153,11 @@ def encoder_groups(model: MultiTaskModel, learning_rate: float, decay: float) ->
     ]
 
 
+def _copy_into(targets: list[torch.Tensor], sources: list[torch.Tensor]) -> None:
+    for target, source in zip(targets, sources, strict=True):
+        target.copy_(source)
+
+
 class WeightAverage:
     """An exponential moving average of the trainable weights (Polyak averaging), read at
     each validation instead of the weights of one step. Bias-corrected like Adam's moments:
@@ -168,7 +173,8 @@ class WeightAverage:
 
     def update(self) -> None:
         with torch.no_grad():
-            torch._foreach_lerp_(self.average, [p.detach() for p in self.params], 1 - self.decay)
+            for average, param in zip(self.average, self.params, strict=True):
+                average.lerp_(param.detach(), 1 - self.decay)
         self.updates += 1
 
     def averaged(self) -> list[torch.Tensor]:
@@ -188,12 +194,12 @@ class WeightAverage:
         """The model holds the average inside; the training weights come back after."""
         with torch.no_grad():
             kept = [p.detach().clone() for p in self.params]
-            torch._foreach_copy_(self.params, self.averaged())
+            _copy_into(self.params, self.averaged())
         try:
             yield
         finally:
             with torch.no_grad():
-                torch._foreach_copy_(self.params, kept)
+                _copy_into(self.params, kept)
 
 
 # The attention's query and value projections as architectures name them (BERT, RoBERTa,
