@@ -119,6 +119,21 @@ def test_multi_line_descriptions_keep_the_output_a_params_file(tmp_path, capsys)
     assert params["raw_transactions"]["column_map"]["Libellé"] == "description"
 
 
+def test_a_control_character_in_a_description_keeps_the_output_a_params_file(tmp_path, capsys):
+    """A C1 control character (what a UTF-8 file read as Latin-1 leaves: "MÃ\x9cLLER") is
+    not allowed anywhere in YAML, comments included: the preview shows it escaped."""
+    export = tmp_path / "export.csv"
+    export.write_text(
+        "Date,Description,Amount\n2026-11-03,M\u00c3\u009cLLER GMBH,-89.99\n"
+        "2026-11-04,REWE MARKT,-12.40\n",
+        encoding="utf-8",
+    )
+    code, out, params = inspect(export, capsys)
+    assert code == 0 and "\u009c" not in out
+    assert "-89.99 M\u00c3\\x9cLLER GMBH" in out
+    assert params["raw_transactions"]["column_map"]["Description"] == "description"
+
+
 @pytest.mark.parametrize(
     ("encoding", "lines", "mapped"),
     [

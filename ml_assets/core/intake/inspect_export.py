@@ -423,8 +423,9 @@ def report(path: Path, inspections: list[Inspection]) -> str:
             "extension or set raw_transactions.format",
             "#",
         ]
-    # a cell's line break (a multi-line description) shown escaped keeps each finding a comment
-    lines = [re.sub(r"\r\n|\r|\n", r"\\n", line) for line in lines]
+    # a cell's line break (a multi-line description) shown escaped keeps each finding a comment,
+    # and a control character (a C1 byte of a mis-decoded file) escaped keeps the output YAML
+    lines = [_NOT_YAML.sub(_escaped, re.sub(r"\r\n|\r|\n", r"\\n", line)) for line in lines]
     readable = [f for f in inspections if f.error is None]
     if not readable:
         return "\n".join(lines) + "\n"
@@ -443,6 +444,14 @@ def report(path: Path, inspections: list[Inspection]) -> str:
             width=100,
         )
     )
+
+
+# what a YAML stream may not hold, even in a comment (YAML 1.1's printable set, as PyYAML reads it)
+_NOT_YAML = re.compile("[^\x09\x0a\x0d\x20-\x7e\x85\xa0-\ud7ff\ue000-\ufffd\U00010000-\U0010ffff]")
+
+
+def _escaped(match: re.Match) -> str:
+    return match.group().encode("unicode_escape").decode("ascii")
 
 
 class _ParamsDumper(yaml.SafeDumper):
