@@ -79,7 +79,7 @@ SYNONYMS: dict[str, tuple[str, ...]] = {
     ),
     "currency": _names(
         "currency|waehrung|wahrung|devise|valuta code|ccy|transaction amount currency|"
-        "iso currency code|amount currency"
+        "iso currency code|amount currency|munt|moneda|divisa|waluta|mena|valuuta"
     ),
     "account_id": _names(
         # (not IBAN or Kontonummer: in many exports that is the other party's account)

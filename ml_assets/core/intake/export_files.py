@@ -117,6 +117,12 @@ class FileReading:
         out: dict = {}
         joined: list[str] = []  # the description's parts so far
         given = set(self.mapping.values()) - {"description"}
+        # an amount mapped makes a column merely named debit or credit (KBC's) a plain column,
+        # and debit/credit mapped one named amount: the mapped way of reading money wins
+        if "amount" in given:
+            given |= {"debit", "credit"}
+        elif given & {"debit", "credit"}:
+            given.add("amount")
         if self.parties:
             first = [k for k in self.parties if k in record]
             record = {**{k: record[k] for k in first}, **record}

@@ -298,7 +298,7 @@ def _choose_reading(
         ("dates", f"{date_format or 'ISO (YYYY-MM-DD or YYYYMMDD) or date cells'} ({why})")
     )
     choose_sign(guess, body, decimal)
-    guess.preset = matching_preset(guess)
+    guess.preset = matching_preset(guess, date_format)
     if guess.preset is not None:
         found.settings["csv_preset"] = guess.preset
         found.facts.append(("columns", f"csv_preset {guess.preset} fits the header and the sign"))

@@ -14,7 +14,13 @@ import datetime as dt
 import re
 from dataclasses import dataclass, field
 
-from ml_assets.core.intake.column_names import COUNTERPARTY_WORDS, SYNONYMS, normalized
+from ml_assets.core.intake.column_names import (
+    COUNTERPARTY_WORDS,
+    MONEY_IN,
+    MONEY_OUT,
+    SYNONYMS,
+    normalized,
+)
 from ml_assets.core.intake.csv_exports import CSV_PRESETS, CellRow, fitting_presets
 from ml_assets.core.intake.records import SchemaError
 from ml_assets.core.intake.sniffing import amount_or_none, sniff_date_format, sniff_decimal
@@ -114,12 +120,57 @@ def guess_layout(rows: list[CellRow]) -> LayoutGuess | None:
             _check_values(guess, good[index + 1 :])
             if guess.required_ok():
                 guess.why["columns"] = "from the header's names"
+                _direction_by_values(guess, good[index + 1 :])
                 guess.columns = {n: guess.columns[n] for n in header if n in guess.columns}
                 return guess
     if good and _all_text(good[0].cells) and not any(_all_text(r.cells) for r in good[1:4]):
-        # a header whose names say nothing we know: its columns by their values
-        return _by_values(good[1:], header_names(good[0].cells), good[0].line)
+        # a header whose names say nothing we know: its columns by their values, and the
+        # other fields its names do give (a "Currency" beside a "Label" no name list knows)
+        header = header_names(good[0].cells)
+        guess = _by_values(good[1:], header, good[0].line)
+        if guess is not None:
+            named = LayoutGuess(guess.line, header, columns_by_name(header))
+            _check_values(named, good[1:])
+            others = {
+                theirs: ours
+                for theirs, ours in named.columns.items()
+                if ours not in _REQUIRED and theirs not in guess.columns
+            }
+            if others:
+                guess.columns.update(others)
+                guess.why["columns"] += f"; {', '.join(others)} by name"
+            _direction_by_values(guess, good[1:])
+            guess.columns = {n: guess.columns[n] for n in guess.header if n in guess.columns}
+        return guess
     return _by_values(good, [], 0)
+
+
+_REQUIRED = ("posted_date", "amount", "debit", "credit", "description", "direction")
+
+
+def _direction_by_values(guess: LayoutGuess, body: list[CellRow]) -> None:
+    """An amount column that is never negative beside a column of debit/credit words (Mint's
+    "Transaction Type": debit, credit) is signed by that column, whatever its name says."""
+    ours = set(guess.columns.values())
+    if "amount" not in ours or ours & {"debit", "credit", "direction"} or not body:
+        return
+    positions = {name: i for i, name in enumerate(guess.header)}
+    source = {o: theirs for theirs, o in guess.columns.items()}
+    amounts = [amount_or_none(v, ".") for v in _column(body, positions[source["amount"]])]
+    if any(a is not None and a < 0 for a in amounts):
+        return
+    for name in guess.header:
+        if guess.columns.get(name) not in (None, "transaction_type"):
+            continue
+        words = {str(v).strip().lower() for v in _column(body, positions[name])} - {""}
+        both = words & MONEY_OUT and words & MONEY_IN
+        # one-letter marks ("C", "D") only as a pair: a column of "C" alone may say "cleared"
+        if words and words <= MONEY_OUT | MONEY_IN and (both or min(map(len, words)) > 1):
+            guess.columns[name] = "direction"
+            guess.why["columns"] += (
+                f"; {name} -> direction by its values ({', '.join(sorted(words))})"
+            )
+            return
 
 
 def _all_text(cells: list) -> bool:
@@ -231,7 +282,11 @@ def _by_values(rows: list[CellRow], header: list[str], line: int) -> LayoutGuess
     columns = {names[dates[0]]: "posted_date", names[numbers[0]]: "amount"}
     columns[names[description]] = "description"
     guess = LayoutGuess(line, names, columns)
-    how = "its header's names say nothing known" if line else "the file has no header line"
+    how = (
+        "its header's names do not give a date, an amount and a text"
+        if line
+        else "the file has no header line"
+    )
     guess.why["columns"] = (
         f"{how}: by the values (the first column of dates, the first of amounts, the text "
         "column with the most different values)"
@@ -281,11 +336,13 @@ def choose_sign(guess: LayoutGuess, body: list[CellRow], decimal: str) -> None:
     guess.why["sign"] = f"{negative} of {len(signs)} amounts are negative (most rows are spending)"
 
 
-def matching_preset(guess: LayoutGuess) -> str | None:
-    """A preset whose columns and sign agree with the guess (its name is shorter to paste
-    than a column_map, and documents the layout)."""
+def matching_preset(guess: LayoutGuess, date_format: str | None) -> str | None:
+    """A preset whose columns, sign and date format agree with the guess (its name is
+    shorter to paste than a column_map, and documents the layout)."""
     for name in fitting_presets(guess.header):
         layout = CSV_PRESETS[name]
+        if layout.date_format != date_format:
+            continue  # the layout's names, another date order (or ISO dates)
         ours = {theirs: o for theirs, o in layout.columns.items()}
         agrees = all(guess.columns.get(theirs) == o for theirs, o in ours.items())
         if agrees and (layout.debit_credit or layout.spending == guess.spending):

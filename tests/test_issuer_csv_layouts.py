@@ -1,0 +1,93 @@
+"""Issuer CSV layouts as other tools' sample exports show them (bank2ynab's test data, MIT;
+Mint's and other exports as beancount importers read them), each read the documented way:
+``inspect`` writes the settings, the load reads the file with them, and every row is
+accounted for. The files are written here in each layout, not copied."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from ml_assets.core.intake.raw_days import scan_exports
+from ml_assets.core.params import RawTransactionsParams
+from tests.test_inspect_export import inspect
+
+
+def loaded(path: Path, capsys):
+    code, out, params = inspect(path, capsys)
+    assert code == 0, out
+    result = scan_exports(path, RawTransactionsParams(**params["raw_transactions"]))
+    counted = sum(len(notes.statement_lines) for notes in result.notes)
+    assert result.kept.height + result.quarantined.height + result.duplicates == result.rows_in
+    return out, params["raw_transactions"], result, counted
+
+
+def test_mint_unsigned_amounts_are_signed_by_the_transaction_type_column(tmp_path, capsys):
+    """Mint writes every amount unsigned and says debit or credit in "Transaction Type": a
+    card payment received is money in, not a purchase."""
+    export = tmp_path / "transactions.csv"
+    export.write_text(
+        '"Date","Description","Original Description","Amount","Transaction Type","Category",'
+        '"Account Name","Labels","Notes"\n'
+        '"8/10/2026","Starbucks","STARBUCKS STORE 12345","2.45","debit","Coffee Shops",'
+        '"My Credit Card","",""\n'
+        '"8/11/2026","Transfer from My Checking","CR CARD PAYMENT","66.88","credit",'
+        '"Credit Card Payment","My Credit Card","",""\n'
+        '"8/12/2026","Whole Foods","WHOLEFDS MKT 10234","54.10","debit","Groceries",'
+        '"My Credit Card","",""\n'
+    )
+    out, section, result, _ = loaded(export, capsys)
+    assert section["column_map"]["Transaction Type"] == "direction"
+    assert "csv_preset" not in section and "Transaction Type -> direction by its values" in out
+    assert result.kept["amount"].to_list() == [-2.45, 66.88, -54.1]
+
+
+def test_a_column_of_cleared_marks_is_no_direction(tmp_path, capsys):
+    """A one-letter column ("C" for cleared) is not read as "credit" on every row."""
+    export = tmp_path / "card.csv"
+    export.write_text(
+        "Date,Description,Amount,Status\n"
+        "2026-08-10,STARBUCKS,2.45,C\n2026-08-11,WHOLE FOODS,54.10,C\n2026-08-12,SHELL,40.00,C\n"
+    )
+    _, section, result, _ = loaded(export, capsys)
+    assert "direction" not in section.get("column_map", {}).values()
+    assert result.kept["amount"].to_list() == [-2.45, -54.1, -40.0]  # purchases positive
+
+
+def test_kbc_a_column_named_credit_beside_the_mapped_amount_is_a_plain_column(tmp_path, capsys):
+    """KBC's export has "Bedrag" (the signed amount), "Munt" (the currency) and, further
+    right, "credit" and "debet" columns that are often blank: the mapped amount is read."""
+    export = tmp_path / "export_BE11123456789012_20260304_1422.csv"
+    export.write_text(
+        "Rekeningnummer;Rubrieknaam;Naam;Munt;Afschriftnummer;Datum;Omschrijving;Valuta;"
+        "Bedrag;Saldo;credit;debet;Naam tegenpartij\n"
+        "BE11123456789012;;SMITH JOHN;EUR;  02026038;28/02/2026;BIJDRAGE 01-02-2026 KBC-PLUS;"
+        "28/02/2026;-3,40;219,95;;-3,40;\n"
+        "BE11123456789012;;SMITH JOHN;EUR;  02026039;01/03/2026;DELHAIZE BRUSSEL;"
+        "01/03/2026;-25,10;194,85;;-25,10;DELHAIZE\n"
+        "BE11123456789012;;SMITH JOHN;EUR;  02026040;02/03/2026;LOON MAART;"
+        "02/03/2026;2.100,00;2.294,85;2.100,00;;WERKGEVER NV\n"
+    )
+    _, section, result, _ = loaded(export, capsys)
+    assert section["column_map"]["Munt"] == "currency"
+    assert result.quarantined.height == 0
+    assert result.kept["amount"].to_list() == [-3.4, -25.1, 2100.0]
+    assert set(result.kept["currency"]) == {"EUR"}
+
+
+def test_a_header_of_unknown_names_keeps_the_columns_its_names_do_give(tmp_path, capsys):
+    """A "Label" column is no description any name list knows, so the date, amount and text
+    come from the values; "Currency" still gives each row's currency (not the default USD)."""
+    export = tmp_path / "statement.csv"
+    export.write_text(
+        '"Date","Label","Currency","Amount","Amount Currency","Partner Name","Bank Account"\n'
+        '"12/15/2026","Your best supplier on 12/15/2026","USD","-33.50","0.0","John Doe",'
+        '"123456789"\n'
+        '"12/15/2026","Your payment on 12/15/2026","EUR","1,525.00","1,000.00","Azure Interior",'
+        '""\n'
+        '"12/16/2026","Office rent December","EUR","-900.00","0.0","Bureau SA",""\n'
+    )
+    out, section, result, _ = loaded(export, capsys)
+    assert section["column_map"]["Currency"] == "currency"
+    assert "Currency by name" in out
+    assert result.kept["currency"].to_list() == ["USD", "EUR", "EUR"]
+    assert result.kept["amount"].to_list() == [-33.5, 1525.0, -900.0]
