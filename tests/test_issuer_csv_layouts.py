@@ -91,3 +91,32 @@ def test_a_header_of_unknown_names_keeps_the_columns_its_names_do_give(tmp_path,
     assert "Currency by name" in out
     assert result.kept["currency"].to_list() == ["USD", "EUR", "EUR"]
     assert result.kept["amount"].to_list() == [-33.5, 1525.0, -900.0]
+
+
+def test_a_card_of_positive_amounts_with_pending_rows(tmp_path, capsys):
+    """M&S Bank's card export: every amount positive with its pound sign, the payment received
+    among them, and rows not booked yet dated "Pending": the purchases are positive (a
+    payment shown positive says nothing where no amount is negative), the pending rows are
+    counted, not quarantined. The payment received is marked by a "CR" in a column the header
+    leaves unnamed: that row is quarantined, naming it."""
+    export = tmp_path / "MS_JANE_SMITH_01-12-2026_14-12-2026.csv"
+    export.write_text(
+        "\ufeffDate Processed,Description,Amount,\n"
+        "Pending,L'OLILO                 LONDON       GBR,£67.40,\n"
+        "Pending,NOWTV.COM/BILLINGHELP    SKY          GBR,£8.99,\n"
+        '12-Dec-2026,ROYAL LONDON INSURANCE        01222 61234  GBR,"£1,183.23",\n'
+        "12-Dec-2026,DELIVEROO.CO.UK        LONDON        LND,£18.89,\n"
+        "03-Dec-2026,TFL TRAVEL CH          TFL.GOV.UK/CP GBR,£1.50,\n"
+        '02-Dec-2026,PAYMENT RECEIVED - THANK YOU,"+ £1,100.00",CR\n',
+        encoding="utf-8",
+    )
+    out, section, result, counted = loaded(export, capsys)
+    assert section["spending"] == "positive" and "purchases positive" in out
+    assert counted == 2 and "pending transaction line 2" in out
+    assert result.kept["amount"].to_list() == [-1183.23, -18.89, -1.5]
+    # the payment's "CR" sits in a column the header does not name: quarantined, named
+    assert result.rows_in == 4 and dict(result.reasons) == {"malformed_csv": 1}
+    assert (
+        "expected 3 columns (Date Processed, Description, Amount), found 4"
+        in (result.quarantined["detail"][0])
+    )

@@ -323,7 +323,11 @@ def choose_sign(guess: LayoutGuess, body: list[CellRow], decimal: str) -> None:
         if (n := amount_or_none(a, decimal))
     ]
     income = [n for n, t in signs if _INCOME.search(t)]
-    if income:
+    negative = sum(n < 0 for n, _ in signs)
+    # income rows shown positive tell the sign only where some amount is negative: in a file
+    # of positive amounts alone (M&S Bank's card: "+ £1,100.00" beside "£67.40") they are
+    # marked some other way, and the purchases are positive
+    if income and (negative or not all(n > 0 for n in income)):
         positive = sum(n > 0 for n in income) * 2 >= len(income)
         guess.spending = "negative" if positive else "positive"
         guess.why["sign"] = (
@@ -331,7 +335,6 @@ def choose_sign(guess: LayoutGuess, body: list[CellRow], decimal: str) -> None:
             f"{'positive' if positive else 'negative'}"
         )
         return
-    negative = sum(n < 0 for n, _ in signs)
     guess.spending = "negative" if negative * 2 >= len(signs) else "positive"
     guess.why["sign"] = f"{negative} of {len(signs)} amounts are negative (most rows are spending)"
 

@@ -30,6 +30,8 @@ _OPENING = re.compile(
     r"(?i)beginning|opening|starting|previous|prior|anfang|beginsaldo|alter|initial|d[ée]but|"
     r"brought|\bb/f\b"
 )
+# a date cell that says the row is not booked yet ("Pending", DKB's "Vorgemerkt")
+_PENDING_DATES = frozenset({"pending", "authorised", "authorized", "vorgemerkt", "en cours"})
 _TOTAL = re.compile(r"(?i)^\s*(total|totals|sum|summe|gesamt|totaal|totale|grand total)\b")
 # an amount with two decimals inside text, not part of a date ("31/01/2026 1 234,56 €")
 _AMOUNT_IN_TEXT = re.compile(r"(?<![\d/.,])[-+]?\d{1,3}(?:[ .,'\u00a0]\d{3})*[.,]\d{2}(?![\d/.])")
@@ -83,7 +85,9 @@ def balance_in(cells: list, decimal: str, line: int) -> Balance | None:
 
 def statement_line(record: dict) -> str | None:
     """ "balance" for a balance line among the rows (no amount, words like "Beginning balance"),
-    "total" for a totals row (no date, "Total"), else None. ``record`` is in our names."""
+    "total" for a totals row (no date, "Total"), "pending transaction" for a row whose date
+    cell says it is not booked yet (M&S Bank's "Pending"), else None. ``record`` is in our
+    names."""
     amounts = [record.get(k) for k in ("amount", "debit", "credit")]
     texts = [
         v for v in (record.get("posted_date"), record.get("description")) if isinstance(v, str)
@@ -92,6 +96,8 @@ def statement_line(record: dict) -> str | None:
     if blank and any(_BALANCE.search(t) for t in texts):
         return "balance"
     date = record.get("posted_date")
+    if isinstance(date, str) and date.strip().lower() in _PENDING_DATES:
+        return "pending transaction"  # not final: the bank changes or drops it before booking
     undated = date is None or (isinstance(date, str) and not any(ch.isdigit() for ch in date))
     if undated and any(_TOTAL.match(t) for t in texts):
         return "total"
