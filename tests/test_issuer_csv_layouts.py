@@ -120,3 +120,22 @@ def test_a_card_of_positive_amounts_with_pending_rows(tmp_path, capsys):
         "expected 3 columns (Date Processed, Description, Amount), found 4"
         in (result.quarantined["detail"][0])
     )
+
+
+def test_section_titles_among_the_rows_are_counted_not_quarantined(tmp_path, capsys):
+    """Schwab's checking download: a title line above the header, then two lines of one cell
+    ("Pending Transactions are not reflected ...", "Posted Transactions") before the rows."""
+    export = tmp_path / "EAC_Checking_Transactions_20261223-160009.CSV"
+    export.write_text(
+        "Transactions  for Checking account EAC as of 12/23/2026 16:00:10 ET\n"
+        '"Date","Type","Check #","Description","Withdrawal (-)","Deposit (+)","RunningBalance"\n'
+        '"Pending Transactions are not reflected within this sort criterion."\n'
+        '"Posted Transactions"\n'
+        '"12/20/2026","ATMREBATE","","ATM Fee Rebate","","$3.00","$20,053.01"\n'
+        '"12/18/2026","WIRE","","Incoming Wire Transfer","","$20,000.00","$20,050.01"\n'
+        '"12/13/2026","TRANSFER","","Funds Transfer to Brokerage","$10,500.00","","$50.01"\n'
+    )
+    out, _, result, counted = loaded(export, capsys)
+    assert counted == 2 and "section title line 3, section title line 4" in out
+    assert result.rows_in == 3 == result.kept.height
+    assert result.kept["amount"].to_list() == [3.0, 20000.0, -10500.0]

@@ -83,11 +83,17 @@ def balance_in(cells: list, decimal: str, line: int) -> Balance | None:
     return Balance(kind, amounts[-1], line)
 
 
+# the key a table row of one cell of words is read under: a section's title among the rows
+SECTION_LINE = "_section_line"
+
+
 def statement_line(record: dict) -> str | None:
     """ "balance" for a balance line among the rows (no amount, words like "Beginning balance"),
     "total" for a totals row (no date, "Total"), "pending transaction" for a row whose date
-    cell says it is not booked yet (M&S Bank's "Pending"), else None. ``record`` is in our
-    names."""
+    cell says it is not booked yet (M&S Bank's "Pending"), "section title" for a title among
+    the rows (Schwab's "Posted Transactions"), else None. ``record`` is in our names."""
+    if record.get(SECTION_LINE) is not None:
+        return "section title"
     amounts = [record.get(k) for k in ("amount", "debit", "credit")]
     texts = [
         v for v in (record.get("posted_date"), record.get("description")) if isinstance(v, str)

@@ -20,6 +20,7 @@ from ml_assets.core.intake.csv_exports import CellRow, ColumnMapping, fitting_pr
 from ml_assets.core.intake.export_settings import ExportSettings
 from ml_assets.core.intake.records import SchemaError
 from ml_assets.core.intake.sniffing import sniff_date_format, sniff_decimal
+from ml_assets.core.intake.statements import SECTION_LINE
 
 HEADER_SEARCH_LINES = 50
 SNIFF_ROWS = 200
@@ -204,6 +205,12 @@ def _records(
             values += [""] * (len(header) - len(values))
             names = header + [f"column {i + 1}" for i in range(len(header), len(values))]
             yield row.line, dict(zip(names, values, strict=True)), row.raw
+            continue
+        text = str(values[0]).strip() if len(values) == 1 < len(header) else ""
+        if text and not row.unterminated and not any(ch.isdigit() for ch in text):
+            # one cell of words, no date or amount in it: a section's title ("Posted
+            # Transactions"), counted as such rather than quarantined as a short row
+            yield row.line, {SECTION_LINE: values[0]}, row.raw
             continue
         if len(values) != len(header):
             truncated = row.unterminated and len(values) < len(header)
