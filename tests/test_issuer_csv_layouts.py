@@ -139,3 +139,31 @@ def test_section_titles_among_the_rows_are_counted_not_quarantined(tmp_path, cap
     assert counted == 2 and "section title line 3, section title line 4" in out
     assert result.rows_in == 3 == result.kept.height
     assert result.kept["amount"].to_list() == [3.0, 20000.0, -10500.0]
+
+
+def test_a_czech_export_in_cp1250_gets_its_header_and_a_hint_for_its_letters(tmp_path, capsys):
+    """Česká spořitelna's download: cp1250, a header with a digit in one name ("Variabilní
+    symbol 1"), Czech names no list knows. Its text also reads as Windows-1252 (wrongly for
+    č, ř, ě, ů), which inspect keeps, saying which setting reads it right."""
+    export = tmp_path / "TH_20260101-20260523_strana_1.csv"
+    export.write_bytes(
+        '"Položka";"Datum zaúčtování";"Částka CZK";"Název protiúčtu";"Variabilní symbol 1";'
+        '"Zpráva pro příjemce"\n'
+        '"Platba kartou";"2026/05/02";"-245,00";"ALBERT ŘEPY PRAHA";"1111";"nákup potravin"\n'
+        '"Platba kartou";"2026/05/03";"-89,90";"LÉKÁRNA U ČESKÉHO LVA";"2222";"léky"\n'
+        '"Příchozí platba";"2026/05/04";"32000,00";"ZAMĚSTNAVATEL S.R.O.";"3333";"mzda květen"\n'
+        '"Platba kartou";"2026/05/05";"-120,00";"KAVÁRNA MĚSTSKÁ KNIHOVNA";"4444";"káva"\n'.encode(
+            "cp1250"
+        )
+    )
+    out, section, result, _ = loaded(export, capsys)
+    assert "header:          line 1: Položka | Datum zaúètování | Èástka CZK" in out
+    assert "set encoding: cp1250" in out
+    assert result.rows_in == 4 == result.kept.height
+    assert result.kept["amount"].to_list() == [-245.0, -89.9, 32000.0, -120.0]
+    section["encoding"] = "cp1250"  # as the hint says, the names as they read in it
+    section["column_map"] = {
+        name.encode("cp1252").decode("cp1250"): ours for name, ours in section["column_map"].items()
+    }
+    fixed = scan_exports(export, RawTransactionsParams(**section))
+    assert "ALBERT ŘEPY PRAHA" in fixed.kept["description"][0]

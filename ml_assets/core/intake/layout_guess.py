@@ -75,8 +75,27 @@ def columns_by_name(header: list[str]) -> dict[str, str]:
 # Date", "Transaction Amount (GBP)"); a date column that names a posting wins
 _WORDS = {
     "posted_date": ("date", "datum", "fecha", "data"),
-    "amount": ("amount", "betrag", "bedrag", "montant", "importe", "importo"),
-    "description": ("description", "omschrijving", "libelle", "memo", "details", "narrative"),
+    "amount": (
+        "amount",
+        "betrag",
+        "bedrag",
+        "montant",
+        "importe",
+        "importo",
+        "castka",
+        "kwota",
+        "osszeg",
+    ),
+    "description": (
+        "description",
+        "omschrijving",
+        "libelle",
+        "memo",
+        "details",
+        "narrative",
+        "popis",
+        "opis",
+    ),
     "balance": ("balance", "saldo", "solde", "kontostand"),
     "counterparty": COUNTERPARTY_WORDS,
     # a label column the user named ("My category", "Ma catégorie")
@@ -174,8 +193,11 @@ def _direction_by_values(guess: LayoutGuess, body: list[CellRow]) -> None:
 
 
 def _all_text(cells: list) -> bool:
+    """Whether a row is words alone, as a header is: a name may hold a digit among its
+    letters ("Variabilní symbol 1"), a date or an amount has none."""
     values = [str(c).strip() for c in cells if str(c).strip()]
-    return len(values) >= 2 and not any(any(ch.isdigit() for ch in v) for v in values)
+    letters_first = (sum(ch.isalpha() for ch in v) > sum(ch.isdigit() for ch in v) for v in values)
+    return len(values) >= 2 and all(letters_first)
 
 
 def _column(rows: list[CellRow], position: int) -> list:
