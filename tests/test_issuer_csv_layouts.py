@@ -167,3 +167,21 @@ def test_a_czech_export_in_cp1250_gets_its_header_and_a_hint_for_its_letters(tmp
     }
     fixed = scan_exports(export, RawTransactionsParams(**section))
     assert "ALBERT ŘEPY PRAHA" in fixed.kept["description"][0]
+
+
+def test_no_layout_found_names_the_field_no_header_name_gives(tmp_path, capsys):
+    """Commerzbank's download: "Buchungstext" is the text there, but another German bank's
+    booking type elsewhere; with one row the values cannot tell either. The error says which
+    fields the header's names gave and which is missing."""
+    export = tmp_path / "Umsaetze_KtoNr538917600_EUR_02-03-2026_1503.CSV"
+    export.write_text(
+        "Buchungstag;Wertstellung;Umsatzart;Buchungstext;Betrag;Währung;Auftraggeberkonto\n"
+        '02.03.2026;02.03.2026;Lastschrift;"Kartenzahlung REWE SAGT DANKE 41400673";-17,22;EUR;'
+        "538917600\n"
+    )
+    code, out, _ = inspect(export, capsys)
+    assert code == 1 and "error:" in out
+    assert (
+        "(line 1 names Buchungstag -> posted_date, Betrag -> amount; no name there gives "
+        "description)" in out
+    )

@@ -38,6 +38,7 @@ from ml_assets.core.intake.inspect_records import inspect_records
 from ml_assets.core.intake.layout_guess import (
     LayoutGuess,
     choose_sign,
+    closest_header,
     guess_layout,
     matching_preset,
 )
@@ -190,8 +191,9 @@ def _inspect_table(found: Inspection) -> None:
     if guess is None:
         raise SchemaError(
             f"{file}: no header line found in the first rows that gives a date, an amount and "
-            "a description, and the values give none either; set raw_transactions.header_line "
-            "and column_map by hand (see the README's 'Your own data')"
+            f"a description, and the values give none either{closest_header(rows)}; set "
+            "raw_transactions.header_line and column_map by hand (see the README's 'Your own "
+            "data')"
         )
     body = [r for r in rows if r.line > guess.line and not isinstance(r.cells, SchemaError)]
     _describe_header(found, guess, rows)

@@ -192,6 +192,30 @@ def _direction_by_values(guess: LayoutGuess, body: list[CellRow]) -> None:
             return
 
 
+def closest_header(rows: list[CellRow]) -> str:
+    """For an error where no layout is found: the line whose names give the most of a date,
+    an amount and a description, what they give and which is missing ("" if none gives any)."""
+    best: tuple[int, int, dict[str, str]] = (0, 0, {})
+    for row in rows:
+        if row.line > HEADER_SEARCH_LINES:
+            break
+        if isinstance(row.cells, SchemaError):
+            continue
+        columns = columns_by_name(header_names(row.cells))
+        found: dict[str, str] = {}
+        for theirs, ours in columns.items():
+            if ours in ("posted_date", "amount", "description", "debit", "credit"):
+                found.setdefault("amount" if ours in ("debit", "credit") else ours, theirs)
+        if len(found) > best[0]:
+            best = (len(found), row.line, found)
+    count, line, found = best
+    if not count:
+        return ""
+    given = ", ".join(f"{theirs} -> {ours}" for ours, theirs in found.items())
+    missing = [f for f in ("posted_date", "amount", "description") if f not in found]
+    return f" (line {line} names {given}; no name there gives {' or '.join(missing)})"
+
+
 def _all_text(cells: list) -> bool:
     """Whether a row is words alone, as a header is: a name may hold a digit among its
     letters ("Variabilní symbol 1"), a date or an amount has none."""
