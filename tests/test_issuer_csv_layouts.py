@@ -185,3 +185,27 @@ def test_no_layout_found_names_the_field_no_header_name_gives(tmp_path, capsys):
         "(line 1 names Buchungstag -> posted_date, Betrag -> amount; no name there gives "
         "description)" in out
     )
+
+
+def test_a_blank_named_date_column_gives_way_and_a_footer_is_counted(tmp_path, capsys):
+    """Fidelity's account history: blank lines above the header, a "Settlement Date" left
+    blank on cash rows beside the "Run Date", and a disclaimer below the rows, its text in the
+    first cell of otherwise empty lines."""
+    export = tmp_path / "History_for_Account_X8YYYYYYY.csv"
+    export.write_text(
+        ",,,,,\n,,,,,\n"
+        "Run Date,Action,Security Description,Quantity,Amount ($),Settlement Date\n"
+        "01/27/2026, DIRECT DEBIT TREASURY DIRECT (Cash), No Description,,-10000,\n"
+        "01/23/2026, DIRECT DEBIT CHASE CREDIT AUTOPAY (Cash), No Description,,-135.6,\n"
+        "01/19/2026, DIRECT DEPOSIT HOOGLE INC. PAYROLL (Cash), No Description,,1001.1,\n"
+        ",,,,,\n"
+        "The data and information in this spreadsheet is provided to you solely for your use,,,,,\n"
+        '"informational purposes only, and is not intended to provide advice.",,,,,\n'
+        "Brokerage services are provided by Fidelity Brokerage Services LLC 900 Salem Street,,,,,\n"
+    )
+    out, section, result, counted = loaded(export, capsys)
+    assert section["column_map"]["Run Date"] == "posted_date"
+    assert counted == 2 and result.kept.height == 3
+    assert result.kept["posted_date"].to_list()[0] == "2026-01-27"
+    # a line with a number in it may be a row: quarantined, named, not counted away
+    assert dict(result.reasons) == {"missing_field": 1}

@@ -213,6 +213,8 @@ def closest_header(rows: list[CellRow]) -> str:
         return ""
     given = ", ".join(f"{theirs} -> {ours}" for ours, theirs in found.items())
     missing = [f for f in ("posted_date", "amount", "description") if f not in found]
+    if not missing:  # (a named column whose values are not what its name says was dropped)
+        return f" (line {line} names {given}, but not every one of them holds such values)"
     return f" (line {line} names {given}; no name there gives {' or '.join(missing)})"
 
 
@@ -278,6 +280,8 @@ def _check_values(guess: LayoutGuess, body: list[CellRow]) -> None:
         share = _date_share if ours == "posted_date" else _number_share
         if ours in ("posted_date", "amount", "balance") and share(values) < 0.5:
             del guess.columns[theirs]
+            if ours == "posted_date":  # Fidelity's blank "Settlement Date": its "Run Date"
+                _filled_date_column(guess, body, positions, theirs, every_row=False)
         elif ours == "posted_date" and any(not str(v).strip() for v in values):
             _filled_date_column(guess, body, positions, theirs)
 
@@ -290,16 +294,27 @@ def _purpose_text(name: str, values: list) -> bool:
 
 
 def _filled_date_column(
-    guess: LayoutGuess, body: list[CellRow], positions: dict[str, int], theirs: str
+    guess: LayoutGuess,
+    body: list[CellRow],
+    positions: dict[str, int],
+    theirs: str,
+    every_row: bool = True,
 ) -> None:
     """A date column blank on some rows (a pending card payment has no completed date) gives
-    way to another date column filled on every row: a row without a date is quarantined."""
+    way to another date column filled on every row: a row without a date is quarantined. A
+    date column of no dates at all gives way to one of dates (``every_row`` False)."""
     for name in guess.header:
         if name in guess.columns or not set(normalized(name).split()) & set(_WORDS["posted_date"]):
             continue
         values = _column(body, positions[name])
-        if all(str(v).strip() for v in values) and _date_share(values) >= 0.8:
-            del guess.columns[theirs]
+        # (the bar a named date column is held to, where the other stood empty)
+        if every_row and all(str(v).strip() for v in values) and _date_share(values) >= 0.8:
+            guess.columns.pop(theirs, None)
+            guess.columns[name] = "posted_date"
+            return
+        numbered = [v for v in values if any(ch.isdigit() for ch in str(v))]  # not a footer's
+        if not every_row and numbered and _date_share(numbered) >= 0.5:
+            guess.columns.pop(theirs, None)
             guess.columns[name] = "posted_date"
             return
 

@@ -241,7 +241,8 @@ def sniff_date_format(
     same number of values (03/01/2026 is March 1st or January 3rd), the one giving the
     shortest span of days wins (a statement covers weeks, not years), then the one that keeps
     the rows in order, then ``day_first_hint`` (a European file)."""
-    texts = [v.strip() for v in values if isinstance(v, str) and v.strip()]
+    # a value without a digit is no date in any format: a pending row's "Pending", a footer
+    texts = [v.strip() for v in values if isinstance(v, str) and any(map(str.isdigit, v))]
     if not texts:
         return None, [], "no date values"
     iso = sum(_parses_iso(t) for t in texts)

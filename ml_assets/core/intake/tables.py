@@ -188,6 +188,10 @@ def _column_texts(body: list[CellRow], positions: dict[str, int], columns: list[
     return found
 
 
+def _filled(cell: object) -> bool:
+    return not _empty(cell)
+
+
 def _records(
     where: str, header: list[str], rows: Iterator[CellRow], unit: str, pad: bool
 ) -> Iterator[Record]:
@@ -206,10 +210,11 @@ def _records(
             names = header + [f"column {i + 1}" for i in range(len(header), len(values))]
             yield row.line, dict(zip(names, values, strict=True)), row.raw
             continue
-        text = str(values[0]).strip() if len(values) == 1 < len(header) else ""
-        if text and not row.unterminated and not any(ch.isdigit() for ch in text):
-            # one cell of words, no date or amount in it: a section's title ("Posted
-            # Transactions"), counted as such rather than quarantined as a short row
+        text = str(values[0]).strip() if values and not any(map(_filled, values[1:])) else ""
+        if text and len(header) > 1 and not row.unterminated and not any(map(str.isdigit, text)):
+            # words in the first cell alone, no date or amount: a section's title ("Posted
+            # Transactions") or a footer's disclaimer, counted as such rather than quarantined
+            # (a continuation line, its text in the description's column, still is)
             yield row.line, {SECTION_LINE: values[0]}, row.raw
             continue
         if len(values) != len(header):
