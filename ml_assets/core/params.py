@@ -82,7 +82,7 @@ _READING = {
     "ml_assets/core/intake/csv_exports.py); null: column_map alone",
     "column_map": "your column -> ours, e.g. {txn_desc: description, booking_date: posted_date}",
     "date_format": 'strftime format of posted_date when it is not ISO (e.g. "%m/%d/%Y")',
-    "encoding": "CSV/QIF text encoding (e.g. cp1252); null: the preset's, else UTF-8",
+    "encoding": "CSV/QIF/MT940 text encoding (e.g. cp1252); null: the preset's, else UTF-8 (MT940: UTF-8 where it decodes, else cp1252)",
     "delimiter": 'CSV field separator: auto (sniffed per file) | "," | ";" | "\\t" | "|"',
     "decimal": 'decimal mark of amounts written as text: auto (read per file: "2,474.74" vs '
     '"1.234,56") | "." | ","; the other mark is the thousands separator',

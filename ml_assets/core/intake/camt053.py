@@ -141,7 +141,9 @@ def _entry_fields(entry, statement, names: dict) -> dict:
     additional text."""
     return {
         "TransactionID": _text(entry, ".//AcctSvcrRef", names),
-        "AccountIBAN": _text(statement, ".//Acct//Id//IBAN", names),
+        # the statement's account: its IBAN, or another scheme's number (Acct/Id/Othr/Id)
+        "AccountIBAN": _text(statement, "./Acct/Id/IBAN", names)
+        or _text(statement, "./Acct/Id/Othr/Id", names),
         "BookingDate": _text(entry, ".//BookgDt//*", names),  # Dt or DtTm
         "ValueDate": _text(entry, ".//ValDt//*", names),
         "ReversalIndicator": _text(entry, ".//RvslInd", names),

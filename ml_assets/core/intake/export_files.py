@@ -58,14 +58,6 @@ def _iter_parquet(path: Path) -> Iterator[tuple[int, dict, bytes]]:
         yield index, record, json.dumps(record, default=str).encode()
 
 
-_READERS = {
-    "parquet": _iter_parquet,
-    "ofx": iter_ofx,
-    "camt053": iter_camt053,
-    "mt940": iter_mt940,
-}
-
-
 def _text_of(value: object) -> str:
     """A cell as text: strings stripped, a list of strings joined, nothing for None or NaN."""
     if isinstance(value, list):
@@ -276,10 +268,15 @@ def open_export(
             notes.warnings,
         )
         return FileReading(fmt, {}, None), rows
-    if fmt in ("camt053", "mt940"):  # and they state balances the rows are checked against
-        return FileReading(fmt, {}, None), _READERS[fmt](file, warnings=notes.warnings)
-    if fmt in STATEMENT_FORMATS:  # records arrive in our names, dates as dates
-        return FileReading(fmt, {}, None), _READERS[fmt](file)
+    if fmt == "mt940":  # states balances the rows are checked against; its text as set
+        if settings.encoding:
+            notes.settings.update(encoding=settings.encoding)
+        rows = iter_mt940(file, settings.encoding, warnings=notes.warnings)
+        return FileReading(fmt, {}, None), rows
+    if fmt == "camt053":  # states balances the rows are checked against
+        return FileReading(fmt, {}, None), iter_camt053(file, warnings=notes.warnings)
+    if fmt == "ofx":  # an investment statement's trades are counted, not rows
+        return FileReading(fmt, {}, None), iter_ofx(file, notes.statement_lines)
     reading = FileReading(
         fmt, settings.column_map, settings.date_format, spending=settings.spending
     )
@@ -294,7 +291,7 @@ def open_export(
         return dataclasses.replace(reading, paths=found.paths, decimal=decimal), records
     if fmt != "parquet":
         raise SchemaError(f"{file}: unsupported format {fmt!r}")
-    decimal, records = _record_decimal(_READERS[fmt](file), settings)
+    decimal, records = _record_decimal(_iter_parquet(file), settings)
     return dataclasses.replace(reading, place="{file} row {line}", decimal=decimal), records
 
 

@@ -115,7 +115,7 @@ def format_by_extension(path: Path) -> str | None:
 _STATEMENT_STARTS = (  # how each statement format's files begin, whatever they are named
     (re.compile(rb"(\{1:|:20:)"), "mt940"),
     (re.compile(rb"(OFXHEADER|<\?OFX|<OFX>)", re.IGNORECASE), "ofx"),
-    (re.compile(rb"<\?xml[^>]*>\s*<(\w+:)?Document[^>]*camt\.053", re.IGNORECASE), "camt053"),
+    (re.compile(rb"(<\?xml[^>]*>\s*)?<(\w+:)?Document[^>]*camt\.053", re.IGNORECASE), "camt053"),
 )
 
 

@@ -3,14 +3,18 @@ write in three ways:
 
 - free text (``BEA NR:ABC123 05.11.26 STARBUCKS AMSTERDAM``): as it is, a line the bank cut
   at 65 characters joined to the next without a space;
-- German banks' ``?``-sub-fields (``106?00KARTENZAHLUNG?20SVWZ+...?32REWE Markt GmbH``), which
-  the ``mt940`` parser files into fields in place of the text: the other party (``?32``/``?33``)
-  and the purpose (``?20``-``?29``, ``?60``-``?63``);
+- German banks' ``?``-sub-fields (``106?00KARTENZAHLUNG?20SVWZ+...?32REWE Markt GmbH``; Triodos
+  writes ``>`` for ``?``), which the ``mt940`` parser files into fields in place of the text:
+  the other party (``?32``/``?33``), the purpose (``?20``-``?29`` and ``?60``-``?63``, read
+  here from the text as written) and, where neither says anything, the posting text (``?00``);
 - Dutch banks' SEPA tags (``/TRTP/SEPA OVERBOEKING/IBAN/NL44.../NAME/Albert Heijn BV/REMI/...``,
   or ``/CNTP/account/BIC/name/city/``): the other party and the remittance text.
 
 Structured details give the other party and the purpose, as CAMT.053 entries are read, leaving
-out accounts, BICs, mandate and end-to-end references (a new number on every row)."""
+out accounts, BICs, mandate and end-to-end references (a new number on every row). Free text
+has no field for the other party; the ``:61:`` line's supplementary details may name it (old
+Rabobank, ASN and SNS write the payee there). A bank without ``:86:`` (Sberbank Hungary)
+writes its details as ``:NS:`` sub-fields: those with words are read as free text."""
 
 from __future__ import annotations
 
@@ -23,19 +27,76 @@ _SEPA_TAG = re.compile(
 
 
 def entry_text(data: dict) -> dict:
-    """``description`` (``None`` when empty) and, for structured details, ``merchant``."""
+    """``description`` (``None`` when empty) and ``merchant`` (the other party, or ``None``)
+    of the parsed entry."""
+    party, text = _details(data)
+    lead = party or ""
+    if party is None:  # free text has no party field; the :61: supplementary details may
+        party = _payee(data.get("extra_details"))
+        # the text often holds that payee too (SNS, ASN): said once
+        lead = "" if party.casefold() in text.casefold() else party
+    description = " ".join(p for p in (lead, text) if p)
+    return {"description": description or None, "merchant": party or None}
+
+
+def _details(data: dict) -> tuple[str | None, str]:
+    """(other party, text) of the :86: details, or of the :NS: lines where there is no :86:;
+    the party is ``None`` for free text, which has no field for one."""
     free = data.get("transaction_details")
     if free:
         # a tagged string wraps mid-word at 65 characters: its lines join without a space
         tagged = sepa_tags("".join(str(free).splitlines()))
         if not tagged:
-            return {"description": _one_line(_unwrapped(str(free))) or None}
-        party, text = _tagged_party(tagged), _tagged_remittance(tagged)
-    else:
-        party = _one_line(data.get("applicant_name"))
-        text = " ".join(_one_line(data.get(k)) for k in ("purpose", "additional_purpose"))
-    description = " ".join(p for p in (party, _one_line(text)) if p)
-    return {"description": description or None, "merchant": party or None}
+            return None, _one_line(_unwrapped(str(free)))
+        return _tagged_party(tagged), _tagged_remittance(tagged)
+    if "posting_text" in data:  # German sub-fields, which the library took apart
+        party, text = _one_line(data.get("applicant_name")), _dk_purpose(data["raw_details"])
+        return party, text or ("" if party else _one_line(data.get("posting_text")))
+    lines = str(data.get("non_swift_text") or "").splitlines()
+    return None, _one_line(" ".join(line for line in lines if _WORD.search(line)))
+
+
+_WORD = re.compile(r"[^\W\d_]{2}")  # two letters in a row: words, not account numbers
+
+
+def _payee(value) -> str:
+    """The :61: supplementary details where they read as a name: not an account number, a
+    reference (``NL70ABNA0987654321``, ``P001234567``) or a code (mBank's ``911-TRANSAKCJA
+    IPH``), whose first word holds a digit."""
+    text = _one_line(value)
+    first = text.split(" ", 1)[0]
+    return text if _WORD.search(text) and not any(c.isdigit() for c in first) else ""
+
+
+# German banks' SEPA keywords in the purpose (DFÜ-Abkommen, Anlage 3), and ``MTLG:`` before a
+# bank's message; the text after SVWZ+ and MTLG: is free text, after the others a reference,
+# an account, a date or a code
+_DK_TAG = re.compile(
+    r"(EREF|KREF|MREF|CRED|DEBT|SVWZ|ABWA|ABWE|IBAN|BIC|PURP|MDAT|SQTP|ORCR|ORMR|DDAT|COAM|OAMT)"
+    r" ?\+|(MTLG):"
+)
+
+
+def _dk_purpose(details: str) -> str:
+    """The purpose of German sub-fields as written (``?20``-``?29``, continued in ``?60``-
+    ``?63``): each sub-field holds 27 characters, cut mid-word, so they join without a space;
+    its free text is kept, with any text before the first keyword, and the keywords and the
+    references after them are left out."""
+    parts = re.split(r"\?(\d{2})", "".join(details.splitlines()))
+    # a bare " BIC" or " IBAN" label some banks end a sub-field with is no text (mt940 #109)
+    purpose = "".join(
+        re.sub(r" (BIC|IBAN)$", "", value)
+        for key, value in zip(parts[1::2], parts[2::2], strict=True)
+        if key[0] in "26"
+    )
+    marks = list(_DK_TAG.finditer(purpose))
+    if not marks:
+        return _one_line(purpose)
+    kept = [purpose[: marks[0].start()]]
+    for mark, following in zip(marks, [*marks[1:], None], strict=True):
+        if (mark.group(1) or mark.group(2)) in ("SVWZ", "MTLG"):
+            kept.append(purpose[mark.end() : following.start() if following else len(purpose)])
+    return _one_line(" ".join(kept))
 
 
 def sepa_tags(details: str) -> dict[str, str]:
