@@ -205,7 +205,22 @@ def test_a_blank_named_date_column_gives_way_and_a_footer_is_counted(tmp_path, c
     )
     out, section, result, counted = loaded(export, capsys)
     assert section["column_map"]["Run Date"] == "posted_date"
-    assert counted == 2 and result.kept.height == 3
+    assert counted == 3 and result.rows_in == 3 == result.kept.height
     assert result.kept["posted_date"].to_list()[0] == "2026-01-27"
-    # a line with a number in it may be a row: quarantined, named, not counted away
-    assert dict(result.reasons) == {"missing_field": 1}
+
+
+def test_a_date_alone_in_the_first_cell_is_quarantined_not_counted_away(tmp_path):
+    """A line with only a date (or a number) in its first cell may be a row whose other cells
+    were lost: quarantined, named, never counted as a title."""
+    export = tmp_path / "export.csv"
+    export.write_text(
+        "Date,Description,Amount\n2026-01-05,COFFEE,-3.50\n2026-01-06,,\n12 Jan 2026,,\n"
+    )
+    result = scan_exports(
+        export,
+        RawTransactionsParams(
+            column_map={"Date": "posted_date", "Description": "description", "Amount": "amount"}
+        ),
+    )
+    assert result.rows_in == 3 and result.kept.height == 1 and result.quarantined.height == 2
+    assert not result.notes[0].statement_lines

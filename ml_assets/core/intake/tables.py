@@ -211,10 +211,12 @@ def _records(
             yield row.line, dict(zip(names, values, strict=True)), row.raw
             continue
         text = str(values[0]).strip() if values and not any(map(_filled, values[1:])) else ""
-        if text and len(header) > 1 and not row.unterminated and not any(map(str.isdigit, text)):
-            # words in the first cell alone, no date or amount: a section's title ("Posted
-            # Transactions") or a footer's disclaimer, counted as such rather than quarantined
-            # (a continuation line, its text in the description's column, still is)
+        letters = sum(map(str.isalpha, text)) > sum(map(str.isdigit, text))
+        if text and letters and len(header) > 1 and not row.unterminated:
+            # words in the first cell alone (a digit among more letters: an address), no
+            # amount: a section's title ("Posted Transactions") or a footer's disclaimer,
+            # counted as such rather than quarantined (a continuation line, its text in the
+            # description's column, and a date alone still are)
             yield row.line, {SECTION_LINE: values[0]}, row.raw
             continue
         if len(values) != len(header):
