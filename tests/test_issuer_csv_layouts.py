@@ -224,3 +224,29 @@ def test_a_date_alone_in_the_first_cell_is_quarantined_not_counted_away(tmp_path
     )
     assert result.rows_in == 3 and result.kept.height == 1 and result.quarantined.height == 2
     assert not result.notes[0].statement_lines
+
+
+def test_continuation_lines_join_the_row_above(tmp_path, capsys):
+    """OCBC's history: each row's payee on a line of its own below it, in the description's
+    column alone, and withdrawals and deposits in columns named with the currency."""
+    export = tmp_path / "TransactionHistory_20260418043121.csv"
+    export.write_text(
+        "Account details for:,FRANK Account 666-666666-666\n"
+        'Available Balance,"6,666.66"\n\nTransaction History\n'
+        "Transaction date,Value date,Description,Withdrawals (SGD),Deposits (SGD)\n"
+        "18/04/2026,18/04/2026,DEBIT PURCHASE,6.66,\n"
+        ",,15/04/26  66-6666 UBER EATS AN2GO HELP.UBER\n"
+        "17/04/2026,17/04/2026,CASH WITHDRAWAL  ATM,66.66,\n"
+        ",,66-6666 OCBC-666 BRANCH          S\n"
+        "16/04/2026,16/04/2026,SALARY,,3000.00\n"
+    )
+    out, section, result, counted = loaded(export, capsys)
+    assert section["column_map"]["Withdrawals (SGD)"] == "debit"
+    assert counted == 2 and "continuation line line 7, continuation line line 9" in out
+    assert result.rows_in == 3 == result.kept.height
+    assert result.kept["description"].to_list() == [
+        "DEBIT PURCHASE 15/04/26  66-6666 UBER EATS AN2GO HELP.UBER",
+        "CASH WITHDRAWAL  ATM 66-6666 OCBC-666 BRANCH          S",
+        "SALARY",
+    ]
+    assert result.kept["amount"].to_list() == [-6.66, -66.66, 3000.0]

@@ -46,7 +46,7 @@ SYNONYMS: dict[str, tuple[str, ...]] = {
     ),
     "description": _names(
         "description|transaction description|details|narrative|memo|payee|name|"
-        "verwendungszweck|beschreibung|libelle|libelle operation|"
+        "verwendungszweck|beschreibung|transaktionsbeschreibung|libelle|libelle operation|"
         "omschrijving|mededelingen|concepto|descrizione|text|reference text|particulars|"
         "remittance information unstructured|remittance information|"
         "remittance information unstructured array|"
@@ -55,7 +55,8 @@ SYNONYMS: dict[str, tuple[str, ...]] = {
     ),
     "amount": _names(
         "amount|transaction amount|transaction amount amount|betrag|umsatz|montant|bedrag|"
-        "importe|importo|value|sum|"
+        "importe|importo|value|sum|buchungsbetrag|castka|zauctovana castka|kwota|"
+        "tranzakcio osszege|osszeg|"
         "金額|取引金額|ご利用金額|利用金額|金额|交易金额|금액|거래금액|сумма|сумма операции"
     ),
     "debit": _names(
@@ -129,7 +130,8 @@ def names_other_party(name: object) -> bool:
 
 # a currency named in a column's name says nothing about what the column is
 _CURRENCY_WORDS = re.compile(
-    r"( in)? (eur|euro|euros|usd|gbp|chf|cad|aud|sek|nok|dkk|pln|jpy|cny|rmb|krw|rub|円|元|원|руб)$"
+    r"( in)? (eur|euro|euros|usd|gbp|chf|cad|aud|sek|nok|dkk|pln|czk|huf|ron|jpy|cny|rmb|krw|rub|"
+    r"sgd|hkd|nzd|inr|zar|mxn|brl|円|元|원|руб)$"
 )
 
 

@@ -83,8 +83,9 @@ def balance_in(cells: list, decimal: str, line: int) -> Balance | None:
     return Balance(kind, amounts[-1], line)
 
 
-# the key a table row of one cell of words is read under: a section's title among the rows
-SECTION_LINE = "_section_line"
+# the keys a table line that is no row is read under: a section's title among the rows, and a
+# line continuing the row above (its text already joined to that row)
+SECTION_LINE, CONTINUATION_LINE = "_section_line", "_continuation_line"
 
 
 def statement_line(record: dict) -> str | None:
@@ -94,6 +95,8 @@ def statement_line(record: dict) -> str | None:
     the rows (Schwab's "Posted Transactions"), else None. ``record`` is in our names."""
     if record.get(SECTION_LINE) is not None:
         return "section title"
+    if record.get(CONTINUATION_LINE) is not None:
+        return "continuation line"
     amounts = [record.get(k) for k in ("amount", "debit", "credit")]
     texts = [
         v for v in (record.get("posted_date"), record.get("description")) if isinstance(v, str)

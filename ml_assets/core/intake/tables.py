@@ -20,7 +20,7 @@ from ml_assets.core.intake.csv_exports import CellRow, ColumnMapping, fitting_pr
 from ml_assets.core.intake.export_settings import ExportSettings
 from ml_assets.core.intake.records import SchemaError
 from ml_assets.core.intake.sniffing import sniff_date_format, sniff_decimal
-from ml_assets.core.intake.statements import SECTION_LINE
+from ml_assets.core.intake.statements import CONTINUATION_LINE, SECTION_LINE
 
 HEADER_SEARCH_LINES = 50
 SNIFF_ROWS = 200
@@ -197,38 +197,63 @@ def _records(
 ) -> Iterator[Record]:
     """Each row as {header name: cell}. In a CSV a row of another width is malformed (a
     truncated last line when it is short and unterminated); a trailing empty cell (a trailing
-    delimiter) is tolerated. A spreadsheet's short rows are padded, extra cells named."""
+    delimiter) is tolerated. A spreadsheet's short rows are padded, extra cells named. A CSV
+    line that only continues the row above (OCBC's ``,,UBER EATS HELP.UBER``: its first cell
+    empty, one cell of words) is joined to that row's cell and counted."""
+    held: list = []  # the last row, and the lines continuing it: yielded once the next comes
     for row in rows:
-        if isinstance(row.cells, SchemaError):
-            yield row.line, row.cells, row.raw
+        values = [] if isinstance(row.cells, SchemaError) else list(row.cells)
+        if held and not pad and _continues(values, len(header)):
+            line, record, raw = held[0]
+            at = next(i for i, v in enumerate(values) if _filled(v))
+            name = header[at]
+            record[name] = f"{str(record.get(name) or '').rstrip()} {str(values[at]).strip()}"
+            held[0] = (line, record, raw + b"\n" + row.raw)
+            held.append((row.line, {CONTINUATION_LINE: values[at]}, row.raw))
             continue
-        values = list(row.cells)
-        while len(values) > len(header) and _empty(values[-1]):
-            values.pop()
-        if pad:
-            values += [""] * (len(header) - len(values))
-            names = header + [f"column {i + 1}" for i in range(len(header), len(values))]
-            yield row.line, dict(zip(names, values, strict=True)), row.raw
-            continue
-        text = str(values[0]).strip() if values and not any(map(_filled, values[1:])) else ""
-        letters = sum(map(str.isalpha, text)) > sum(map(str.isdigit, text))
-        if text and letters and len(header) > 1 and not row.unterminated:
-            # words in the first cell alone (a digit among more letters: an address), no
-            # amount: a section's title ("Posted Transactions") or a footer's disclaimer,
-            # counted as such rather than quarantined (a continuation line, its text in the
-            # description's column, and a date alone still are)
-            yield row.line, {SECTION_LINE: values[0]}, row.raw
-            continue
-        if len(values) != len(header):
-            truncated = row.unterminated and len(values) < len(header)
-            yield (
-                row.line,
-                SchemaError(
-                    f"{where}:{row.line}: {'truncated last line: ' if truncated else ''}"
-                    f"expected {len(header)} columns ({', '.join(header)}), found {len(values)}",
-                    "truncated_line" if truncated else "malformed_csv",
-                ),
-                row.raw,
-            )
-            continue
-        yield row.line, dict(zip(header, values, strict=True)), row.raw
+        yield from held
+        held = []
+        found = _row_record(where, header, row, values, pad)
+        if isinstance(found[1], dict) and SECTION_LINE not in found[1]:
+            held = [found]
+        else:
+            yield found
+    yield from held
+
+
+def _continues(values: list, width: int) -> bool:
+    """Whether a CSV line continues the row above: its first cell empty, one cell of words
+    inside the header's width, nothing else."""
+    filled = [i for i, v in enumerate(values) if _filled(v)]
+    if len(filled) != 1 or filled[0] == 0 or filled[0] >= width:
+        return False
+    text = str(values[filled[0]])
+    return sum(map(str.isalpha, text)) > 0
+
+
+def _row_record(where: str, header: list[str], row: CellRow, values: list, pad: bool) -> Record:
+    """One line as {header name: cell}, a counted section title, or the error."""
+    if isinstance(row.cells, SchemaError):
+        return row.line, row.cells, row.raw
+    while len(values) > len(header) and _empty(values[-1]):
+        values.pop()
+    if pad:
+        values += [""] * (len(header) - len(values))
+        names = header + [f"column {i + 1}" for i in range(len(header), len(values))]
+        return row.line, dict(zip(names, values, strict=True)), row.raw
+    text = str(values[0]).strip() if values and not any(map(_filled, values[1:])) else ""
+    letters = sum(map(str.isalpha, text)) > sum(map(str.isdigit, text))
+    if text and letters and len(header) > 1 and not row.unterminated:
+        # words in the first cell alone (a digit among more letters: an address), no amount:
+        # a section's title ("Posted Transactions") or a footer's disclaimer, counted as such
+        # rather than quarantined (a date alone there still is)
+        return row.line, {SECTION_LINE: values[0]}, row.raw
+    if len(values) != len(header):
+        truncated = row.unterminated and len(values) < len(header)
+        error = SchemaError(
+            f"{where}:{row.line}: {'truncated last line: ' if truncated else ''}"
+            f"expected {len(header)} columns ({', '.join(header)}), found {len(values)}",
+            "truncated_line" if truncated else "malformed_csv",
+        )
+        return row.line, error, row.raw
+    return row.line, dict(zip(header, values, strict=True)), row.raw
