@@ -334,7 +334,8 @@ def test_a_direction_column_signs_unsigned_amounts(tmp_path):
 
 
 def test_header_names_read_by_their_words_and_a_date_filled_on_every_row(tmp_path):
-    """Revolut-style: "Started Date" / "Completed Date" (blank while a payment is pending)."""
+    """Revolut-style: "Started Date" / "Completed Date" (blank while a payment is pending, and
+    its State PENDING: counted as pending, not kept)."""
     path = tmp_path / "account-statement.csv"
     path.write_text(
         "Type,Started Date,Completed Date,Description,Amount,Currency,State,Balance\n"
@@ -344,7 +345,8 @@ def test_header_names_read_by_their_words_and_a_date_filled_on_every_row(tmp_pat
     )
     found = inspect_file(path)
     assert found.settings["column_map"]["Started Date"] == "posted_date"
-    assert found.result.quarantined.height == 0 and found.result.kept.height == 3
+    assert found.result.quarantined.height == 0 and found.result.kept.height == 2
+    assert found.result.notes[0].statement_lines == [(4, "pending transaction")]
 
 
 def test_a_payee_column_leads_the_description_and_is_the_merchant(tmp_path):

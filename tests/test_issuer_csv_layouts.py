@@ -88,7 +88,7 @@ def test_a_header_of_unknown_names_keeps_the_columns_its_names_do_give(tmp_path,
     )
     out, section, result, _ = loaded(export, capsys)
     assert section["column_map"]["Currency"] == "currency"
-    assert "Currency by name" in out
+    assert "Date, Currency, Amount by name" in out
     assert result.kept["currency"].to_list() == ["USD", "EUR", "EUR"]
     assert result.kept["amount"].to_list() == [-33.5, 1525.0, -900.0]
 
@@ -250,3 +250,71 @@ def test_continuation_lines_join_the_row_above(tmp_path, capsys):
         "SALARY",
     ]
     assert result.kept["amount"].to_list() == [-6.66, -66.66, 3000.0]
+
+
+def test_pending_rows_by_their_status_column(tmp_path, capsys):
+    """Revolut's statement lists card payments not yet completed with State PENDING and no
+    completed date: counted as pending, not kept as booked."""
+    export = tmp_path / "account-statement_2026-01-01_2026-01-31.csv"
+    export.write_text(
+        "Type,Product,Started Date,Completed Date,Description,Amount,Fee,Currency,State,Balance\n"
+        "TRANSFER,Current,2026-01-02 12:16:54,2026-01-02 12:16:55,To Guybrush,-250.00,0.00,EUR,"
+        "COMPLETED,442.67\n"
+        "CARD_PAYMENT,Current,2026-01-13 11:21:43,,store,-44.57,0.00,EUR,PENDING,\n"
+        "CARD_PAYMENT,Current,2026-01-14 08:40:02,2026-01-15 10:28:09,Cafe,-3.20,0.00,EUR,"
+        "COMPLETED,439.47\n"
+    )
+    out, _, result, counted = loaded(export, capsys)
+    assert counted == 1 and "pending transaction line 3" in out
+    assert result.kept["description"].to_list() == ["To Guybrush", "Cafe"]
+    assert set(result.kept["currency"]) == {"EUR"}
+
+
+def test_unsigned_pairs_by_name_beside_a_column_that_only_mentions_amount(tmp_path, capsys):
+    """ZKB: "Amount details" (blank) beside "Debit CHF" and "Credit CHF"; SpareBank 1: "Inn"
+    and "Ut" under a Norwegian "Dato". Both are unsigned pairs, and the column names' currency
+    is the rows'."""
+    zkb = tmp_path / "ZKB.csv"
+    zkb.write_text(
+        '"Date";"Booking text";"Curr";"Amount details";"ZKB reference";"Debit CHF";"Credit CHF";'
+        '"Balance CHF";"Details"\n'
+        '"01.01.2026";"Credit salary: Test Employer";"";"";"Z001";"";"5000.00";"5000.00";""\n'
+        '"05.01.2026";"Debit TWINT: Test Merchant";"";"";"L001";"25.50";"";"4974.50";""\n'
+        '"10.01.2026";"Debit eBill: Test Utility";"";"";"L002";"150.00";"";"4824.50";""\n'
+    )
+    out, section, result, _ = loaded(zkb, capsys)
+    assert {section["column_map"][c] for c in ("Debit CHF", "Credit CHF")} == {"debit", "credit"}
+    assert section["column_map"]["Booking text"] == "description"
+    assert result.kept["amount"].to_list() == [5000.0, -25.5, -150.0]
+    assert set(result.kept["currency"]) == {"CHF"}
+    sb1 = tmp_path / "sb1.csv"
+    sb1.write_text(
+        "Dato;Beskrivelse;Rentedato;Inn;Ut;Til konto;Fra konto;\n"
+        '"28.02.2026";"KIWI MAJORSTUEN";;;"-348,56";"12345678901";"98765432109";\n'
+        '"25.02.2026";"Lønn";;"28750,34";;"98765432109";"11112222333";\n'
+        '"20.02.2026";"MENY BOGSTADVEIEN";;;"-523,78";"12345678901";"98765432109";\n'
+    )
+    out, section, result, _ = loaded(sb1, capsys)
+    assert section["column_map"]["Inn"] == "credit" and section["column_map"]["Ut"] == "debit"
+    assert result.kept["amount"].to_list() == [-348.56, 28750.34, -523.78]
+    assert "none in the file: USD unless raw_transactions.currency says" in out
+
+
+def test_names_a_header_gives_are_kept_where_values_fill_the_rest(tmp_path, capsys):
+    """Sberbank's card export names its date and description ("Описание") but not its amount
+    in a way a name list knows: the amount comes from the values, the description stays the
+    named column (not the authorisation code, the text column with the most values)."""
+    export = tmp_path / "sberbank.csv"
+    export.write_text(
+        "Тип карты;Номер карты;Дата совершения операции;Код авторизации;Город;Описание;"
+        "Сумма в валюте счета\n"
+        "Основная;*6833;31.10.2026;204840;MOSCOW;SBOL перевод 4276 И. ИВАН;-4320,4\n"
+        "Основная;*6833;21.10.2026;279185;MOSKVA;ATM 762019;-3100\n"
+        "Основная;*6833;20.10.2026;279186;MOSKVA;ATM 762019;-1000\n"
+        "Основная;*6833;19.10.2026;111185;MOSCOW;PYATEROCHKA 123;-512,3\n",
+        encoding="utf-8",
+    )
+    _, section, result, _ = loaded(export, capsys)
+    assert section["column_map"]["Описание"] == "description"
+    assert result.kept["description"].to_list()[1] == "ATM 762019"
+    assert result.kept["amount"].to_list() == [-4320.4, -3100.0, -1000.0, -512.3]

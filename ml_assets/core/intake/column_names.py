@@ -42,30 +42,35 @@ SYNONYMS: dict[str, tuple[str, ...]] = {
         "valutadatum|wertstellung|date de valeur|booked at|posted at|booking time|"
         "transaction time|transaction timestamp|created|created at|"
         "日付|取引日|お取引日|取扱日|ご利用日|利用日|交易日期|记账日期|交易日|日期|"
-        "거래일|거래일자|거래일시|дата|дата операции|дата проводки"
+        "거래일|거래일자|거래일시|дата|дата операции|дата проводки|дата совершения операции|"
+        "dato|buchung|bokfoeringsdag|bokfoeringsdatum|bokføringsdato|bokføringsdag|transaktionsdag|"
+        "kirjauspaeivae|tranzakcio datuma|datum provedeni"
     ),
     "description": _names(
-        "description|transaction description|details|narrative|memo|payee|name|"
+        "description|transaction description|booking text|details|narrative|memo|payee|name|"
         "verwendungszweck|beschreibung|transaktionsbeschreibung|libelle|libelle operation|"
         "omschrijving|mededelingen|concepto|descrizione|text|reference text|particulars|"
         "remittance information unstructured|remittance information|"
         "remittance information unstructured array|"
         "摘要|お取引内容|取引内容|ご利用店名|利用店名|ご利用先|内容|交易摘要|商户名称|对方户名|"
-        "적요|거래내용|내용|가맹점명|описание|описание операции|назначение платежа"
+        "적요|거래내용|내용|가맹점명|описание|описание операции|назначение платежа|основание|"
+        "beskrivelse|beskrivning|tekst|selite"
     ),
     "amount": _names(
         "amount|transaction amount|transaction amount amount|betrag|umsatz|montant|bedrag|"
         "importe|importo|value|sum|buchungsbetrag|castka|zauctovana castka|kwota|"
-        "tranzakcio osszege|osszeg|"
+        "tranzakcio osszege|oesszeg|belopp|beløp|beløb|summa|maeaerae|"
         "金額|取引金額|ご利用金額|利用金額|金额|交易金额|금액|거래금액|сумма|сумма операции"
     ),
     "debit": _names(
         "debit|debits|withdrawal|withdrawals|money out|paid out|debit amount|soll|ausgang|"
+        "ut|uttak|uscite|addebiti|"
         "お支払金額|お引出金額|出金|出金額|引出額|支払金額|支出|支出金额|借方金额|"
         "출금|출금액|찾으신금액|расход|списание"
     ),
     "credit": _names(
         "credit|credits|deposit|deposits|money in|paid in|credit amount|haben|eingang|"
+        "inn|innskudd|entrate|accrediti|"
         "お預り金額|お預入金額|入金|入金額|預入額|收入|收入金额|存入|贷方金额|"
         "입금|입금액|맡기신금액|приход|поступление|зачисление"
     ),
@@ -80,7 +85,8 @@ SYNONYMS: dict[str, tuple[str, ...]] = {
     ),
     "currency": _names(
         "currency|waehrung|wahrung|devise|valuta code|ccy|transaction amount currency|"
-        "iso currency code|amount currency|munt|moneda|divisa|waluta|mena|valuuta"
+        "iso currency code|amount currency|munt|moneda|divisa|waluta|mena|valuuta|valutacode|"
+        "muntsoort|penznem|валюта|valuta rekening|valyuta"
     ),
     "account_id": _names(
         # (not IBAN or Kontonummer: in many exports that is the other party's account)
@@ -94,7 +100,7 @@ SYNONYMS: dict[str, tuple[str, ...]] = {
         "beguenstigter|auftraggeber empfaenger|zahlungsempfaenger|empfaenger|"
         "tegenrekening naam|naam|nom|payee name|name of other party|creditor name|debtor name|"
         "beneficiaire donneur d ordre|donneur d ordre beneficiaire|beneficiaire|donneur d ordre|"
-        "contrepartie|counter party name|counter party"
+        "contrepartie|counter party name|counter party|tegenrekeninghouder|naam tegenpartij"
     ),
     "direction": _names(
         "af bij|debit credit|credit debit|dr cr|cr dr|soll haben|s h|direction|"

@@ -204,7 +204,8 @@ def _inspect_table(found: Inspection) -> None:
 # "12,50 CHF", "Betrag (EUR)"); "$" and "¥" name several currencies, so they say nothing
 _SYMBOLS = {"£": "GBP", "€": "EUR", "₹": "INR", "₩": "KRW", "₽": "RUB", "₺": "TRY", "zł": "PLN"}
 _CODES = re.compile(
-    r"(?<![A-Za-z])(EUR|GBP|CHF|USD|CAD|AUD|NZD|SEK|NOK|DKK|PLN|CZK|HUF|JPY|CNY|INR)(?![A-Za-z])",
+    r"(?<![A-Za-z])(EUR|GBP|CHF|USD|CAD|AUD|NZD|SEK|NOK|DKK|PLN|CZK|HUF|RON|JPY|CNY|INR|SGD|HKD|"
+    r"ZAR|MXN|BRL)(?![A-Za-z])",
     re.I,
 )
 
@@ -282,6 +283,10 @@ def _choose_reading(
         if found_currency is not None:
             found.settings["currency"], said = found_currency
             found.facts.append(("currency", f"{found.settings['currency']} ({said})"))
+        else:  # said, so a franc or krone account is not read as dollars without a word
+            found.facts.append(
+                ("currency", "none in the file: USD unless raw_transactions.currency says")
+            )
     found.facts.append(("amounts", f"decimal {'comma' if decimal == ',' else 'point'} ({why})"))
     if decimal == ",":
         found.settings["decimal"] = ","

@@ -60,6 +60,8 @@ def columns_by_name(header: list[str]) -> dict[str, str]:
             if key in names and (ours not in best or names.index(key) < best[ours][0]):
                 best[ours] = (names.index(key), name)
     _by_words(header, best)
+    if "amount" in best and best["amount"][0] == _BY_WORDS and {"debit", "credit"} <= set(best):
+        del best["amount"]  # ZKB's "Amount details" beside its "Debit CHF" and "Credit CHF"
     if "amount" in best:
         best.pop("debit", None)
         best.pop("credit", None)
@@ -84,7 +86,7 @@ _WORDS = {
         "importo",
         "castka",
         "kwota",
-        "osszeg",
+        "oesszeg",
     ),
     "description": (
         "description",
@@ -104,6 +106,7 @@ _WORDS = {
 # words that keep a column from a field its other words fit: a merchant category code or a
 # category's id is no label of the user's
 _NOT_WORDS = {"category": ("code", "id", "uid", "uuid", "guid", "mcc", "number", "no")}
+_BY_WORDS = 1000  # the rank of a column found by a word of its name, after any whole name
 _POSTING = ("post", "book", "complet", "settle", "buchung", "boek")
 
 
@@ -122,7 +125,7 @@ def _by_words(header: list[str], best: dict[str, tuple[int, str]]) -> None:
         ]
         found.sort(key=lambda n: not any(p in normalized(n) for p in _POSTING))
         if found and (ours != "counterparty" or "description" in best):
-            best[ours] = (1000, found[0])  # after every whole-name match
+            best[ours] = (_BY_WORDS, found[0])  # after every whole-name match
             taken.add(found[0])
 
 
@@ -143,28 +146,30 @@ def guess_layout(rows: list[CellRow]) -> LayoutGuess | None:
                 guess.columns = {n: guess.columns[n] for n in header if n in guess.columns}
                 return guess
     if good and _all_text(good[0].cells) and not any(_all_text(r.cells) for r in good[1:4]):
-        # a header whose names say nothing we know: its columns by their values, and the
-        # other fields its names do give (a "Currency" beside a "Label" no name list knows)
+        # a header whose names do not give every field: what they give (a "Currency" beside a
+        # "Label" no name list knows, Sberbank's "Описание" beside dates no name gives), the
+        # rest by the values
         header = header_names(good[0].cells)
         guess = _by_values(good[1:], header, good[0].line)
         if guess is not None:
             named = LayoutGuess(guess.line, header, columns_by_name(header))
             _check_values(named, good[1:])
-            others = {
+            have = set(named.columns.values())
+            have |= {"amount"} if have & {"debit", "credit"} else set()
+            by_values = {
                 theirs: ours
-                for theirs, ours in named.columns.items()
-                if ours not in _REQUIRED and theirs not in guess.columns
+                for theirs, ours in guess.columns.items()
+                if ours not in have and theirs not in named.columns
             }
-            if others:
-                guess.columns.update(others)
-                guess.why["columns"] += f"; {', '.join(others)} by name"
+            if named.columns:
+                guess.why["columns"] += f"; {', '.join(named.columns)} by name"
+            guess.columns = {**named.columns, **by_values}
             _direction_by_values(guess, good[1:])
             guess.columns = {n: guess.columns[n] for n in guess.header if n in guess.columns}
+            if not guess.required_ok():
+                return None
         return guess
     return _by_values(good, [], 0)
-
-
-_REQUIRED = ("posted_date", "amount", "debit", "credit", "description", "direction")
 
 
 def _direction_by_values(guess: LayoutGuess, body: list[CellRow]) -> None:

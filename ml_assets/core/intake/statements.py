@@ -15,6 +15,7 @@ import re
 from collections import Counter
 from dataclasses import dataclass, field
 
+from ml_assets.core.intake.column_names import normalized
 from ml_assets.core.intake.sniffing import amount_or_none
 
 _BALANCE = re.compile(
@@ -32,6 +33,20 @@ _OPENING = re.compile(
 )
 # a date cell that says the row is not booked yet ("Pending", DKB's "Vorgemerkt")
 _PENDING_DATES = frozenset({"pending", "authorised", "authorized", "vorgemerkt", "en cours"})
+# a status column's names, and its values for a row not booked yet (Revolut's State PENDING,
+# Sparkasse's Info "Umsatz vorgemerkt", Fineco's Stato "Autorizzato")
+_STATUS_NAMES = frozenset({"state", "status", "info", "stato", "estado", "statut", "zustand"})
+_PENDING_STATUS = _PENDING_DATES | {"umsatz vorgemerkt", "autorizzato", "in behandeling"}
+
+
+def _pending_status(name: object, value: object) -> bool:
+    return (
+        isinstance(value, str)
+        and value.strip().lower() in _PENDING_STATUS
+        and normalized(name) in _STATUS_NAMES
+    )
+
+
 _TOTAL = re.compile(r"(?i)^\s*(total|totals|sum|summe|gesamt|totaal|totale|grand total)\b")
 # an amount with two decimals inside text, not part of a date ("31/01/2026 1 234,56 €")
 _AMOUNT_IN_TEXT = re.compile(r"(?<![\d/.,])[-+]?\d{1,3}(?:[ .,'\u00a0]\d{3})*[.,]\d{2}(?![\d/.])")
@@ -91,7 +106,7 @@ SECTION_LINE, CONTINUATION_LINE = "_section_line", "_continuation_line"
 def statement_line(record: dict) -> str | None:
     """ "balance" for a balance line among the rows (no amount, words like "Beginning balance"),
     "total" for a totals row (no date, "Total"), "pending transaction" for a row whose date
-    cell says it is not booked yet (M&S Bank's "Pending"), "section title" for a title among
+    cell or status column says it is not booked yet (M&S Bank's "Pending", Revolut's State), "section title" for a title among
     the rows (Schwab's "Posted Transactions"), else None. ``record`` is in our names."""
     if record.get(SECTION_LINE) is not None:
         return "section title"
@@ -107,6 +122,8 @@ def statement_line(record: dict) -> str | None:
     date = record.get("posted_date")
     if isinstance(date, str) and date.strip().lower() in _PENDING_DATES:
         return "pending transaction"  # not final: the bank changes or drops it before booking
+    if any(_pending_status(key, value) for key, value in record.items()):
+        return "pending transaction"
     undated = date is None or (isinstance(date, str) and not any(ch.isdigit() for ch in date))
     if undated and any(_TOTAL.match(t) for t in texts):
         return "total"
