@@ -318,3 +318,34 @@ def test_names_a_header_gives_are_kept_where_values_fill_the_rest(tmp_path, caps
     assert section["column_map"]["Описание"] == "description"
     assert result.kept["description"].to_list()[1] == "ATM 762019"
     assert result.kept["amount"].to_list() == [-4320.4, -3100.0, -1000.0, -512.3]
+
+
+def test_a_headerless_file_whose_first_number_runs_as_a_balance(tmp_path, capsys):
+    """ASN Bank's headerless CSV: the balance before each booking (column 9) comes before the
+    amount (column 11), and the currency is a column of ISO codes: the amount is the column
+    the other one moves by, and the codes are the rows' currency."""
+    export = tmp_path / "transactie-historie_NL00ASNB9999999999_20260701.csv"
+    rows = [
+        ("17-06-2026", "NL99ASNB0000000000", "JANSEN Z", "130.44", "223.77"),
+        (
+            "17-06-2026",
+            "NL11ABNA0000000000",
+            "International Card Services B V",
+            "354.21",
+            "-200.00",
+        ),
+        ("25-06-2026", "", "", "154.21", "-2.20"),
+        ("27-06-2026", "NL22RABO0000000000", "Optimal BV", "152.01", "503.15"),
+        ("28-06-2026", "NL33INGB0000000000", "DE VOLKSKRANT B V", "655.16", "-22.95"),
+    ]
+    export.write_text(
+        "".join(
+            f"{day},NL00ASNB9999999999,{iban},{name},,,,EUR,{before},EUR,{amount},{day},{day},"
+            f"2754,NGM,5139297{n},,'Omschrijving {n}',26\n"
+            for n, (day, iban, name, before, amount) in enumerate(rows)
+        )
+    )
+    _, section, result, _ = loaded(export, capsys)
+    assert section["column_map"]["11"] == "amount" and section["column_map"]["8"] == "currency"
+    assert result.kept["amount"].to_list()[:2] == [223.77, -200.0]
+    assert set(result.kept["currency"]) == {"EUR"}

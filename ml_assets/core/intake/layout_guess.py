@@ -11,6 +11,7 @@ the first column of amounts, the text column with the most different values.
 from __future__ import annotations
 
 import datetime as dt
+import itertools
 import re
 from dataclasses import dataclass, field
 
@@ -342,11 +343,16 @@ def _by_values(rows: list[CellRow], header: list[str], line: int) -> LayoutGuess
     texts = [
         i for i in range(width) if i not in dates and i not in numbers and _distinct(body, i) > 1
     ]
+    numbers = [i for i in numbers if not any(_runs_with(body, i, j) for j in numbers if j != i)]
+    codes = [i for i in range(width) if _currency_codes(_column(body, i))]
+    texts = [i for i in texts if i not in codes]
     if not dates or not numbers or not texts:
         return None
     description = max(texts, key=lambda i: (_distinct(body, i), -i))
     columns = {names[dates[0]]: "posted_date", names[numbers[0]]: "amount"}
     columns[names[description]] = "description"
+    if codes:  # (the account's, where a second one is the transaction's)
+        columns[names[codes[0]]] = "currency"
     guess = LayoutGuess(line, names, columns)
     how = (
         "its header's names do not give a date, an amount and a text"
@@ -358,6 +364,64 @@ def _by_values(rows: list[CellRow], header: list[str], line: int) -> LayoutGuess
         "column with the most different values)"
     )
     return guess
+
+
+def _runs_with(body: list[CellRow], balance: int, amount: int) -> bool:
+    """Whether column ``balance`` moves from row to row by column ``amount``'s values: a
+    running balance (before or after each booking, rows in either order; ASN Bank's headerless
+    CSV puts the balance before the amount), not the amount."""
+    pairs = [
+        (amount_or_none(b, "."), amount_or_none(a, "."))
+        for b, a in zip(_column(body, balance), _column(body, amount), strict=True)
+    ]
+    steps = list(itertools.pairwise(pairs))
+    if len(steps) < 2 or any(None in p for step in steps for p in step):
+        return False
+    moves = sum(
+        any(abs(abs(b2 - b1) - abs(a)) < 0.005 for a in (a1, a2)) and b2 != b1
+        for (b1, a1), (b2, a2) in steps
+    )
+    return moves >= 0.8 * len(steps)
+
+
+# ISO 4217 codes a currency column writes (the common ones: a column of them is the currency)
+_ISO_CODES = frozenset(
+    (
+        "EUR",
+        "USD",
+        "GBP",
+        "CHF",
+        "CAD",
+        "AUD",
+        "NZD",
+        "SEK",
+        "NOK",
+        "DKK",
+        "PLN",
+        "CZK",
+        "HUF",
+        "RON",
+        "BGN",
+        "JPY",
+        "CNY",
+        "HKD",
+        "SGD",
+        "INR",
+        "ZAR",
+        "MXN",
+        "BRL",
+        "RUB",
+        "TRY",
+        "ILS",
+        "KRW",
+        "THB",
+    )
+)
+
+
+def _currency_codes(values: list) -> bool:
+    codes = {str(v).strip() for v in values if str(v).strip()}
+    return bool(codes) and codes <= _ISO_CODES
 
 
 def _signed(values: list) -> bool:
