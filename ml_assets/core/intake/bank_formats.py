@@ -311,7 +311,7 @@ def _mt940_not_text(where: str, record: dict, encoding: str) -> SchemaError | No
     return None
 
 
-_MT940_BALANCE = re.compile(r":6([02])[FM]:([CD])\d{6}[A-Z]{3}(\d+(?:,\d*)?)")
+_MT940_BALANCE = re.compile(r":6([02])[FM]:([CD])\d{6}[A-Z]{3}(\d+(?:[,.]\d*)?)")
 
 
 def _mt940_balances(text: str) -> list[dict]:
@@ -345,21 +345,10 @@ def _mt940_rows(path: Path, text: str, encoding: str) -> Iterator[Row]:
             )
             continue
         try:
-            parsed, data = _mt940_entry(header + block)
+            parsed, data = _mt940_entry(header + _mt940_decimal_point(block))
             amount, currency = float(data["amount"].amount), data["amount"].currency
         except _MT940_ERRORS as err:
-            value = err.args[2] if len(err.args) > 2 else (err.args[0] if err.args else "")
-            message = f"cannot parse {value!r}" if isinstance(value, str) else type(err).__name__
-            yield (
-                line,
-                SchemaError(
-                    f"{path}:{line}: MT940 :61: line not readable: {message} (expected: value "
-                    "date YYMMDD, an optional entry date MMDD, C, D, RC or RD, the amount with a "
-                    "decimal comma, a type code such as NTRF, a reference)",
-                    "bad_mt940",
-                ),
-                raw,
-            )
+            yield line, _mt940_error(f"{path}:{line}", err), raw
             continue
         record = {
             "account_id": parsed.data.get("account_identification"),
@@ -372,6 +361,39 @@ def _mt940_rows(path: Path, text: str, encoding: str) -> Iterator[Row]:
 
 
 _MT940_ERRORS = (RuntimeError, ValueError, KeyError, decimal.InvalidOperation)
+
+
+def _mt940_error(where: str, err: Exception) -> SchemaError:
+    """The quarantine error of an entry the library cannot read. Where it stopped at another
+    line than the :61: (its RuntimeError carries the tag and the text), that line is named: a
+    line of the statement's header, such as an opening balance without its mark."""
+    tag, value = (err.args[1], err.args[2]) if len(err.args) > 2 else (None, None)
+    if tag is not None and str(getattr(tag, "id", "")) != "61":
+        return SchemaError(
+            f"{where}: MT940 entry not readable: the :{tag.id}: line it is read with "
+            f"({tag.slug.replace('_', ' ')}) is not as SWIFT writes it: cannot parse "
+            f"{value!r}; ask the bank for a corrected export",
+            "bad_mt940",
+        )
+    if value is None:
+        value = err.args[0] if err.args else ""
+    message = f"cannot parse {value!r}" if isinstance(value, str) else type(err).__name__
+    return SchemaError(
+        f"{where}: MT940 :61: line not readable: {message} (expected: value date YYMMDD, an "
+        "optional entry date MMDD, C, D, RC or RD, the amount with a decimal comma, a type "
+        "code such as NTRF, a reference)",
+        "bad_mt940",
+    )
+
+
+# SWIFT's :61: amount has a decimal comma; old Rabobank files write a point (C000000043985.66
+# NMSC, or 00000000348000. in yen), which the library would read as 43985, ".66" taken for
+# the start of the reference
+_MT940_POINT = re.compile(r"^(:61:\d{6}(?:\d{4})?R?[CD][A-Z]?\d+)\.", re.IGNORECASE)
+
+
+def _mt940_decimal_point(block: str) -> str:
+    return _MT940_POINT.sub(r"\1,", block, count=1)
 
 
 def _mt940_entry(text: str) -> tuple:
@@ -475,7 +497,9 @@ def _mt940_blocks(text: str) -> Iterator[tuple[int, str, str]]:
         elif _ends_statement(line):
             yield from flush()
             in_header = False
-        elif in_header:
+        elif in_header and not line.startswith(":28"):
+            # no row reads the statement number (:28C:), which some banks leave blank (Zenith
+            # Bank writes " /1"): the library would fail every entry on it
             header.append(line)
         elif block:
             block.append(line)

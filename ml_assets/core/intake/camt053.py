@@ -8,23 +8,29 @@ the first ``Amt`` below an element, which can be an instructed amount in another
 charge. The id is the entry reference (``AcctSvcrRef``, with the detail's ``EndToEndId`` or
 position in a batch); placeholders such as ``NONREF`` and ``NOTPROVIDED`` are no reference, so
 those rows get derived ids.
+
+An entry without a day, an amount or any text is quarantined by its line and, where the
+line holds other entries too (a statement written on one line), by its position in the file
+(``Ntry[7]``: its seventh entry).
 """
 
 from __future__ import annotations
 
+from collections import Counter
 from collections.abc import Iterator
 from pathlib import Path
 
 from ml_assets.core.intake.bank_formats import Row, unreadable_file
-from ml_assets.core.intake.records import open_binary
+from ml_assets.core.intake.records import SchemaError, open_binary
 from ml_assets.core.intake.statements import balance_gap
 
 
 def iter_camt053(path: Path, warnings: list[str] | None = None) -> Iterator[Row]:
     """Entries (``Ntry``) of every statement; an entry split into transaction details is one
-    row per detail. Booking date is the day; value date when a bank leaves it out. Where a
-    statement states its opening and closing balances, a gap the booked rows leave between
-    them is appended to ``warnings``."""
+    row per detail. Booking date is the day; value date when a bank leaves it out; where a
+    bank dates none of a statement's entries, the statement's day (``_statement_day``), said
+    in ``warnings``. Where a statement states its opening and closing balances, a gap the
+    booked rows leave between them is appended to ``warnings``."""
     from lxml import etree
     from pycamt.parser import Camt053ParseError, Camt053Parser
 
@@ -43,10 +49,15 @@ def iter_camt053(path: Path, warnings: list[str] | None = None) -> Iterator[Row]
         error = ValueError(f"no <Stmt> or <Rpt> element under <{etree.QName(root).localname}>")
         yield unreadable_file(path, error, 1, data)
         return
+    entries = root.findall(".//Ntry", names)
+    position = {entry: number for number, entry in enumerate(entries, start=1)}
+    shared = Counter(entry.sourceline for entry in entries)  # lines holding several entries
     for statement in statements:
-        total, unread = 0.0, 0
+        total, unread, undated = 0.0, 0, 0
+        day = _statement_day(statement, names)
         for entry in statement.findall(".//Ntry", names):
             line = entry.sourceline or 1
+            where = f"{path}:{line}" + (f", Ntry[{position[entry]}]" if shared[line] > 1 else "")
             raw = etree.tostring(entry)
             booked = (
                 entry.findtext("./Sts/Cd", None, names)
@@ -54,18 +65,66 @@ def iter_camt053(path: Path, warnings: list[str] | None = None) -> Iterator[Row]
                 or "BOOK"
             ).strip() == "BOOK"
             for record in _camt_entry(entry, statement, names):
+                if record["posted_date"] is None and day:
+                    record["posted_date"], undated = day[0], undated + 1
                 if not isinstance(record.get("amount"), float):
                     unread += 1
                 elif booked:  # pending and information entries are not in the balance
                     total += record["amount"]
-                yield line, record, raw
+                yield line, _camt_missing(where, record) or record, raw
+        label = f"statement {statement.findtext('./Id', '?', names)}"
+        if warnings is not None and undated:
+            warnings.append(
+                f"{path}:{statement.sourceline}: {label}: {undated} row(s) of entries with no "
+                f"booking or value date (BookgDt, ValDt) dated {day[0]}, read from <{day[1]}>; "
+                "the day the bank booked them may be earlier"
+            )
         balances = _camt_balances(statement, names)
         if warnings is not None and "opening" in balances and "closing" in balances:
             (opening, _), (closing, line) = balances["opening"], balances["closing"]
-            where = f"{path}:{line}: statement {statement.findtext('./Id', '?', names)}"
-            gap = balance_gap(where, opening, total, closing, unread)
+            gap = balance_gap(f"{path}:{line}: {label}", opening, total, closing, unread)
             if gap:
                 warnings.append(gap)
+
+
+# where a statement's day is read, best first: the end of the period it covers, the day it
+# was made, the day its message was made (the Bank of Lithuania's statements have only that)
+_STATEMENT_DAY = ("./FrToDt/ToDtTm", "./CreDtTm", "../GrpHdr/CreDtTm")
+
+
+def _statement_day(statement, names) -> tuple[str, str] | None:
+    """(the day as written, YYYY-MM-DD, and the element it was read from) for a statement
+    whose bank dates none of its entries (the Bank of Lithuania's); None where any entry has
+    a booking or value date, for then an entry without one is a broken entry, quarantined."""
+    if any(statement.find(f".//Ntry/{tag}", names) is not None for tag in ("BookgDt", "ValDt")):
+        return None
+    for path in _STATEMENT_DAY:
+        found = _text(statement, path, names)
+        if found:
+            return found[:10], path.lstrip("./")
+    return None
+
+
+# what each required field is read from, for an entry that has none of it
+_CAMT_SOURCES = {
+    "posted_date": "booking or value date (BookgDt, ValDt)",
+    "amount": "Amt (or a detail's AmtDtls/TxAmt/Amt)",
+    "description": "remittance text (RmtInf/Ustrd), AddtlTxInf, AddtlNtryInf or party name",
+}
+
+
+def _camt_missing(where: str, record: dict) -> SchemaError | None:
+    """The error of a record whose entry lacks a required field, naming where the standard
+    puts it (the bank wrote none: the entry is quarantined, not guessed)."""
+    for name, source in _CAMT_SOURCES.items():
+        if record.get(name) is None:
+            return SchemaError(
+                f"{where}: required field {name!r} is missing: the entry has no {source}; "
+                "it stays quarantined (ask the bank for an export that has it)",
+                "missing_field",
+                name,
+            )
+    return None
 
 
 def _camt_balances(statement, names) -> dict[str, tuple[float, int]]:
@@ -147,19 +206,21 @@ def _entry_fields(entry, statement, names: dict) -> dict:
         "BookingDate": _text(entry, ".//BookgDt//*", names),  # Dt or DtTm
         "ValueDate": _text(entry, ".//ValDt//*", names),
         "ReversalIndicator": _text(entry, ".//RvslInd", names),
-        "AdditionalEntryInformation": _text(entry, ".//AddtlNtryInf", names),
+        "AdditionalEntryInformation": _text(entry, "./AddtlNtryInf", names),
     }
 
 
 def _detail_fields(detail, names: dict) -> dict:
-    """A transaction detail's end-to-end reference, parties and unstructured remittance
-    text (its lines joined); a field the detail lacks is left out."""
+    """A transaction detail's end-to-end reference, parties, unstructured remittance text
+    (its lines joined) and additional information (``AddtlTxInf``, the only text of some
+    banks' entries: UniCredit Hungary); a field the detail lacks is left out."""
     lines = [u.text.strip() for u in detail.findall(".//RmtInf//Ustrd", names) if u.text]
     fields = {
         "EndToEndId": _text(detail, ".//Refs//EndToEndId", names),
         "CreditorName": _text(detail, ".//RltdPties//Cdtr//Nm", names),
         "DebtorName": _text(detail, ".//RltdPties//Dbtr//Nm", names),
         "RemittanceInformationFull": " ".join(lines) or None,
+        "AdditionalTransactionInformation": _text(detail, "./AddtlTxInf", names),
     }
     return {key: value for key, value in fields.items() if value is not None}
 
@@ -195,7 +256,11 @@ def _camt_record(
         else:
             amount = -amount if sign == "DBIT" else amount
     party = _party(detail, sign)
-    text = detail.get("RemittanceInformationFull") or detail.get("AdditionalEntryInformation")
+    text = (  # the remittance text; else the detail's, then the entry's, additional text
+        detail.get("RemittanceInformationFull")
+        or detail.get("AdditionalTransactionInformation")
+        or detail.get("AdditionalEntryInformation")
+    )
     record = {
         "account_id": detail.get("AccountIBAN"),
         "posted_date": detail.get("BookingDate") or detail.get("ValueDate"),

@@ -113,7 +113,10 @@ def format_by_extension(path: Path) -> str | None:
 
 
 _STATEMENT_STARTS = (  # how each statement format's files begin, whatever they are named
-    (re.compile(rb"(\{1:|:20:)"), "mt940"),
+    # MT940: its SWIFT block or :20:, or lines of the bank's own first (ABN AMRO's "ABNANL2A"
+    # and "940", ING's "0000 01INGBNL2A...", Rabobank's ":940:"), then a line starting :20:
+    # and a later one starting with the opening balance (:60F: or :60M:): no CSV or QIF has
+    (re.compile(rb"\{1:|:20:|(.*\n)*?:20:.*\n(.*\n)*?:60[FM]:"), "mt940"),
     (re.compile(rb"(OFXHEADER|<\?OFX|<OFX>)", re.IGNORECASE), "ofx"),
     (re.compile(rb"(<\?xml[^>]*>\s*)?<(\w+:)?Document[^>]*camt\.053", re.IGNORECASE), "camt053"),
 )
@@ -121,7 +124,8 @@ _STATEMENT_STARTS = (  # how each statement format's files begin, whatever they 
 
 def statement_by_content(path: Path) -> str | None:
     """The statement format a file of another extension holds (banks save MT940 as .txt or
-    .dat, OFX downloads arrive without one), told by how it begins; None for anything else."""
+    .dat, OFX downloads arrive without one), told by how its first 2 KB begin; None for
+    anything else."""
     if not path.is_file() or path.name.startswith("."):
         return None
     try:

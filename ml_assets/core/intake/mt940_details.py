@@ -8,7 +8,10 @@ write in three ways:
   the other party (``?32``/``?33``), the purpose (``?20``-``?29`` and ``?60``-``?63``, read
   here from the text as written) and, where neither says anything, the posting text (``?00``);
 - Dutch banks' SEPA tags (``/TRTP/SEPA OVERBOEKING/IBAN/NL44.../NAME/Albert Heijn BV/REMI/...``,
-  or ``/CNTP/account/BIC/name/city/``): the other party and the remittance text.
+  or ``/CNTP/account/BIC/name/city/``): the other party and the remittance text; the other
+  party may instead follow its role's tag, ``/BENM/`` (beneficiary) or ``/ORDP/`` (ordering
+  party), as Komercijalna Banka writes them: the account on the tag's line, then a sub-field a
+  line, each led by ``/``: the party's name, the purpose (a reference after ``//``), the text.
 
 Structured details give the other party and the purpose, as CAMT.053 entries are read, leaving
 out accounts, BICs, mandate and end-to-end references (a new number on every row). Free text
@@ -42,12 +45,14 @@ def entry_text(data: dict) -> dict:
 def _details(data: dict) -> tuple[str | None, str]:
     """(other party, text) of the :86: details, or of the :NS: lines where there is no :86:;
     the party is ``None`` for free text, which has no field for one."""
-    free = data.get("transaction_details")
+    free = str(data.get("transaction_details") or "")
     if free:
         # a tagged string wraps mid-word at 65 characters: its lines join without a space
-        tagged = sepa_tags("".join(str(free).splitlines()))
+        tagged = sepa_tags("".join(free.splitlines()))
         if not tagged:
-            return None, _one_line(_unwrapped(str(free)))
+            return None, _one_line(_unwrapped(free))
+        if not (tagged.get("NAME") or tagged.get("CNTP")) and re.match("/(BENM|ORDP)/", free):
+            return _role_fields(free, _tagged_remittance(tagged))
         return _tagged_party(tagged), _tagged_remittance(tagged)
     if "posting_text" in data:  # German sub-fields, which the library took apart
         party, text = _one_line(data.get("applicant_name")), _dk_purpose(data["raw_details"])
@@ -117,6 +122,19 @@ def _tagged_party(tags: dict[str, str]) -> str:
     # /CNTP/account/BIC/name/city/
     parts = tags.get("CNTP", "").split("/")
     return _one_line(parts[2]) if len(parts) > 2 else ""
+
+
+def _role_fields(free: str, remittance: str) -> tuple[str, str]:
+    """(party, text) of details led by /BENM/ or /ORDP/ and the account: the next sub-field is
+    the party; the text is the /REMI/ where there is one, else the sub-fields after the party,
+    with the reference after a ``//``, placeholders (``/EMPTY/``) and codes (``/747//747``)
+    left out. A line not led by ``/`` continues the one before (wrapped at 65 characters)."""
+    lines = ["".join(f.splitlines()) for f in re.split(r"\n(?=/)", free.strip())]
+    fields = [f.strip("/ ") for f in lines[1:] if not _SEPA_TAG.match(f)]  # not /REMI/ and such
+    party = _one_line(fields[0]) if fields else ""
+    purposes = (f.split("//")[0] for f in fields[1:])
+    text = " ".join(p for p in purposes if _WORD.search(p) and p.upper() != "EMPTY")
+    return party, remittance or _one_line(text)
 
 
 def _tagged_remittance(tags: dict[str, str]) -> str:
