@@ -349,3 +349,21 @@ def test_a_headerless_file_whose_first_number_runs_as_a_balance(tmp_path, capsys
     assert section["column_map"]["11"] == "amount" and section["column_map"]["8"] == "currency"
     assert result.kept["amount"].to_list()[:2] == [223.77, -200.0]
     assert set(result.kept["currency"]) == {"EUR"}
+
+
+def test_baltic_text_in_cp1257_gets_a_hint_for_its_letters(tmp_path, capsys):
+    """Danske Bank Lithuania's export: cp1257, whose ų, ž and ė read as Windows-1252's ø, þ
+    and ë. inspect keeps Windows-1252 (the detector says Slovak of some Spanish text too) and
+    says which setting reads the letters right."""
+    export = tmp_path / "danske.csv"
+    rows = [
+        ("2026-03-01", "Paslaugų ir komisinių pajamos už pervedimus", "-20,00"),
+        ("2026-03-02", "Mokestis už lėšų įskaitymo administravimą", "-1,50"),
+        ("2026-03-03", "Mokėjimo nurodymas, siuntėjas ACME LLC, mokėjimo paskirtis", "1500,00"),
+        ("2026-03-04", "Kortelės operacija MAXIMA Vilnius, pirkinys už prekes", "-35,20"),
+    ]
+    text = "Data;Aprašymas;Suma\n" + "".join(";".join(row) + "\n" for row in rows)
+    export.write_bytes(text.encode("cp1257"))
+    out, section, _, _ = loaded(export, capsys)
+    assert section["encoding"] == "cp1252" and "set encoding: cp1257" in out
+    assert "reads it as Lithuanian in cp1257" in out

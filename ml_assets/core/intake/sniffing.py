@@ -62,12 +62,13 @@ def detect_encoding(head: bytes) -> tuple[str, str]:
         byte = head[err.start : err.start + 1].hex()
         where = f"not UTF-8 (byte 0x{byte} on line {line})"
         if _reads_as_western(head):
-            language = _central_european(head)
-            if language:  # a hint, not a choice: the detector says so of Italian text too
+            other = _other_european(head)
+            if other:  # a hint, not a choice: the detector says so of some Italian text too
+                page, language = other
                 return "cp1252", (
                     f"{where}; Windows-1252, though charset_normalizer reads it as {language} in "
-                    "cp1250: if letters look wrong ('è' for 'č', 'ø' for 'ř'), set encoding: cp1250 "
-                    "and write column_map's names as they read in it"
+                    f"{page}: if letters look wrong ('è' for 'č', 'ø' for 'ř' or 'ų'), set "
+                    f"encoding: {page} and write column_map's names as they read in it"
                 )
             return "cp1252", f"{where}; Windows-1252"
         other = _other_code_page(head)
@@ -103,22 +104,26 @@ def _reads_as_western(head: bytes) -> bool:
     return accented <= 0.3 * max(len(letters), 1) and symbols <= max(3, 0.2 * len(beyond))
 
 
-# languages cp1250 is written for: its text mostly reads as cp1252 too ("Datum zaúètování"),
-# the shared letters (á, é, í, ö, ü, š, ž) alike, its own (č, ř, ě, ů) as other accents
-_CENTRAL_EUROPEAN = ("Czech", "Slovak", "Polish", "Hungarian", "Slovene", "Croatian")
+# the European code pages whose text mostly reads as cp1252 too ("Datum zaúètování",
+# "Paslaugø"), the shared letters alike, their own as other accents; and their languages
+_OTHER_EUROPEAN = {
+    "cp1250": ("Czech", "Slovak", "Polish", "Hungarian", "Slovene", "Croatian"),
+    "cp1257": ("Lithuanian", "Latvian", "Estonian"),
+}
 
 
-def _central_european(head: bytes) -> str | None:
-    """The language, where ``head`` reads best as cp1250 and in one of its languages (asked
-    between the two code pages, the detector prefers cp1250 for German or Dutch text as well:
-    their letters are the same in both). Wrong for some Italian, Spanish and Portuguese text,
-    so only a hint."""
+def _other_european(head: bytes) -> tuple[str, str] | None:
+    """(code page, language) where ``head`` reads best in one of those code pages and one of
+    its languages (asked between it and cp1252 alone, the detector prefers cp1250 for German
+    or Dutch text as well: their letters are the same in both). Wrong for some Italian,
+    Spanish and Portuguese text, so only a hint."""
     from charset_normalizer import from_bytes
 
-    best = from_bytes(head, cp_isolation=["cp1252", "cp1250"]).best()
-    if best is None or best.encoding != "cp1250":
-        return None
-    return best.language if best.language in _CENTRAL_EUROPEAN else None
+    for page, languages in _OTHER_EUROPEAN.items():
+        best = from_bytes(head, cp_isolation=["cp1252", page]).best()
+        if best is not None and best.encoding == page and best.language in languages:
+            return page, best.language
+    return None
 
 
 def _other_code_page(head: bytes) -> str | None:
