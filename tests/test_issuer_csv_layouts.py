@@ -367,3 +367,23 @@ def test_baltic_text_in_cp1257_gets_a_hint_for_its_letters(tmp_path, capsys):
     out, section, _, _ = loaded(export, capsys)
     assert section["encoding"] == "cp1252" and "set encoding: cp1257" in out
     assert "reads it as Lithuanian in cp1257" in out
+
+
+def test_a_text_column_joins_where_the_named_parties_and_purpose_are_blank(tmp_path, capsys):
+    """Oberbank: the other party's name and the purpose are often blank, the bank's "Text"
+    says what the payment was; the party's IBAN column is no name."""
+    export = tmp_path / "oberbank.csv"
+    export.write_text(
+        "Buchungsdatum;Wertstellung;Betrag;Währung;Auftraggebername;Auftraggeber IBAN/Kto.Nr.;"
+        "Empfängername;Empfänger IBAN/Kto.Nr.;Text;Verwendungszweck\n"
+        "15.03.2026;15.03.2026;-11,00;EUR;;;;;Kartenzahlung BILLA DANKT 1234;\n"
+        "16.03.2026;16.03.2026;-60,00;EUR;;;Wiener Netze;AT000000000000000001;"
+        "Lastschrift;Strom März\n"
+        "17.03.2026;17.03.2026;2100,00;EUR;ACME GmbH;AT000000000000000002;;;Gutschrift;Gehalt\n",
+        encoding="utf-8",
+    )
+    _, section, result, _ = loaded(export, capsys)
+    assert "Empfänger IBAN/Kto.Nr." not in section["column_map"]
+    assert section["column_map"]["Text"] == "description"
+    assert result.rows_in == 3 == result.kept.height
+    assert result.kept["description"][0] == "Kartenzahlung BILLA DANKT 1234"

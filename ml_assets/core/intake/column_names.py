@@ -97,7 +97,8 @@ SYNONYMS: dict[str, tuple[str, ...]] = {
     # Begünstigter" + "Verwendungszweck"): both are the description, joined (as CAMT.053's are)
     "counterparty": _names(
         "counterparty|beguenstigter zahlungspflichtiger|auftraggeber beguenstigter|"
-        "beguenstigter|auftraggeber empfaenger|zahlungsempfaenger|empfaenger|"
+        "beguenstigter|auftraggeber empfaenger|zahlungsempfaenger|empfaenger|empfaengername|"
+        "auftraggebername|"
         "tegenrekening naam|naam|nom|payee name|name of other party|creditor name|debtor name|"
         "beneficiaire donneur d ordre|donneur d ordre beneficiaire|beneficiaire|donneur d ordre|"
         "contrepartie|counter party name|counter party|tegenrekeninghouder|naam tegenpartij"

@@ -20,6 +20,7 @@ from ml_assets.core.intake.column_names import (
     MONEY_IN,
     MONEY_OUT,
     SYNONYMS,
+    field_of,
     normalized,
 )
 from ml_assets.core.intake.csv_exports import CSV_PRESETS, CellRow, fitting_presets
@@ -106,7 +107,11 @@ _WORDS = {
 }
 # words that keep a column from a field its other words fit: a merchant category code or a
 # category's id is no label of the user's
-_NOT_WORDS = {"category": ("code", "id", "uid", "uuid", "guid", "mcc", "number", "no")}
+_NOT_WORDS = {
+    "category": ("code", "id", "uid", "uuid", "guid", "mcc", "number", "no"),
+    # the other party's account is no name: Oberbank's "Empfänger IBAN/Kto.Nr."
+    "counterparty": ("iban", "bic", "blz", "kto", "konto", "swift", "account", "rekening"),
+}
 _BY_WORDS = 1000  # the rank of a column found by a word of its name, after any whole name
 _POSTING = ("post", "book", "complet", "settle", "buchung", "boek")
 
@@ -144,6 +149,7 @@ def guess_layout(rows: list[CellRow]) -> LayoutGuess | None:
             if guess.required_ok():
                 guess.why["columns"] = "from the header's names"
                 _direction_by_values(guess, good[index + 1 :])
+                _more_text(guess, good[index + 1 :])
                 guess.columns = {n: guess.columns[n] for n in header if n in guess.columns}
                 return guess
     if good and _all_text(good[0].cells) and not any(_all_text(r.cells) for r in good[1:4]):
@@ -171,6 +177,25 @@ def guess_layout(rows: list[CellRow]) -> LayoutGuess | None:
                 return None
         return guess
     return _by_values(good, [], 0)
+
+
+def _more_text(guess: LayoutGuess, body: list[CellRow]) -> None:
+    """Another column a name list knows as text (Oberbank's "Text" beside an often empty
+    "Verwendungszweck" and "Empfängername") joins the description where it is filled on rows
+    the mapped ones leave blank: those rows would be quarantined for want of a text."""
+    positions = {name: i for i, name in enumerate(guess.header)}
+    mapped = [positions[t] for t, o in guess.columns.items() if o == "description"]
+    blank = [r for r in body if not any(str(_cell(r, i)).strip() for i in mapped) and r.cells]
+    for name in guess.header:
+        if name in guess.columns or field_of(name) != "description":
+            continue
+        if any(str(_cell(r, positions[name])).strip() for r in blank):
+            guess.columns[name] = "description"
+            guess.why["columns"] += f"; {name} -> description where the others are blank"
+
+
+def _cell(row: CellRow, position: int) -> object:
+    return row.cells[position] if position < len(row.cells) else ""
 
 
 def _direction_by_values(guess: LayoutGuess, body: list[CellRow]) -> None:
