@@ -16,8 +16,8 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from ml_assets.core.intake.bank_formats import iter_mt940
 from ml_assets.core.intake.ingest import SchemaError, scan_transactions
+from ml_assets.core.intake.mt940_exports import iter_mt940
 
 FIXTURES = Path(__file__).parent / "fixtures" / "mt940_camt_variants"
 

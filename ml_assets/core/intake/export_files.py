@@ -18,7 +18,7 @@ from pathlib import Path
 
 import polars as pl
 
-from ml_assets.core.intake.bank_formats import iter_mt940, iter_ofx
+from ml_assets.core.intake.bank_formats import iter_ofx
 from ml_assets.core.intake.camt053 import iter_camt053
 from ml_assets.core.intake.column_names import names_other_party
 from ml_assets.core.intake.csv_exports import (
@@ -30,6 +30,7 @@ from ml_assets.core.intake.csv_exports import (
 )
 from ml_assets.core.intake.export_settings import ExportSettings
 from ml_assets.core.intake.json_documents import open_json
+from ml_assets.core.intake.mt940_exports import iter_mt940
 from ml_assets.core.intake.qif import iter_qif
 from ml_assets.core.intake.records import (
     SchemaError,

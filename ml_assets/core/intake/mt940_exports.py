@@ -1,0 +1,301 @@
+"""SWIFT MT940 statements (banks' "MT940" or "SWIFT" download), read by the ``mt940`` library
+one entry at a time: each ``:61:`` line with its details, so one bad entry is quarantined and
+the rest are read; a download cut off part-way keeps its entries before the cut (see
+``bank_formats`` for the row shape both statement readers share). MT940 has no reliable id:
+its rows get derived ids (see ingest).
+"""
+
+from __future__ import annotations
+
+import bisect
+import contextlib
+import decimal
+import logging
+import re
+from collections.abc import Iterator
+from pathlib import Path
+
+from ml_assets.core.intake.bank_formats import Row, cut_off
+from ml_assets.core.intake.mt940_details import entry_text
+from ml_assets.core.intake.records import SchemaError, open_binary
+from ml_assets.core.intake.statements import balance_gap
+
+_MT940_STATEMENT_END = (":62", ":64:", ":65:", ":20:", "-}")
+
+
+def iter_mt940(
+    path: Path, encoding: str | None = None, warnings: list[str] | None = None
+) -> Iterator[Row]:
+    """Each ``:61:`` statement line with its ``:86:`` details (or a bank's ``:NS:`` in their
+    place), parsed by ``mt940`` on its own (with its statement's header) so one bad line is
+    quarantined instead of failing the file. The text is read in ``encoding`` where set, else
+    as ``_mt940_text`` tells. The day is the entry (booking) date, the value date when there
+    is none. A statement whose opening balance (:60F:) and entries as read do not reach its
+    closing balance (:62F:) is appended to ``warnings``."""
+    with open_binary(path) as handle:
+        text, encoding = _mt940_text(handle.read(), encoding)
+    statements = _mt940_balances(text)
+    starts = [statement["line"] for statement in statements]
+    for row in _mt940_rows(path, text, encoding):
+        statement = statements[max(bisect.bisect_right(starts, row[0]) - 1, 0)] if starts else {}
+        if isinstance(row[1], dict):
+            statement["total"] = statement.get("total", 0.0) + row[1]["amount"]
+        else:
+            statement["unread"] = statement.get("unread", 0) + 1
+        yield row
+    for statement in statements if warnings is not None else []:
+        if "opening" in statement and "closing" in statement:
+            gap = balance_gap(
+                f"{path}:{statement['closing_line']}: statement {statement['id']}",
+                statement["opening"],
+                statement.get("total", 0.0),
+                statement["closing"],
+                statement.get("unread", 0),
+            )
+            if gap:
+                warnings.append(gap)
+
+
+def _mt940_text(data: bytes, encoding: str | None) -> tuple[str, str]:
+    """The file's text and the encoding it was read in: the one set; else UTF-8 where the
+    bytes are UTF-8 (text in another encoding seldom is); else Windows-1252, a superset of the
+    Latin-1 banks also write (the same letters, and its own characters where Latin-1 has C1
+    controls). A byte the encoding has no character for stays a surrogate, and its entry is
+    quarantined (``_mt940_not_text``) instead of read as some other letter."""
+    if encoding is None:
+        try:
+            return data.decode("utf-8").removeprefix("\ufeff"), "utf-8"
+        except UnicodeDecodeError:
+            encoding = "cp1252"
+    return data.decode(encoding, errors="surrogateescape").removeprefix("\ufeff"), encoding
+
+
+# no bank writes these as text: C1 controls (Latin-1's reading of Windows-1252's dashes and
+# quotes, or a file converted to UTF-8 twice) and surrogates (bytes the encoding lacks)
+_NOT_TEXT = re.compile("[\x80-\x9f\ud800-\udfff]")
+
+
+def _mt940_not_text(where: str, record: dict, encoding: str) -> SchemaError | None:
+    """The error for an entry whose values hold such a character: the wrong encoding."""
+    for value in record.values():
+        found = _NOT_TEXT.search(value) if isinstance(value, str) else None
+        if found:
+            code = ord(found.group())
+            what = f"byte 0x{code - 0xDC00:02X}" if code >= 0xD800 else f"U+{code:04X}"
+            return SchemaError(
+                f"{where}: {what} is not text in {encoding}: set raw_transactions.encoding to "
+                "the bank's (e.g. cp1252, latin-1 or utf-8)",
+                "invalid_utf8",
+            )
+    return None
+
+
+_MT940_BALANCE = re.compile(r":6([02])[FM]:([CD])\d{6}[A-Z]{3}(\d+(?:[,.]\d*)?)")
+
+
+def _mt940_balances(text: str) -> list[dict]:
+    """Per statement (from its :20: line): its ``line``, ``id`` and, where stated and
+    readable, its ``opening`` and ``closing`` balance (signed) and the ``closing_line``."""
+    statements: list[dict] = []
+    for number, line in enumerate(text.splitlines(), start=1):
+        if line.startswith(":20:"):
+            statements.append({"line": number, "id": line[4:].strip()})
+        found = _MT940_BALANCE.match(line)
+        if found and statements:
+            amount = float(found.group(3).replace(",", ".")) * (-1 if found.group(2) == "D" else 1)
+            kind = "opening" if found.group(1) == "0" else "closing"
+            statements[-1].setdefault(kind, amount)
+            if kind == "closing":
+                statements[-1]["closing"], statements[-1]["closing_line"] = amount, number
+    return statements
+
+
+def _mt940_rows(path: Path, text: str, encoding: str) -> Iterator[Row]:
+    cut = _mt940cut_off(text)
+    for line, header, block in _mt940_blocks(text):
+        raw = block.encode(encoding, errors="surrogateescape")  # the bytes as in the file
+        if line == cut:
+            yield (
+                line,
+                cut_off(
+                    f"{path}:{line}", "in or after this entry, with no closing balance (:62F:)"
+                ),
+                raw,
+            )
+            continue
+        try:
+            parsed, data = _mt940_entry(header + _mt940_decimal_point(block))
+            amount, currency = float(data["amount"].amount), data["amount"].currency
+        except _MT940_ERRORS as err:
+            yield line, _mt940_error(f"{path}:{line}", err), raw
+            continue
+        record = {
+            "account_id": parsed.data.get("account_identification"),
+            "posted_date": data.get("entry_date") or data.get("date"),
+            "amount": amount,
+            "currency": currency,
+            **entry_text(data),
+        }
+        yield line, _mt940_not_text(f"{path}:{line}", record, encoding) or record, raw
+
+
+_MT940_ERRORS = (RuntimeError, ValueError, KeyError, decimal.InvalidOperation)
+
+
+def _mt940_error(where: str, err: Exception) -> SchemaError:
+    """The quarantine error of an entry the library cannot read. Where it stopped at another
+    line than the :61: (its RuntimeError carries the tag and the text), that line is named: a
+    line of the statement's header, such as an opening balance without its mark."""
+    tag, value = (err.args[1], err.args[2]) if len(err.args) > 2 else (None, None)
+    if tag is not None and str(getattr(tag, "id", "")) != "61":
+        return SchemaError(
+            f"{where}: MT940 entry not readable: the :{tag.id}: line it is read with "
+            f"({tag.slug.replace('_', ' ')}) is not as SWIFT writes it: cannot parse "
+            f"{value!r}; ask the bank for a corrected export",
+            "bad_mt940",
+        )
+    if value is None:
+        value = err.args[0] if err.args else ""
+    message = f"cannot parse {value!r}" if isinstance(value, str) else type(err).__name__
+    return SchemaError(
+        f"{where}: MT940 :61: line not readable: {message} (expected: value date YYMMDD, an "
+        "optional entry date MMDD, C, D, RC or RD, the amount with a decimal comma, a type "
+        "code such as NTRF, a reference)",
+        "bad_mt940",
+    )
+
+
+# SWIFT's :61: amount has a decimal comma; old Rabobank files write a point (C000000043985.66
+# NMSC, or 00000000348000. in yen), which the library would read as 43985, ".66" taken for
+# the start of the reference
+_MT940_POINT = re.compile(r"^(:61:\d{6}(?:\d{4})?R?[CD][A-Z]?\d+)\.", re.IGNORECASE)
+
+
+def _mt940_decimal_point(block: str) -> str:
+    return _MT940_POINT.sub(r"\1,", block, count=1)
+
+
+def _mt940_entry(text: str) -> tuple:
+    """The statement and its one entry's data, read by SWIFT's :61: layout or, where that
+    fails, by ASN Bank's (the library's opt-in ``StatementASNB``, as its own tests read ASN
+    files: an IBAN as the reference, longer than SWIFT's 16 characters)."""
+    import mt940
+
+    asnb = mt940.tags.StatementASNB()
+    errors = []
+    for tags in (None, {asnb.id: asnb}):
+        try:
+            with _quiet("mt940"):  # it logs the pattern it failed on; the quarantine says it
+                parsed = mt940.parse(
+                    text, processors=_mt940_processors(), tags=tags, options=_mt940_options()
+                )
+            (transaction,) = parsed.transactions
+        except _MT940_ERRORS as err:
+            errors.append(err)
+            continue
+        # ASN's pattern takes any letter before D or C; only SWIFT's marks sign an amount
+        if transaction.data["status"].upper() in ("C", "D", "RC", "RD"):
+            return parsed, transaction.data
+    raise errors[0]  # SWIFT's layout fails first or returns: its complaint
+
+
+def _mt940_options():
+    """The parser's 5.x defaults keep its 5.0 output; these read statements as banks mean them:
+    the ?31 sub-field is the other party's IBAN (not part of its name), a reversal of a credit
+    (RC) is a debit, lowercase marks count, long :86: details are kept whole, and so are the
+    :NS: lines without a sub-field number."""
+    import mt940
+
+    return mt940.Options(
+        applicant_iban=True,
+        reversal_sign=True,
+        case_insensitive_marks=True,
+        unbounded_details=True,
+        non_swift_free_text=True,
+    )
+
+
+def _mt940_processors() -> dict:
+    """The library's reading of :86: with two steps of ours: Triodos writes the German
+    sub-fields with ``>`` where others write ``?``; and the details as written are kept
+    (``raw_details``), since the library files a purpose that has no ``SVWZ+`` under the
+    reference before it (``mt940_details`` reads them)."""
+    import mt940
+
+    return {
+        "pre_transaction_details": [_mt940_triodos_marks],
+        "post_transaction_details": [
+            _mt940_keep_details,  # first: the library's step deletes the text it read
+            mt940.processors.transaction_details_post_processor,
+        ],
+    }
+
+
+def _mt940_triodos_marks(transactions, tag, tag_dict: dict) -> dict:
+    details = tag_dict["transaction_details"]
+    if re.match(r"\d{3}>\d{2}", details):  # 000>10...>20...: the German layout
+        tag_dict["transaction_details"] = re.sub(r">(\d{2})", r"?\1", details)
+    return tag_dict
+
+
+def _mt940_keep_details(transactions, tag, tag_dict: dict, result: dict) -> dict:
+    return {**result, "raw_details": tag_dict["transaction_details"]}
+
+
+@contextlib.contextmanager
+def _quiet(logger: str) -> Iterator[None]:
+    log = logging.getLogger(logger)
+    level = log.level
+    log.setLevel(logging.CRITICAL)
+    try:
+        yield
+    finally:
+        log.setLevel(level)
+
+
+def _mt940_blocks(text: str) -> Iterator[tuple[int, str, str]]:
+    """(line of the :61:, its statement's header lines, the :61: and its detail lines)."""
+    header: list[str] = []
+    block: list[str] = []
+    start = 0
+    in_header = False
+
+    def flush() -> Iterator[tuple[int, str, str]]:
+        if block:
+            yield start, "\n".join(header) + "\n", "\n".join(block) + "\n"
+            block.clear()
+
+    for number, line in enumerate(text.splitlines(), start=1):
+        if line.startswith(":20:"):
+            yield from flush()
+            header, in_header = [line], True
+        elif line.startswith(":61:"):
+            yield from flush()
+            in_header, start = False, number
+            block.append(line)
+        elif _ends_statement(line):
+            yield from flush()
+            in_header = False
+        elif in_header and not line.startswith(":28"):
+            # no row reads the statement number (:28C:), which some banks leave blank (Zenith
+            # Bank writes " /1"): the library would fail every entry on it
+            header.append(line)
+        elif block:
+            block.append(line)
+    yield from flush()
+
+
+def _ends_statement(line: str) -> bool:
+    """A closing balance, the next statement, or the block's end (``-`` alone, or ``-}``); a
+    wrapped :86: line may start with a hyphen (a timestamp wrapped at its dash)."""
+    return line.startswith(_MT940_STATEMENT_END) or line.rstrip() == "-"
+
+
+def _mt940cut_off(text: str) -> int | None:
+    """The line of the last :61: when nothing closes its statement after it (every statement
+    ends with its closing balance, :62:): a download cut off there, or inside that entry."""
+    lines = text.splitlines()
+    last = max((n for n, line in enumerate(lines) if line.startswith(":61:")), default=None)
+    if last is None or any(_ends_statement(line) for line in lines[last + 1 :]):
+        return None
+    return last + 1
