@@ -10,8 +10,6 @@ the first column of amounts, the text column with the most different values.
 
 from __future__ import annotations
 
-import datetime as dt
-import itertools
 import re
 from dataclasses import dataclass, field
 
@@ -23,9 +21,19 @@ from ml_assets.core.intake.column_names import (
     field_of,
     normalized,
 )
+from ml_assets.core.intake.column_values import (
+    cell,
+    column,
+    currency_codes,
+    date_share,
+    distinct,
+    money_like,
+    number_share,
+    runs_with,
+)
 from ml_assets.core.intake.csv_exports import CSV_PRESETS, CellRow, fitting_presets
 from ml_assets.core.intake.records import SchemaError
-from ml_assets.core.intake.sniffing import amount_or_none, sniff_date_format, sniff_decimal
+from ml_assets.core.intake.sniffing import amount_or_none
 from ml_assets.core.intake.tables import HEADER_SEARCH_LINES, header_names
 
 # money coming in: a row whose description says so shows the file's sign for income
@@ -185,17 +193,13 @@ def _more_text(guess: LayoutGuess, body: list[CellRow]) -> None:
     the mapped ones leave blank: those rows would be quarantined for want of a text."""
     positions = {name: i for i, name in enumerate(guess.header)}
     mapped = [positions[t] for t, o in guess.columns.items() if o == "description"]
-    blank = [r for r in body if not any(str(_cell(r, i)).strip() for i in mapped) and r.cells]
+    blank = [r for r in body if not any(str(cell(r, i)).strip() for i in mapped) and r.cells]
     for name in guess.header:
         if name in guess.columns or field_of(name) != "description":
             continue
-        if any(str(_cell(r, positions[name])).strip() for r in blank):
+        if any(str(cell(r, positions[name])).strip() for r in blank):
             guess.columns[name] = "description"
             guess.why["columns"] += f"; {name} -> description where the others are blank"
-
-
-def _cell(row: CellRow, position: int) -> object:
-    return row.cells[position] if position < len(row.cells) else ""
 
 
 def _direction_by_values(guess: LayoutGuess, body: list[CellRow]) -> None:
@@ -206,13 +210,13 @@ def _direction_by_values(guess: LayoutGuess, body: list[CellRow]) -> None:
         return
     positions = {name: i for i, name in enumerate(guess.header)}
     source = {o: theirs for theirs, o in guess.columns.items()}
-    amounts = [amount_or_none(v, ".") for v in _column(body, positions[source["amount"]])]
+    amounts = [amount_or_none(v, ".") for v in column(body, positions[source["amount"]])]
     if any(a is not None and a < 0 for a in amounts):
         return
     for name in guess.header:
         if guess.columns.get(name) not in (None, "transaction_type"):
             continue
-        words = {str(v).strip().lower() for v in _column(body, positions[name])} - {""}
+        words = {str(v).strip().lower() for v in column(body, positions[name])} - {""}
         both = words & MONEY_OUT and words & MONEY_IN
         # one-letter marks ("C", "D") only as a pair: a column of "C" alone may say "cleared"
         if words and words <= MONEY_OUT | MONEY_IN and (both or min(map(len, words)) > 1):
@@ -257,48 +261,13 @@ def _all_text(cells: list) -> bool:
     return len(values) >= 2 and all(letters_first)
 
 
-def _column(rows: list[CellRow], position: int) -> list:
-    return [r.cells[position] for r in rows if position < len(r.cells)]
-
-
-def _date_share(values: list) -> float:
-    texts = [v for v in values if isinstance(v, str) and v.strip()]
-    dates = [v for v in values if isinstance(v, dt.date)]
-    if not texts and not dates:
-        return 0.0
-    fmt, _, why = sniff_date_format(texts) if texts else (None, [], "")
-    readable = len(dates)
-    if texts and (fmt is not None or why.startswith("ISO")):
-        readable += sum(1 for t in texts if _reads(t, fmt))
-    return readable / (len(texts) + len(dates))
-
-
-def _reads(text: str, fmt: str | None) -> bool:
-    try:
-        if fmt is None:
-            dt.date.fromisoformat(text.strip()[:10])
-        else:
-            dt.datetime.strptime(text.strip(), fmt)
-    except ValueError:
-        return False
-    return True
-
-
-def _number_share(values: list) -> float:
-    present = [v for v in values if v not in (None, "")]
-    if not present:
-        return 0.0
-    decimal, _ = sniff_decimal([v for v in present if isinstance(v, str)])
-    return sum(1 for v in present if amount_or_none(v, decimal) is not None) / len(present)
-
-
 def _check_values(guess: LayoutGuess, body: list[CellRow]) -> None:
     """Drop a named column whose values are not what its name says (a "Date" column of
     text, an "Amount" column without numbers, a reference column that is not filled in on
     every row: a row without its id would be quarantined)."""
     positions = {name: i for i, name in enumerate(guess.header)}
     for theirs, ours in list(guess.columns.items()):
-        values = _column(body, positions[theirs])
+        values = column(body, positions[theirs])
         if not body:
             continue
         if ours == "transaction_id":
@@ -308,7 +277,7 @@ def _check_values(guess: LayoutGuess, body: list[CellRow]) -> None:
                 if _purpose_text(theirs, values):
                     guess.columns[theirs] = "description"
             continue
-        share = _date_share if ours == "posted_date" else _number_share
+        share = date_share if ours == "posted_date" else number_share
         if ours in ("posted_date", "amount", "balance") and share(values) < 0.5:
             del guess.columns[theirs]
             if ours == "posted_date":  # Fidelity's blank "Settlement Date": its "Run Date"
@@ -321,7 +290,7 @@ def _purpose_text(name: str, values: list) -> bool:
     """A "Reference" column that is no id (repeated, or blank on some rows) but words: the
     payment's reference text (Starling's "PRET A MANGER LONDON" beside its "Counter Party"),
     part of the description."""
-    return normalized(name) in ("reference", "referenz") and _number_share(values) < 0.5
+    return normalized(name) in ("reference", "referenz") and number_share(values) < 0.5
 
 
 def _filled_date_column(
@@ -337,14 +306,14 @@ def _filled_date_column(
     for name in guess.header:
         if name in guess.columns or not set(normalized(name).split()) & set(_WORDS["posted_date"]):
             continue
-        values = _column(body, positions[name])
+        values = column(body, positions[name])
         # (the bar a named date column is held to, where the other stood empty)
-        if every_row and all(str(v).strip() for v in values) and _date_share(values) >= 0.8:
+        if every_row and all(str(v).strip() for v in values) and date_share(values) >= 0.8:
             guess.columns.pop(theirs, None)
             guess.columns[name] = "posted_date"
             return
         numbered = [v for v in values if any(ch.isdigit() for ch in str(v))]  # not a footer's
-        if not every_row and numbered and _date_share(numbered) >= 0.5:
+        if not every_row and numbered and date_share(numbered) >= 0.5:
             guess.columns.pop(theirs, None)
             guess.columns[name] = "posted_date"
             return
@@ -359,21 +328,21 @@ def _by_values(rows: list[CellRow], header: list[str], line: int) -> LayoutGuess
     width = max(len(r.cells) for r in body)
     names = header + [str(i + 1) for i in range(len(header), width)] if header else None
     names = names or [str(i + 1) for i in range(width)]
-    dates = [i for i in range(width) if _date_share(_column(body, i)) >= 0.8]
+    dates = [i for i in range(width) if date_share(column(body, i)) >= 0.8]
     numbers = [
         i
         for i in range(width)
-        if i not in dates and _number_share(_column(body, i)) >= 0.8 and _signed(_column(body, i))
+        if i not in dates and number_share(column(body, i)) >= 0.8 and money_like(column(body, i))
     ]
     texts = [
-        i for i in range(width) if i not in dates and i not in numbers and _distinct(body, i) > 1
+        i for i in range(width) if i not in dates and i not in numbers and distinct(body, i) > 1
     ]
-    numbers = [i for i in numbers if not any(_runs_with(body, i, j) for j in numbers if j != i)]
-    codes = [i for i in range(width) if _currency_codes(_column(body, i))]
+    numbers = [i for i in numbers if not any(runs_with(body, i, j) for j in numbers if j != i)]
+    codes = [i for i in range(width) if currency_codes(column(body, i))]
     texts = [i for i in texts if i not in codes]
     if not dates or not numbers or not texts:
         return None
-    description = max(texts, key=lambda i: (_distinct(body, i), -i))
+    description = max(texts, key=lambda i: (distinct(body, i), -i))
     columns = {names[dates[0]]: "posted_date", names[numbers[0]]: "amount"}
     columns[names[description]] = "description"
     if codes:  # (the account's, where a second one is the transaction's)
@@ -391,74 +360,6 @@ def _by_values(rows: list[CellRow], header: list[str], line: int) -> LayoutGuess
     return guess
 
 
-def _runs_with(body: list[CellRow], balance: int, amount: int) -> bool:
-    """Whether column ``balance`` moves from row to row by column ``amount``'s values: a
-    running balance (before or after each booking, rows in either order; ASN Bank's headerless
-    CSV puts the balance before the amount), not the amount."""
-    pairs = [
-        (amount_or_none(b, "."), amount_or_none(a, "."))
-        for b, a in zip(_column(body, balance), _column(body, amount), strict=True)
-    ]
-    steps = list(itertools.pairwise(pairs))
-    if len(steps) < 2 or any(None in p for step in steps for p in step):
-        return False
-    moves = sum(
-        any(abs(abs(b2 - b1) - abs(a)) < 0.005 for a in (a1, a2)) and b2 != b1
-        for (b1, a1), (b2, a2) in steps
-    )
-    return moves >= 0.8 * len(steps)
-
-
-# ISO 4217 codes a currency column writes (the common ones: a column of them is the currency)
-_ISO_CODES = frozenset(
-    (
-        "EUR",
-        "USD",
-        "GBP",
-        "CHF",
-        "CAD",
-        "AUD",
-        "NZD",
-        "SEK",
-        "NOK",
-        "DKK",
-        "PLN",
-        "CZK",
-        "HUF",
-        "RON",
-        "BGN",
-        "JPY",
-        "CNY",
-        "HKD",
-        "SGD",
-        "INR",
-        "ZAR",
-        "MXN",
-        "BRL",
-        "RUB",
-        "TRY",
-        "ILS",
-        "KRW",
-        "THB",
-    )
-)
-
-
-def _currency_codes(values: list) -> bool:
-    codes = {str(v).strip() for v in values if str(v).strip()}
-    return bool(codes) and codes <= _ISO_CODES
-
-
-def _signed(values: list) -> bool:
-    """Whether a numeric column holds money (signs or decimals), not a count or a code."""
-    texts = [str(v) for v in values]
-    return any(t.strip().startswith("-") or "." in t or "," in t for t in texts)
-
-
-def _distinct(rows: list[CellRow], position: int) -> int:
-    return len({str(v).strip() for v in _column(rows, position) if str(v).strip()})
-
-
 def choose_sign(guess: LayoutGuess, body: list[CellRow], decimal: str) -> None:
     """Which sign a purchase has: rows that say they are income (payroll, deposit, refund)
     show it, else the majority (most rows of a statement are spending)."""
@@ -470,8 +371,8 @@ def choose_sign(guess: LayoutGuess, body: list[CellRow], decimal: str) -> None:
         return
     positions = {name: i for i, name in enumerate(guess.header)}
     source = {ours: theirs for theirs, ours in guess.columns.items()}
-    amounts = _column(body, positions[source["amount"]])
-    texts = _column(body, positions[source["description"]])
+    amounts = column(body, positions[source["amount"]])
+    texts = column(body, positions[source["description"]])
     signs = [
         (n, str(t))
         for a, t in zip(amounts, texts, strict=False)

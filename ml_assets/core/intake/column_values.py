@@ -1,0 +1,122 @@
+"""What a table's column holds, read off its cells: the share that are dates or amounts,
+whether it holds money or codes or a running balance, how many different values. ``inspect``
+guesses a layout from these (``layout_guess``); the load never guesses.
+"""
+
+from __future__ import annotations
+
+import datetime as dt
+import itertools
+
+from ml_assets.core.intake.csv_exports import CellRow
+from ml_assets.core.intake.sniffing import amount_or_none, sniff_date_format, sniff_decimal
+
+
+def cell(row: CellRow, position: int) -> object:
+    """A row's cell, "" where the row is shorter."""
+    return row.cells[position] if position < len(row.cells) else ""
+
+
+def column(rows: list[CellRow], position: int) -> list:
+    """A column's cells, of the rows long enough to hold one."""
+    return [r.cells[position] for r in rows if position < len(r.cells)]
+
+
+def date_share(values: list) -> float:
+    """The share of a column's filled cells that are dates in its sniffed format."""
+    texts = [v for v in values if isinstance(v, str) and v.strip()]
+    dates = [v for v in values if isinstance(v, dt.date)]
+    if not texts and not dates:
+        return 0.0
+    fmt, _, why = sniff_date_format(texts) if texts else (None, [], "")
+    readable = len(dates)
+    if texts and (fmt is not None or why.startswith("ISO")):
+        readable += sum(1 for t in texts if _reads(t, fmt))
+    return readable / (len(texts) + len(dates))
+
+
+def _reads(text: str, fmt: str | None) -> bool:
+    try:
+        if fmt is None:
+            dt.date.fromisoformat(text.strip()[:10])
+        else:
+            dt.datetime.strptime(text.strip(), fmt)
+    except ValueError:
+        return False
+    return True
+
+
+def number_share(values: list) -> float:
+    """The share of a column's filled cells that are amounts in its sniffed decimal mark."""
+    present = [v for v in values if v not in (None, "")]
+    if not present:
+        return 0.0
+    decimal, _ = sniff_decimal([v for v in present if isinstance(v, str)])
+    return sum(1 for v in present if amount_or_none(v, decimal) is not None) / len(present)
+
+
+def runs_with(body: list[CellRow], balance: int, amount: int) -> bool:
+    """Whether column ``balance`` moves from row to row by column ``amount``'s values: a
+    running balance (before or after each booking, rows in either order; ASN Bank's headerless
+    CSV puts the balance before the amount), not the amount."""
+    pairs = [
+        (amount_or_none(cell(r, balance), "."), amount_or_none(cell(r, amount), ".")) for r in body
+    ]
+    steps = list(itertools.pairwise(pairs))
+    if len(steps) < 2 or any(None in p for step in steps for p in step):
+        return False
+    moves = sum(
+        any(abs(abs(b2 - b1) - abs(a)) < 0.005 for a in (a1, a2)) and b2 != b1
+        for (b1, a1), (b2, a2) in steps
+    )
+    return moves >= 0.8 * len(steps)
+
+
+# ISO 4217 codes a currency column writes (the common ones: a column of them is the currency)
+_ISO_CODES = frozenset(
+    (
+        "EUR",
+        "USD",
+        "GBP",
+        "CHF",
+        "CAD",
+        "AUD",
+        "NZD",
+        "SEK",
+        "NOK",
+        "DKK",
+        "PLN",
+        "CZK",
+        "HUF",
+        "RON",
+        "BGN",
+        "JPY",
+        "CNY",
+        "HKD",
+        "SGD",
+        "INR",
+        "ZAR",
+        "MXN",
+        "BRL",
+        "RUB",
+        "TRY",
+        "ILS",
+        "KRW",
+        "THB",
+    )
+)
+
+
+def currency_codes(values: list) -> bool:
+    codes = {str(v).strip() for v in values if str(v).strip()}
+    return bool(codes) and codes <= _ISO_CODES
+
+
+def money_like(values: list) -> bool:
+    """Whether a numeric column holds money (signs or decimals), not a count or a code."""
+    texts = [str(v) for v in values]
+    return any(t.strip().startswith("-") or "." in t or "," in t for t in texts)
+
+
+def distinct(rows: list[CellRow], position: int) -> int:
+    return len({str(v).strip() for v in column(rows, position) if str(v).strip()})
