@@ -387,3 +387,19 @@ def test_a_text_column_joins_where_the_named_parties_and_purpose_are_blank(tmp_p
     assert section["column_map"]["Text"] == "description"
     assert result.rows_in == 3 == result.kept.height
     assert result.kept["description"][0] == "Kartenzahlung BILLA DANKT 1234"
+
+
+def test_inspect_counts_a_too_long_description_as_the_load_does(tmp_path, capsys):
+    """Sparkasse's quarterly closing notice: one row of 0,00 whose text runs to 960
+    characters. inspect says it is quarantined, as the load will, instead of "0 quarantined"."""
+    export = tmp_path / "umsatz.csv"
+    notice = "ABSCHLUSS " + "Entgelte und Zinsen fuer den Abrechnungszeitraum " * 20
+    export.write_text(
+        "Buchungstag;Verwendungszweck;Betrag\n"
+        "30.03.2026;KARTENZAHLUNG REWE;-12,40\n"
+        f"31.03.2026;{notice};0,00\n"
+        "01.04.2026;LOHN APRIL;2100,00\n"
+    )
+    out, _, result, _ = loaded(export, capsys)
+    assert "rows:            3 in: 2 kept, 1 quarantined" in out
+    assert dict(result.reasons) == {"description_too_long": 1}

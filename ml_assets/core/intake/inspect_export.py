@@ -127,8 +127,11 @@ def inspect_file(file: Path, qif_day_first: list[str] | None = None) -> Inspecti
 
 
 def _scan_keys(settings: dict[str, object]) -> dict[str, object]:
+    """The scan's keys as the load passes them, so inspect's counts are the load's (its
+    description limit included: a 960-character closing notice is quarantined in both)."""
     keys = {k: v for k, v in settings.items() if k in READING_KEYS}
-    return {**keys, "column_map": keys.get("column_map") or {}}
+    limit = RawTransactionsParams.model_fields["max_description_chars"].default
+    return {**keys, "column_map": keys.get("column_map") or {}, "max_description_chars": limit}
 
 
 def _inspect_text_encoding(found: Inspection) -> None:
