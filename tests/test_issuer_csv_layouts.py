@@ -323,7 +323,7 @@ def test_names_a_header_gives_are_kept_where_values_fill_the_rest(tmp_path, caps
 def test_a_headerless_file_whose_first_number_runs_as_a_balance(tmp_path, capsys):
     """ASN Bank's headerless CSV: the balance before each booking (column 9) comes before the
     amount (column 11), and the currency is a column of ISO codes: the amount is the column
-    the other one moves by, and the codes are the rows' currency."""
+    the other one moves by, and the codes are the rows' currency. A fee's row has no payee."""
     export = tmp_path / "transactie-historie_NL00ASNB9999999999_20260701.csv"
     rows = [
         ("17-06-2026", "NL99ASNB0000000000", "JANSEN Z", "130.44", "223.77"),
@@ -341,13 +341,18 @@ def test_a_headerless_file_whose_first_number_runs_as_a_balance(tmp_path, capsys
     export.write_text(
         "".join(
             f"{day},NL00ASNB9999999999,{iban},{name},,,,EUR,{before},EUR,{amount},{day},{day},"
-            f"2754,NGM,5139297{n},,'Omschrijving {n}',26\n"
+            f"2754,NGM,5139297{n},,'{'Kosten gebruik betaalrekening' if not name else 'Betaling'}',26\n"
             for n, (day, iban, name, before, amount) in enumerate(rows)
         )
     )
     _, section, result, _ = loaded(export, capsys)
     assert section["column_map"]["11"] == "amount" and section["column_map"]["8"] == "currency"
+    # the fee has no payee: its purpose text (column 18) joins the description
+    assert section["column_map"]["18"] == "description" and result.rows_in == 5
+    assert result.kept.height == 5
+    assert result.kept["description"][2] == "'Kosten gebruik betaalrekening'"
     assert result.kept["amount"].to_list()[:2] == [223.77, -200.0]
+    assert result.kept["description"][1].startswith("International Card Services B V")
     assert set(result.kept["currency"]) == {"EUR"}
 
 

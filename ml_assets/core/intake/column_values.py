@@ -120,3 +120,10 @@ def money_like(values: list) -> bool:
 
 def distinct(rows: list[CellRow], position: int) -> int:
     return len({str(v).strip() for v in column(rows, position) if str(v).strip()})
+
+
+def spaced(rows: list[CellRow], position: int) -> bool:
+    """Whether most of a column's filled cells are words with a space between them: a
+    description or a name, not a code, an id or an IBAN."""
+    filled = [str(v).strip() for v in column(rows, position) if str(v).strip()]
+    return bool(filled) and sum(" " in v for v in filled) * 2 > len(filled)

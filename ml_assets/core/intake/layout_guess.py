@@ -5,7 +5,8 @@ purchase has. The load never guesses a column: it reads what these guesses becam
 Columns come from their names (core.column_names) and are checked against their values: a
 date column whose values are not dates, or an amount column that holds no numbers, is not
 taken. A file without a header is mapped by its values alone: the first column of dates,
-the first column of amounts, the text column with the most different values.
+the first column of amounts that is no running balance, the column of words (spaced words
+first) with the most different values, a column of ISO currency codes.
 """
 
 from __future__ import annotations
@@ -30,6 +31,7 @@ from ml_assets.core.intake.column_values import (
     money_like,
     number_share,
     runs_with,
+    spaced,
 )
 from ml_assets.core.intake.csv_exports import CSV_PRESETS, CellRow, fitting_presets
 from ml_assets.core.intake.records import SchemaError
@@ -187,19 +189,23 @@ def guess_layout(rows: list[CellRow]) -> LayoutGuess | None:
     return _by_values(good, [], 0)
 
 
-def _more_text(guess: LayoutGuess, body: list[CellRow]) -> None:
-    """Another column a name list knows as text (Oberbank's "Text" beside an often empty
-    "Verwendungszweck" and "Empfängername") joins the description where it is filled on rows
-    the mapped ones leave blank: those rows would be quarantined for want of a text."""
+def _more_text(guess: LayoutGuess, body: list[CellRow], candidates: list[str] | None = None):
+    """Another text column (one a name list knows as text, or of ``candidates``: Oberbank's
+    "Text" beside an often empty "Verwendungszweck" and "Empfängername", ASN's purpose beside
+    its often empty payee) joins the description where it is filled on rows the mapped ones
+    leave blank: those rows would be quarantined for want of a text."""
     positions = {name: i for i, name in enumerate(guess.header)}
     mapped = [positions[t] for t, o in guess.columns.items() if o == "description"]
     blank = [r for r in body if not any(str(cell(r, i)).strip() for i in mapped) and r.cells]
-    for name in guess.header:
-        if name in guess.columns or field_of(name) != "description":
+    if candidates is None:
+        candidates = [n for n in guess.header if field_of(n) == "description"]
+    for name in candidates:
+        if name in guess.columns:
             continue
         if any(str(cell(r, positions[name])).strip() for r in blank):
             guess.columns[name] = "description"
             guess.why["columns"] += f"; {name} -> description where the others are blank"
+            return
 
 
 def _direction_by_values(guess: LayoutGuess, body: list[CellRow]) -> None:
@@ -342,7 +348,10 @@ def _by_values(rows: list[CellRow], header: list[str], line: int) -> LayoutGuess
     texts = [i for i in texts if i not in codes]
     if not dates or not numbers or not texts:
         return None
-    description = max(texts, key=lambda i: (distinct(body, i), -i))
+    # a text is words: a column of references or ids (digits alone) is no description, and
+    # one of words with spaces between them goes before one of codes (an IBAN)
+    worded = [i for i in texts if any(any(map(str.isalpha, str(v))) for v in column(body, i))]
+    description = max(worded or texts, key=lambda i: (spaced(body, i), distinct(body, i), -i))
     columns = {names[dates[0]]: "posted_date", names[numbers[0]]: "amount"}
     columns[names[description]] = "description"
     if codes:  # (the account's, where a second one is the transaction's)
@@ -354,9 +363,11 @@ def _by_values(rows: list[CellRow], header: list[str], line: int) -> LayoutGuess
         else "the file has no header line"
     )
     guess.why["columns"] = (
-        f"{how}: by the values (the first column of dates, the first of amounts, the text "
-        "column with the most different values)"
+        f"{how}: by the values (the first column of dates, the first of amounts that is no "
+        "running balance, the column of words with the most different values)"
     )
+    worded.sort(key=lambda i: (-spaced(body, i), -distinct(body, i)))
+    _more_text(guess, body, [names[i] for i in worded])
     return guess
 
 
