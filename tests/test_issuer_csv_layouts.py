@@ -75,11 +75,11 @@ def test_kbc_a_column_named_credit_beside_the_mapped_amount_is_a_plain_column(tm
 
 
 def test_a_header_of_unknown_names_keeps_the_columns_its_names_do_give(tmp_path, capsys):
-    """A "Label" column is no description any name list knows, so the date, amount and text
+    """A "Wording" column is no description any name list knows, so the date, amount and text
     come from the values; "Currency" still gives each row's currency (not the default USD)."""
     export = tmp_path / "statement.csv"
     export.write_text(
-        '"Date","Label","Currency","Amount","Amount Currency","Partner Name","Bank Account"\n'
+        '"Date","Wording","Currency","Amount","Amount Currency","Partner Name","Bank Account"\n'
         '"12/15/2026","Your best supplier on 12/15/2026","USD","-33.50","0.0","John Doe",'
         '"123456789"\n'
         '"12/15/2026","Your payment on 12/15/2026","EUR","1,525.00","1,000.00","Azure Interior",'
@@ -408,3 +408,23 @@ def test_inspect_counts_a_too_long_description_as_the_load_does(tmp_path, capsys
     out, _, result, _ = loaded(export, capsys)
     assert "rows:            3 in: 2 kept, 1 quarantined" in out
     assert dict(result.reasons) == {"description_too_long": 1}
+
+
+def test_a_label_column_and_balances_stated_at_the_start_and_end_of_the_period(tmp_path, capsys):
+    """A French bank's English export: the text under "Label", the closing balance stated
+    above the header and the opening one below the rows, its figure in the credit column."""
+    export = tmp_path / "statement.csv"
+    export.write_text(
+        "Bank code : 1001010101,Agency Code : 10000,Download start date : 01/04/2026,,,\n"
+        ",,,,,\n"
+        'Balance at end of period,,,,"+31070,11",\n'
+        "Date,Operation Number,Label,Debit,Credit,Detail\n"
+        '01/04/26,OP 1,CARTE MONOPRIX PARIS,"-50,00",,DETAILS 1\n'
+        '02/04/26,OP 2,VIR SALAIRE ACME,,"1300,00",DETAILS 2\n'
+        'Balance at start of period,,,,"+29820,11",\n'
+    )
+    out, section, result, counted = loaded(export, capsys)
+    assert section["column_map"]["Label"] == "description"
+    assert counted == 1 and "balance line 7" in out
+    assert result.rows_in == 2 == result.kept.height
+    assert result.kept["amount"].to_list() == [-50.0, 1300.0]

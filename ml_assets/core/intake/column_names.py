@@ -54,7 +54,7 @@ SYNONYMS: dict[str, tuple[str, ...]] = {
         "remittance information unstructured array|"
         "摘要|お取引内容|取引内容|ご利用店名|利用店名|ご利用先|内容|交易摘要|商户名称|对方户名|"
         "적요|거래내용|내용|가맹점명|описание|описание операции|назначение платежа|основание|"
-        "beskrivelse|beskrivning|tekst|selite"
+        "beskrivelse|beskrivning|tekst|selite|label|libelle operation bancaire"
     ),
     "amount": _names(
         "amount|transaction amount|transaction amount amount|betrag|umsatz|montant|bedrag|"

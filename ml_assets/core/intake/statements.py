@@ -21,15 +21,16 @@ from ml_assets.core.intake.sniffing import amount_or_none
 _BALANCE = re.compile(
     r"(?i)\b(beginning|opening|starting|previous|prior|ending|closing|new|current|ledger)\s+"
     r"balance\b|\bbalance\s+(brought|carried)\s+forward\b|\bbalance\s+[bc]/f\b|\b(anfangs|end|beginn?|eind)saldo\b|\b(alter|neuer)?\s*kontostand\b|"
-    r"\bsolde\s+(initial|final|de\s+d[ée]but|de\s+fin|au)\b|\bsaldo\s+(iniziale|finale|inicial|final)\b"
+    r"\bsolde\s+(initial|final|de\s+d[ée]but|de\s+fin|au)\b|\bsaldo\s+(iniziale|finale|inicial|final)\b|"
+    r"\bbalance\s+at\s+(the\s+)?(start|beginning|end)\s+of\b"
 )
 _CLOSING = re.compile(
     r"(?i)ending|closing|current|\bnew\b|ledger|endsaldo|eindsaldo|neuer|final|fin|kontostand$|"
-    r"carried|\bc/f\b"
+    r"carried|\bc/f\b|\bend\s+of\b"
 )
 _OPENING = re.compile(
     r"(?i)beginning|opening|starting|previous|prior|anfang|beginsaldo|alter|initial|d[ée]but|"
-    r"brought|\bb/f\b"
+    r"brought|\bb/f\b|\b(start|beginning)\s+of\b"
 )
 # a date cell that says the row is not booked yet ("Pending", DKB's "Vorgemerkt")
 _PENDING_DATES = frozenset({"pending", "authorised", "authorized", "vorgemerkt", "en cours"})
@@ -117,14 +118,15 @@ def statement_line(record: dict) -> str | None:
         v for v in (record.get("posted_date"), record.get("description")) if isinstance(v, str)
     ]
     blank = all(a is None or (isinstance(a, str) and not a.strip()) for a in amounts)
-    if blank and any(_BALANCE.search(t) for t in texts):
-        return "balance"
     date = record.get("posted_date")
+    undated = date is None or (isinstance(date, str) and not any(ch.isdigit() for ch in date))
+    # (undated, its figure may stand in an amount column: "Balance at start of period,,,,+300")
+    if (blank or undated) and any(_BALANCE.search(t) for t in texts):
+        return "balance"
     if isinstance(date, str) and date.strip().lower() in _PENDING_DATES:
         return "pending transaction"  # not final: the bank changes or drops it before booking
     if any(_pending_status(key, value) for key, value in record.items()):
         return "pending transaction"
-    undated = date is None or (isinstance(date, str) and not any(ch.isdigit() for ch in date))
     if undated and any(_TOTAL.match(t) for t in texts):
         return "total"
     return None
