@@ -164,8 +164,8 @@ def guess_layout(rows: list[CellRow]) -> LayoutGuess | None:
                 return guess
     if good and _all_text(good[0].cells) and not any(_all_text(r.cells) for r in good[1:4]):
         # a header whose names do not give every field: what they give (a "Currency" beside a
-        # "Label" no name list knows, Sberbank's "Описание" beside dates no name gives), the
-        # rest by the values
+        # "Wording" no name list knows, Sberbank's "Описание" beside an amount no name gives),
+        # the rest by the values
         header = header_names(good[0].cells)
         guess = _by_values(good[1:], header, good[0].line)
         if guess is not None:
@@ -189,7 +189,9 @@ def guess_layout(rows: list[CellRow]) -> LayoutGuess | None:
     return _by_values(good, [], 0)
 
 
-def _more_text(guess: LayoutGuess, body: list[CellRow], candidates: list[str] | None = None):
+def _more_text(
+    guess: LayoutGuess, body: list[CellRow], candidates: list[str] | None = None
+) -> None:
     """Another text column (one a name list knows as text, or of ``candidates``: Oberbank's
     "Text" beside an often empty "Verwendungszweck" and "Empfängername", ASN's purpose beside
     its often empty payee) joins the description where it is filled on rows the mapped ones
