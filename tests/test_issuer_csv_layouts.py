@@ -428,3 +428,24 @@ def test_a_label_column_and_balances_stated_at_the_start_and_end_of_the_period(t
     assert counted == 1 and "balance line 7" in out
     assert result.rows_in == 2 == result.kept.height
     assert result.kept["amount"].to_list() == [-50.0, 1300.0]
+
+
+def test_a_fee_column_moves_the_running_balance_beside_the_amount(tmp_path, capsys):
+    """Revolut charges a card payment's fee in a column of its own: the balance falls by the
+    amount and the fee. The row's amount stays the payment's; the balance check counts both
+    instead of warning of a missing row."""
+    export = tmp_path / "Revolut_EUR.csv"
+    export.write_text(
+        "Type,Product,Started Date,Completed Date,Description,Amount,Fee,Currency,State,Balance\n"
+        "TOPUP,Current,2026-01-01 10:00:00,2026-01-01 10:00:01,Top-up,1000.00,0.00,EUR,"
+        "COMPLETED,1000.00\n"
+        "CARD_PAYMENT,Current,2026-03-01 16:45:00,2026-03-02 10:30:00,Online Store,-50.25,0.15,"
+        "EUR,COMPLETED,949.60\n"
+        "TRANSFER,Current,2026-03-15 11:00:00,2026-03-15 11:00:01,Rent,-100.00,0.00,EUR,"
+        "COMPLETED,849.60\n"
+    )
+    out, section, result, _ = loaded(export, capsys)
+    assert section["column_map"]["Fee"] == "fee"
+    assert result.kept["amount"].to_list() == [1000.0, -50.25, -100.0]
+    assert "2 of 2 steps follow" in out and "does not follow" not in out
+    assert not result.notes[0].breaks

@@ -11,7 +11,7 @@ import unicodedata
 
 # Beside our raw fields, columns a reader uses without storing them: a running balance, two
 # unsigned amount columns, and a column that says which way an unsigned amount went.
-INTAKE_FIELDS = ("balance", "debit", "credit", "direction")
+INTAKE_FIELDS = ("balance", "debit", "credit", "direction", "fee")
 # the values of a direction column ("Af Bij", "Debit/Credit", "S/H"), lower case
 MONEY_OUT = frozenset({"af", "debit", "dr", "d", "s", "soll", "out", "-", "debet", "withdrawal"})
 MONEY_IN = frozenset({"bij", "credit", "cr", "c", "h", "haben", "in", "+", "deposit"})
@@ -79,6 +79,8 @@ SYNONYMS: dict[str, tuple[str, ...]] = {
         "balance|running balance|running bal|saldo|kontostand|solde|"
         "差引残高|残高|余额|账户余额|잔액|거래후잔액|остаток|баланс"
     ),
+    # a fee charged beside the amount (Revolut's): the running balance moves by both
+    "fee": _names("fee|fees|gebuehr|gebuehren|frais"),
     "transaction_id": _names(
         "transaction id|transaction reference|reference number|ref number|fitid|id|txn id|"
         "reference|referenz|kundenreferenz|reference id|internal transaction id"

@@ -50,6 +50,7 @@ from ml_assets.core.intake.records import (  # RAW_SCHEMA and SchemaError are in
     SchemaError,
     read_validated_jsonl,  # noqa: F401 - ingest's API
 )
+from ml_assets.core.intake.sniffing import amount_or_none
 from ml_assets.core.intake.statements import (
     ExportNotes,
     RunningBalance,
@@ -396,6 +397,8 @@ class _FileScan:
     def take(self, line: int, record: dict, raw: bytes, renamed: dict, repeat: tuple | None):
         where = self.reading.where(self.file, line)
         supersedes = bool(renamed.pop(SUPERSEDES, False))
+        # a fee charged beside the amount moves the running balance too, never the amount
+        fee = abs(amount_or_none(renamed.pop("fee", None), self.reading.decimal) or 0.0)
         try:
             row, derived, balance = self.reading.to_row(
                 renamed, where, self.max_chars, self.transaction_ids, self.occurrences, record
@@ -410,7 +413,7 @@ class _FileScan:
         if repeat is not None:
             self.repeats[repeat] = row["posted_date"]
         if balance is not None:
-            self.chain.add(line, row["posted_date"], row["amount"], balance)
+            self.chain.add(line, row["posted_date"], row["amount"] - fee, balance)
 
 
 def read_transactions(
