@@ -1,0 +1,199 @@
+"""Lines of an issuer's CSV that are no booked row, and what the load does with them, as other
+tools' sample exports show them: pending rows (by a date cell or a status column), section
+titles and footers, lines continuing the row above, balances stated among the rows, a fee
+beside the amount, and a description over the limit, each counted or quarantined as inspect
+says. The files are written here in each layout, not copied."""
+
+from __future__ import annotations
+
+from ml_assets.core.intake.raw_days import scan_exports
+from ml_assets.core.params import RawTransactionsParams
+from tests.test_issuer_csv_layouts import loaded
+
+
+def test_a_card_of_positive_amounts_with_pending_rows(tmp_path, capsys):
+    """M&S Bank's card export: every amount positive with its pound sign, the payment received
+    among them, and rows not booked yet dated "Pending": the purchases are positive (a
+    payment shown positive says nothing where no amount is negative), the pending rows are
+    counted, not quarantined. The payment received is marked by a "CR" in a column the header
+    leaves unnamed: that row is quarantined, naming it."""
+    export = tmp_path / "MS_JANE_SMITH_01-12-2026_14-12-2026.csv"
+    export.write_text(
+        "\ufeffDate Processed,Description,Amount,\n"
+        "Pending,L'OLILO                 LONDON       GBR,£67.40,\n"
+        "Pending,NOWTV.COM/BILLINGHELP    SKY          GBR,£8.99,\n"
+        '12-Dec-2026,ROYAL LONDON INSURANCE        01222 61234  GBR,"£1,183.23",\n'
+        "12-Dec-2026,DELIVEROO.CO.UK        LONDON        LND,£18.89,\n"
+        "03-Dec-2026,TFL TRAVEL CH          TFL.GOV.UK/CP GBR,£1.50,\n"
+        '02-Dec-2026,PAYMENT RECEIVED - THANK YOU,"+ £1,100.00",CR\n',
+        encoding="utf-8",
+    )
+    out, section, result, counted = loaded(export, capsys)
+    assert section["spending"] == "positive" and "purchases positive" in out
+    assert counted == 2 and "pending transaction line 2" in out
+    assert result.kept["amount"].to_list() == [-1183.23, -18.89, -1.5]
+    # the payment's "CR" sits in a column the header does not name: quarantined, named
+    assert result.rows_in == 4 and dict(result.reasons) == {"malformed_csv": 1}
+    assert (
+        "expected 3 columns (Date Processed, Description, Amount), found 4"
+        in (result.quarantined["detail"][0])
+    )
+
+
+def test_section_titles_among_the_rows_are_counted_not_quarantined(tmp_path, capsys):
+    """Schwab's checking download: a title line above the header, then two lines of one cell
+    ("Pending Transactions are not reflected ...", "Posted Transactions") before the rows."""
+    export = tmp_path / "EAC_Checking_Transactions_20261223-160009.CSV"
+    export.write_text(
+        "Transactions  for Checking account EAC as of 12/23/2026 16:00:10 ET\n"
+        '"Date","Type","Check #","Description","Withdrawal (-)","Deposit (+)","RunningBalance"\n'
+        '"Pending Transactions are not reflected within this sort criterion."\n'
+        '"Posted Transactions"\n'
+        '"12/20/2026","ATMREBATE","","ATM Fee Rebate","","$3.00","$20,053.01"\n'
+        '"12/18/2026","WIRE","","Incoming Wire Transfer","","$20,000.00","$20,050.01"\n'
+        '"12/13/2026","TRANSFER","","Funds Transfer to Brokerage","$10,500.00","","$50.01"\n'
+    )
+    out, _, result, counted = loaded(export, capsys)
+    assert counted == 2 and "section title line 3, section title line 4" in out
+    assert result.rows_in == 3 == result.kept.height
+    assert result.kept["amount"].to_list() == [3.0, 20000.0, -10500.0]
+
+
+def test_a_blank_named_date_column_gives_way_and_a_footer_is_counted(tmp_path, capsys):
+    """Fidelity's account history: blank lines above the header, a "Settlement Date" left
+    blank on cash rows beside the "Run Date", and a disclaimer below the rows, its text in the
+    first cell of otherwise empty lines."""
+    export = tmp_path / "History_for_Account_X8YYYYYYY.csv"
+    export.write_text(
+        ",,,,,\n,,,,,\n"
+        "Run Date,Action,Security Description,Quantity,Amount ($),Settlement Date\n"
+        "01/27/2026, DIRECT DEBIT TREASURY DIRECT (Cash), No Description,,-10000,\n"
+        "01/23/2026, DIRECT DEBIT CHASE CREDIT AUTOPAY (Cash), No Description,,-135.6,\n"
+        "01/19/2026, DIRECT DEPOSIT HOOGLE INC. PAYROLL (Cash), No Description,,1001.1,\n"
+        ",,,,,\n"
+        "The data and information in this spreadsheet is provided to you solely for your use,,,,,\n"
+        '"informational purposes only, and is not intended to provide advice.",,,,,\n'
+        "Brokerage services are provided by Fidelity Brokerage Services LLC 900 Salem Street,,,,,\n"
+    )
+    out, section, result, counted = loaded(export, capsys)
+    assert section["column_map"]["Run Date"] == "posted_date"
+    assert counted == 3 and result.rows_in == 3 == result.kept.height
+    assert result.kept["posted_date"].to_list()[0] == "2026-01-27"
+
+
+def test_a_date_alone_in_the_first_cell_is_quarantined_not_counted_away(tmp_path):
+    """A line with only a date (or a number) in its first cell may be a row whose other cells
+    were lost: quarantined, named, never counted as a title."""
+    export = tmp_path / "export.csv"
+    export.write_text(
+        "Date,Description,Amount\n2026-01-05,COFFEE,-3.50\n2026-01-06,,\n12 Jan 2026,,\n"
+    )
+    result = scan_exports(
+        export,
+        RawTransactionsParams(
+            column_map={"Date": "posted_date", "Description": "description", "Amount": "amount"}
+        ),
+    )
+    assert result.rows_in == 3 and result.kept.height == 1 and result.quarantined.height == 2
+    assert not result.notes[0].statement_lines
+
+
+def test_continuation_lines_join_the_row_above(tmp_path, capsys):
+    """OCBC's history: each row's payee on a line of its own below it, in the description's
+    column alone, and withdrawals and deposits in columns named with the currency."""
+    export = tmp_path / "TransactionHistory_20260418043121.csv"
+    export.write_text(
+        "Account details for:,FRANK Account 666-666666-666\n"
+        'Available Balance,"6,666.66"\n\nTransaction History\n'
+        "Transaction date,Value date,Description,Withdrawals (SGD),Deposits (SGD)\n"
+        "18/04/2026,18/04/2026,DEBIT PURCHASE,6.66,\n"
+        ",,15/04/26  66-6666 UBER EATS AN2GO HELP.UBER\n"
+        "17/04/2026,17/04/2026,CASH WITHDRAWAL  ATM,66.66,\n"
+        ",,66-6666 OCBC-666 BRANCH          S\n"
+        "16/04/2026,16/04/2026,SALARY,,3000.00\n"
+    )
+    out, section, result, counted = loaded(export, capsys)
+    assert section["column_map"]["Withdrawals (SGD)"] == "debit"
+    assert counted == 2 and "continuation line line 7, continuation line line 9" in out
+    assert result.rows_in == 3 == result.kept.height
+    assert result.kept["description"].to_list() == [
+        "DEBIT PURCHASE 15/04/26  66-6666 UBER EATS AN2GO HELP.UBER",
+        "CASH WITHDRAWAL  ATM 66-6666 OCBC-666 BRANCH          S",
+        "SALARY",
+    ]
+    assert result.kept["amount"].to_list() == [-6.66, -66.66, 3000.0]
+
+
+def test_pending_rows_by_their_status_column(tmp_path, capsys):
+    """Revolut's statement lists card payments not yet completed with State PENDING and no
+    completed date: counted as pending, not kept as booked."""
+    export = tmp_path / "account-statement_2026-01-01_2026-01-31.csv"
+    export.write_text(
+        "Type,Product,Started Date,Completed Date,Description,Amount,Fee,Currency,State,Balance\n"
+        "TRANSFER,Current,2026-01-02 12:16:54,2026-01-02 12:16:55,To Guybrush,-250.00,0.00,EUR,"
+        "COMPLETED,442.67\n"
+        "CARD_PAYMENT,Current,2026-01-13 11:21:43,,store,-44.57,0.00,EUR,PENDING,\n"
+        "CARD_PAYMENT,Current,2026-01-14 08:40:02,2026-01-15 10:28:09,Cafe,-3.20,0.00,EUR,"
+        "COMPLETED,439.47\n"
+    )
+    out, _, result, counted = loaded(export, capsys)
+    assert counted == 1 and "pending transaction line 3" in out
+    assert result.kept["description"].to_list() == ["To Guybrush", "Cafe"]
+    assert set(result.kept["currency"]) == {"EUR"}
+
+
+def test_inspect_counts_a_too_long_description_as_the_load_does(tmp_path, capsys):
+    """Sparkasse's quarterly closing notice: one row of 0,00 whose text runs to 960
+    characters. inspect says it is quarantined, as the load will, instead of "0 quarantined"."""
+    export = tmp_path / "umsatz.csv"
+    notice = "ABSCHLUSS " + "Entgelte und Zinsen fuer den Abrechnungszeitraum " * 20
+    export.write_text(
+        "Buchungstag;Verwendungszweck;Betrag\n"
+        "30.03.2026;KARTENZAHLUNG REWE;-12,40\n"
+        f"31.03.2026;{notice};0,00\n"
+        "01.04.2026;LOHN APRIL;2100,00\n"
+    )
+    out, _, result, _ = loaded(export, capsys)
+    assert "rows:            3 in: 2 kept, 1 quarantined" in out
+    assert dict(result.reasons) == {"description_too_long": 1}
+
+
+def test_a_label_column_and_balances_stated_at_the_start_and_end_of_the_period(tmp_path, capsys):
+    """A French bank's English export: the text under "Label", the closing balance stated
+    above the header and the opening one below the rows, its figure in the credit column."""
+    export = tmp_path / "statement.csv"
+    export.write_text(
+        "Bank code : 1001010101,Agency Code : 10000,Download start date : 01/04/2026,,,\n"
+        ",,,,,\n"
+        'Balance at end of period,,,,"+31070,11",\n'
+        "Date,Operation Number,Label,Debit,Credit,Detail\n"
+        '01/04/26,OP 1,CARTE MONOPRIX PARIS,"-50,00",,DETAILS 1\n'
+        '02/04/26,OP 2,VIR SALAIRE ACME,,"1300,00",DETAILS 2\n'
+        'Balance at start of period,,,,"+29820,11",\n'
+    )
+    out, section, result, counted = loaded(export, capsys)
+    assert section["column_map"]["Label"] == "description"
+    assert counted == 1 and "balance line 7" in out
+    assert result.rows_in == 2 == result.kept.height
+    assert result.kept["amount"].to_list() == [-50.0, 1300.0]
+
+
+def test_a_fee_column_moves_the_running_balance_beside_the_amount(tmp_path, capsys):
+    """Revolut charges a card payment's fee in a column of its own: the balance falls by the
+    amount and the fee. The row's amount stays the payment's; the balance check counts both
+    instead of warning of a missing row."""
+    export = tmp_path / "Revolut_EUR.csv"
+    export.write_text(
+        "Type,Product,Started Date,Completed Date,Description,Amount,Fee,Currency,State,Balance\n"
+        "TOPUP,Current,2026-01-01 10:00:00,2026-01-01 10:00:01,Top-up,1000.00,0.00,EUR,"
+        "COMPLETED,1000.00\n"
+        "CARD_PAYMENT,Current,2026-03-01 16:45:00,2026-03-02 10:30:00,Online Store,-50.25,0.15,"
+        "EUR,COMPLETED,949.60\n"
+        "TRANSFER,Current,2026-03-15 11:00:00,2026-03-15 11:00:01,Rent,-100.00,0.00,EUR,"
+        "COMPLETED,849.60\n"
+    )
+    out, section, result, _ = loaded(export, capsys)
+    assert section["column_map"]["Fee"] == "fee"
+    assert result.kept["amount"].to_list() == [1000.0, -50.25, -100.0]
+    assert "2 of 2 steps follow" in out and "does not follow" not in out
+    assert not result.notes[0].breaks
