@@ -261,3 +261,19 @@ def test_a_text_column_joins_where_the_named_parties_and_purpose_are_blank(tmp_p
     assert section["column_map"]["Text"] == "description"
     assert result.rows_in == 3 == result.kept.height
     assert result.kept["description"][0] == "Kartenzahlung BILLA DANKT 1234"
+
+
+def test_signed_decimal_comma_amounts_keep_a_debit_credit_column_from_signing_them(
+    tmp_path, capsys
+):
+    """A file whose amounts are signed ("-12,50") already: a column of Soll/Haben marks beside
+    them is not mapped to direction, however its amounts' decimal mark is written."""
+    export = tmp_path / "umsaetze.csv"
+    export.write_text(
+        "Buchungstag;Verwendungszweck;Betrag;Kennung\n"
+        "01.03.2026;REWE MARKT;-12,50;soll\n02.03.2026;LOHN MAERZ;2100,00;haben\n"
+        "03.03.2026;STADTWERKE;-84,00;soll\n"
+    )
+    _, section, result, _ = loaded(export, capsys)
+    assert "direction" not in section["column_map"].values()
+    assert result.kept["amount"].to_list() == [-12.5, 2100.0, -84.0]

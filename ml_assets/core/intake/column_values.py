@@ -51,17 +51,27 @@ def number_share(values: list) -> float:
     present = [v for v in values if v not in (None, "")]
     if not present:
         return 0.0
-    decimal, _ = sniff_decimal([v for v in present if isinstance(v, str)])
-    return sum(1 for v in present if amount_or_none(v, decimal) is not None) / len(present)
+    return sum(1 for n in numbers(present) if n is not None) / len(present)
+
+
+def numbers(values: list) -> list[float | None]:
+    """Each cell's amount in the column's sniffed decimal mark ("-12,50" in a decimal-comma
+    column), None where it holds none."""
+    decimal, _ = sniff_decimal([v for v in values if isinstance(v, str)])
+    return [amount_or_none(v, decimal) for v in values]
 
 
 def runs_with(body: list[CellRow], balance: int, amount: int) -> bool:
     """Whether column ``balance`` moves from row to row by column ``amount``'s values: a
     running balance (before or after each booking, rows in either order; ASN Bank's headerless
     CSV puts the balance before the amount), not the amount."""
-    pairs = [
-        (amount_or_none(cell(r, balance), "."), amount_or_none(cell(r, amount), ".")) for r in body
-    ]
+    pairs = list(
+        zip(
+            numbers([cell(r, balance) for r in body]),
+            numbers([cell(r, amount) for r in body]),
+            strict=True,
+        )
+    )
     steps = list(itertools.pairwise(pairs))
     if len(steps) < 2 or any(None in p for step in steps for p in step):
         return False

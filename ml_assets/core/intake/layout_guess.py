@@ -30,6 +30,7 @@ from ml_assets.core.intake.column_values import (
     distinct,
     money_like,
     number_share,
+    numbers,
     runs_with,
     spaced,
 )
@@ -218,8 +219,7 @@ def _direction_by_values(guess: LayoutGuess, body: list[CellRow]) -> None:
         return
     positions = {name: i for i, name in enumerate(guess.header)}
     source = {o: theirs for theirs, o in guess.columns.items()}
-    amounts = [amount_or_none(v, ".") for v in column(body, positions[source["amount"]])]
-    if any(a is not None and a < 0 for a in amounts):
+    if any(a is not None and a < 0 for a in numbers(column(body, positions[source["amount"]]))):
         return
     for name in guess.header:
         if guess.columns.get(name) not in (None, "transaction_type"):
