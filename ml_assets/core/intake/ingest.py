@@ -398,7 +398,8 @@ class _FileScan:
         where = self.reading.where(self.file, line)
         supersedes = bool(renamed.pop(SUPERSEDES, False))
         # a fee charged beside the amount moves the running balance too, never the amount
-        fee = abs(amount_or_none(renamed.pop("fee", None), self.reading.decimal) or 0.0)
+        cell = renamed.pop("fee", None)  # (parsed only where a column is mapped to it)
+        fee = 0.0 if cell is None else abs(amount_or_none(cell, self.reading.decimal) or 0.0)
         try:
             row, derived, balance = self.reading.to_row(
                 renamed, where, self.max_chars, self.transaction_ids, self.occurrences, record
