@@ -277,3 +277,32 @@ def test_signed_decimal_comma_amounts_keep_a_debit_credit_column_from_signing_th
     _, section, result, _ = loaded(export, capsys)
     assert "direction" not in section["column_map"].values()
     assert result.kept["amount"].to_list() == [-12.5, 2100.0, -84.0]
+
+
+def test_a_card_statements_cr_marked_amounts_are_money_in(tmp_path, capsys):
+    """A UK card statement lists purchases unsigned and a payment or refund as "100.00 CR":
+    the purchases are flipped to negative, the marked rows stay money in."""
+    export = tmp_path / "card.csv"
+    export.write_text(
+        "Date,Description,Amount\n"
+        "02/12/2026,TESCO STORES,12.50\n03/12/2026,AMAZON UK,40.00\n"
+        "04/12/2026,PAYMENT RECEIVED - THANK YOU,100.00 CR\n05/12/2026,SAINSBURYS,8.20\n"
+        "06/12/2026,REFUND ASOS,15.00CR\n"
+    )
+    out, section, result, _ = loaded(export, capsys)
+    assert section["spending"] == "positive" and "2 marked CR" in out
+    assert result.kept["amount"].to_list() == [-12.5, -40.0, 100.0, -8.2, 15.0]
+
+
+def test_dr_marked_amounts_beside_unmarked_ones_are_the_money_out(tmp_path, capsys):
+    """The other way round: "40.00 DR" is a purchase and the unmarked amounts are money in,
+    whatever share of rows each is."""
+    export = tmp_path / "statement.csv"
+    export.write_text(
+        "Date,Description,Amount\n"
+        "02/12/2026,SALARY ACME LTD,2000.00\n03/12/2026,INTEREST,1.20\n"
+        "04/12/2026,TESCO STORES,40.00 DR\n"
+    )
+    out, section, result, _ = loaded(export, capsys)
+    assert "spending" not in section and "1 marked DR" in out
+    assert result.kept["amount"].to_list() == [2000.0, 1.2, -40.0]

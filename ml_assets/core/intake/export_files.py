@@ -37,8 +37,10 @@ from ml_assets.core.intake.records import (
     coerce_record,
     derived_id,
     identity_key,
+    parse_amount,
 )
 from ml_assets.core.intake.sniffing import (
+    amount_mark,
     amount_or_none,
     normalize_amount,
     sniff_decimal,
@@ -165,6 +167,7 @@ class FileReading:
         the file has none or the cell is not a number). ``occurrences`` counts identical rows
         of one account and day in this file, for derived ids."""
         balance = None
+        mark = amount_mark(renamed.get("amount")) if self.fmt in TABLE_FORMATS else None
         if self.fmt == "xlsx" and _excel_serial(renamed.get("posted_date")):
             # a date typed into a General cell is Excel's serial day number (46029: 2026-01-06)
             renamed["posted_date"] = _EXCEL_EPOCH + dt.timedelta(days=int(renamed["posted_date"]))
@@ -176,6 +179,10 @@ class FileReading:
                     renamed[key] = normalize_amount(renamed[key], self.decimal, where, key)
         if self.layout or self.spending or {"debit", "credit", "direction"} & set(renamed):
             renamed["amount"] = signed_amount(renamed, self.layout, self.spending, where)
+        paired = self.layout is not None and self.layout.debit_credit
+        if mark is not None and not paired and not {"debit", "credit", "direction"} & set(renamed):
+            # "100.00 CR" is money in even where unmarked amounts are purchases shown positive
+            renamed["amount"] = mark * abs(parse_amount(renamed["amount"], where))
         derive = transaction_ids == "derived" or (
             transaction_ids == "auto" and "transaction_id" not in renamed
         )

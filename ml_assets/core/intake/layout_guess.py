@@ -12,6 +12,7 @@ first) with the most different values, a column of ISO currency codes.
 from __future__ import annotations
 
 import re
+from collections import Counter
 from dataclasses import dataclass, field
 
 from ml_assets.core.intake.column_names import (
@@ -36,7 +37,7 @@ from ml_assets.core.intake.column_values import (
 )
 from ml_assets.core.intake.csv_exports import CSV_PRESETS, CellRow, fitting_presets
 from ml_assets.core.intake.records import SchemaError
-from ml_assets.core.intake.sniffing import amount_or_none
+from ml_assets.core.intake.sniffing import amount_mark, amount_or_none
 from ml_assets.core.intake.tables import HEADER_SEARCH_LINES, header_names
 
 # money coming in: a row whose description says so shows the file's sign for income
@@ -391,6 +392,17 @@ def choose_sign(guess: LayoutGuess, body: list[CellRow], decimal: str) -> None:
         for a, t in zip(amounts, texts, strict=False)
         if (n := amount_or_none(a, decimal))
     ]
+    marks = Counter(m for a in amounts if (m := amount_mark(a)) is not None)
+    unmarked = [n for a in amounts if amount_mark(a) is None and (n := amount_or_none(a, decimal))]
+    if marks and all(n > 0 for n in unmarked):
+        # "100.00 CR" beside unmarked amounts: those are the purchases, shown positive (a
+        # card statement's); "12.50 DR" beside them: those are the money in
+        guess.spending = "positive" if marks[1] and not marks[-1] else "negative"
+        said = " and ".join(
+            f"{marks[m]} marked {w}" for m, w in ((1, "CR"), (-1, "DR")) if marks[m]
+        )
+        guess.why["sign"] = f"{said}, the others unsigned"
+        return
     income = [n for n, t in signs if _INCOME.search(t)]
     negative = sum(n < 0 for n, _ in signs)
     # income rows shown positive tell the sign only where some amount is negative: in a file

@@ -164,6 +164,20 @@ def _bare(text: str) -> str:
     return text.lstrip("+")
 
 
+def amount_mark(value: object) -> int | None:
+    """+1 for an amount the bank marks a credit ("100.00 CR"), -1 for one it marks a debit
+    ("12.50 DR"), else None. The mark says which way the money went whatever sign convention
+    the file's other amounts follow (a card statement's purchases are unmarked and positive)."""
+    if not isinstance(value, str):
+        return None
+    upper = _bare(value).upper()
+    if upper.endswith("CR"):
+        return 1
+    if upper.endswith("DR"):
+        return -1
+    return None
+
+
 def sniff_decimal(values: list[str], delimiter: str | None = None) -> tuple[str, str]:
     """(decimal mark, why) from amount texts: the mark of the values only one reading fits
     ("1.234,56", "12,50" vs "2,474.74", "4.85"). Without any, a semicolon-separated file is
