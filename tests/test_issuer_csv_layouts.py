@@ -306,3 +306,23 @@ def test_dr_marked_amounts_beside_unmarked_ones_are_the_money_out(tmp_path, caps
     out, section, result, _ = loaded(export, capsys)
     assert "spending" not in section and "1 marked DR" in out
     assert result.kept["amount"].to_list() == [2000.0, 1.2, -40.0]
+
+
+def test_pending_holds_of_the_other_sign_do_not_decide_the_sign(tmp_path, capsys):
+    """PayPal's activity CSV lists each payment (-6.99, Completed) beside a pending hold of the
+    opposite sign (6.99, Pending). The holds are counted as pending, not rows, and do not
+    outvote the payments: the file's signs are kept, payments out and the gift in."""
+    export = tmp_path / "Download.CSV"
+    export.write_text(
+        '"Date","Name","Type","Status","Currency","Gross","Balance"\n'
+        '"10/01/2026","Calm Radio","Subscription Payment","Completed","USD","-6.99","-6.99"\n'
+        '"10/01/2026","","General Authorization","Pending","USD","6.99","0.00"\n'
+        '"10/02/2026","Patreon","PreApproved Payment","Completed","USD","-7.00","-7.00"\n'
+        '"10/02/2026","","General Authorization","Pending","USD","7.00","0.00"\n'
+        '"10/19/2026","Wikimedia Foundation","Subscription Payment","Completed","USD","-2.00","-2.00"\n'
+        '"10/19/2026","","General Authorization","Pending","USD","2.00","0.00"\n'
+        '"10/22/2026","Noble Benefactor","Gift Received","Completed","USD","10.00","9.41"\n'
+    )
+    out, section, result, counted = loaded(export, capsys)
+    assert "spending" not in section and "3 of 4 amounts are negative" in out
+    assert result.kept["amount"].to_list() == [-6.99, -7.0, -2.0, 10.0] and counted == 3

@@ -38,6 +38,7 @@ from ml_assets.core.intake.column_values import (
 from ml_assets.core.intake.csv_exports import CSV_PRESETS, CellRow, fitting_presets
 from ml_assets.core.intake.records import SchemaError
 from ml_assets.core.intake.sniffing import amount_mark, amount_or_none
+from ml_assets.core.intake.statements import statement_line
 from ml_assets.core.intake.tables import HEADER_SEARCH_LINES, header_names
 
 # money coming in: a row whose description says so shows the file's sign for income
@@ -385,6 +386,7 @@ def choose_sign(guess: LayoutGuess, body: list[CellRow], decimal: str) -> None:
         return
     positions = {name: i for i, name in enumerate(guess.header)}
     source = {ours: theirs for theirs, ours in guess.columns.items()}
+    body = _booked(guess, body)  # a pending row's amount is a hold, often of the other sign
     amounts = column(body, positions[source["amount"]])
     texts = column(body, positions[source["description"]])
     signs = [
@@ -418,6 +420,17 @@ def choose_sign(guess: LayoutGuess, body: list[CellRow], decimal: str) -> None:
         return
     guess.spending = "negative" if negative * 2 >= len(signs) else "positive"
     guess.why["sign"] = f"{negative} of {len(signs)} amounts are negative (most rows are spending)"
+
+
+def _booked(guess: LayoutGuess, body: list[CellRow]) -> list[CellRow]:
+    """The rows the load keeps as transactions: not a pending one, a balance line or a title."""
+    ours = [guess.columns.get(name, name) for name in guess.header]
+    return [
+        row
+        for row in body
+        if not isinstance(row.cells, SchemaError)
+        and statement_line(dict(zip(ours, row.cells, strict=False))) is None
+    ]
 
 
 def matching_preset(guess: LayoutGuess, date_format: str | None) -> str | None:
