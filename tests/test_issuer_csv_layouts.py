@@ -326,3 +326,25 @@ def test_pending_holds_of_the_other_sign_do_not_decide_the_sign(tmp_path, capsys
     out, section, result, counted = loaded(export, capsys)
     assert "spending" not in section and "3 of 4 amounts are negative" in out
     assert result.kept["amount"].to_list() == [-6.99, -7.0, -2.0, 10.0] and counted == 3
+
+
+def test_the_currency_a_column_name_writes_as_a_symbol_is_the_rows_currency(tmp_path, capsys):
+    """DKB heads its amounts "Betrag (€)" and Rakuten Bank "入出金(円)": euros and yen, not the
+    dollars a file that names no currency is read in."""
+    dkb = tmp_path / "dkb.csv"
+    dkb.write_text(
+        '"Buchungsdatum";"Wertstellung";"Status";"Verwendungszweck";"Betrag (€)"\n'
+        '"08.12.26";"08.12.26";"Gebucht";"Nebenkosten";"200"\n'
+        '"05.12.26";"05.12.26";"Gebucht";"K.MICHEL GMBH";"-62,3"\n',
+        encoding="utf-8",
+    )
+    rakuten = tmp_path / "rakuten.csv"
+    rakuten.write_text(
+        "取引日,入出金(円),取引後残高(円),入出金内容\n"
+        "20260407,3146,10000,振込 ヤマダ\n20260427,-3086,6914,ラクテンカ-ドサ-ビス\n",
+        encoding="utf-8",
+    )
+    for export, currency in ((dkb, "EUR"), (rakuten, "JPY")):
+        out, section, result, _ = loaded(export, capsys)
+        assert section["currency"] == currency and "the column name" in out
+        assert set(result.kept["currency"]) == {currency}

@@ -204,8 +204,12 @@ def _inspect_table(found: Inspection) -> None:
 
 
 # what an amount cell or an amount column's name may say of the currency ("£1,234.50",
-# "12,50 CHF", "Betrag (EUR)"); "$" and "¥" name several currencies, so they say nothing
-_SYMBOLS = {"£": "GBP", "€": "EUR", "₹": "INR", "₩": "KRW", "₽": "RUB", "₺": "TRY", "zł": "PLN"}
+# "12,50 CHF", "Betrag (EUR)", "Betrag (€)", "入出金(円)"); "$", "¥" and "元" name several
+# currencies, so they say nothing
+_SYMBOLS = {
+    "£": "GBP", "€": "EUR", "₹": "INR", "₩": "KRW", "₽": "RUB", "₺": "TRY", "zł": "PLN",
+    "円": "JPY", "Kč": "CZK", "₪": "ILS", "₱": "PHP", "₫": "VND", "฿": "THB",
+}  # fmt: skip
 _CODES = re.compile(
     r"(?<![A-Za-z])(EUR|GBP|CHF|USD|CAD|AUD|NZD|SEK|NOK|DKK|PLN|CZK|HUF|RON|JPY|CNY|INR|SGD|HKD|"
     r"ZAR|MXN|BRL)(?![A-Za-z])",
@@ -227,6 +231,9 @@ def currency_named(amounts: list, names: list[str]) -> tuple[str, str] | None:
     for name in names:
         for code in _CODES.findall(str(name)):
             seen.setdefault(code.upper(), f"the column name {name!r}")
+        for symbol, code in _SYMBOLS.items():
+            if symbol in str(name):
+                seen.setdefault(code, f"the column name {name!r}")
     return next(iter(seen.items())) if len(seen) == 1 else None
 
 
