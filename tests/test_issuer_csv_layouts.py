@@ -348,3 +348,32 @@ def test_the_currency_a_column_name_writes_as_a_symbol_is_the_rows_currency(tmp_
         out, section, result, _ = loaded(export, capsys)
         assert section["currency"] == currency and "the column name" in out
         assert set(result.kept["currency"]) == {currency}
+
+
+def test_two_amount_columns_filled_on_alternate_rows_are_debit_and_credit(tmp_path, capsys):
+    """Targobank's headerless export puts a debit in one column and a credit in the next,
+    each blank where the other is filled; Sumishin's header names 出金 and 入金 (out, in).
+    The credit is money in, not a row quarantined for a blank amount."""
+    targobank = tmp_path / "targobank.csv"
+    targobank.write_text(
+        "03.11.2026;Lastschrift   BANK AG   Visa BestCard ABRECHNUNG;-24,00;;;;'DE35\n"
+        "05.11.2026;Lastschrift   STADTWERKE   Abschlag Strom;-61,00;;;;'DE35\n"
+        "10.11.2026;Gutschrift   TEAG   RF Strom 1;;83,16;;;'DE67\n"
+        "12.11.2026;Kartenzahlung   REWE MARKT   Koeln;-18,45;;;;'DE35\n",
+        encoding="utf-8",
+    )
+    sumishin = tmp_path / "sumishin.csv"
+    sumishin.write_text(
+        '"日付","内容","出金金額(円)","入金金額(円)","残高(円)","メモ"\n'
+        '"2026/01/11","ＡＴＭ　イーネット","35,000",,"965,000","-"\n'
+        '"2026/01/25","給与　カブシキガイシャ",,"40,000","1,005,000","-"\n'
+        '"2026/01/27","カード　ラクテン","12,000",,"993,000","-"\n',
+        encoding="utf-8",
+    )
+    for export, amounts in (
+        (targobank, [-24.0, -61.0, 83.16, -18.45]),
+        (sumishin, [-35000.0, 40000.0, -12000.0]),
+    ):
+        out, section, result, _ = loaded(export, capsys)
+        assert {"debit", "credit"} <= set(section["column_map"].values()), out
+        assert result.kept["amount"].to_list() == amounts and result.quarantined.height == 0

@@ -192,6 +192,32 @@ def guess_layout(rows: list[CellRow]) -> LayoutGuess | None:
     return _by_values(good, [], 0)
 
 
+def _complement(body: list[CellRow], amount: int, width: int, taken: set[int]) -> int | None:
+    """A column of amounts filled on exactly the rows where column ``amount`` is blank (the
+    credits beside Targobank's debits, Sumishin's 入金 beside its 出金), or None."""
+    filled = [bool(str(cell(r, amount)).strip()) for r in body]
+    if all(filled):
+        return None
+    for i in range(width):
+        if i == amount or i in taken:
+            continue
+        other = [bool(str(cell(r, i)).strip()) for r in body]
+        values = [v for v, f in zip(column(body, i), other, strict=False) if f]
+        alternate = all(a != b for a, b in zip(filled, other, strict=True))
+        if any(other) and alternate and number_share(values) == 1.0:
+            return i
+    return None
+
+
+def _debit_first(body: list[CellRow], one: int, other: int) -> tuple[int, int]:
+    """(money out, money in) of two complementary amount columns: the one with negative
+    amounts is the money out, else the first (debit before credit, Soll before Haben)."""
+    for debit, credit in ((one, other), (other, one)):
+        if any(n is not None and n < 0 for n in numbers(column(body, debit))):
+            return debit, credit
+    return min(one, other), max(one, other)
+
+
 def _more_text(
     guess: LayoutGuess, body: list[CellRow], candidates: list[str] | None = None
 ) -> None:
@@ -357,6 +383,10 @@ def _by_values(rows: list[CellRow], header: list[str], line: int) -> LayoutGuess
     worded = [i for i in texts if any(any(map(str.isalpha, str(v))) for v in column(body, i))]
     description = max(worded or texts, key=lambda i: (spaced(body, i), distinct(body, i), -i))
     columns = {names[dates[0]]: "posted_date", names[numbers[0]]: "amount"}
+    if (credit := _complement(body, numbers[0], width, {dates[0], description})) is not None:
+        # two amount columns, each filled where the other is blank: money out and money in
+        debit, credit = _debit_first(body, numbers[0], credit)
+        columns = {names[dates[0]]: "posted_date", names[debit]: "debit", names[credit]: "credit"}
     columns[names[description]] = "description"
     if codes:  # (the account's, where a second one is the transaction's)
         columns[names[codes[0]]] = "currency"
@@ -370,6 +400,10 @@ def _by_values(rows: list[CellRow], header: list[str], line: int) -> LayoutGuess
         f"{how}: by the values (the first column of dates, the first of amounts that is no "
         "running balance, the column of words with the most different values)"
     )
+    if "debit" in columns.values():
+        guess.why["columns"] += (
+            "; a second column of amounts filled where the first is blank: debit and credit"
+        )
     worded.sort(key=lambda i: (-spaced(body, i), -distinct(body, i)))
     _more_text(guess, body, [names[i] for i in worded])
     return guess
