@@ -377,3 +377,33 @@ def test_two_amount_columns_filled_on_alternate_rows_are_debit_and_credit(tmp_pa
         out, section, result, _ = loaded(export, capsys)
         assert {"debit", "credit"} <= set(section["column_map"].values()), out
         assert result.kept["amount"].to_list() == amounts and result.quarantined.height == 0
+
+
+def test_a_sheets_merged_titles_and_a_balance_in_the_debit_column_are_no_rows(tmp_path, capsys):
+    """Targobank's workbook: a title merged across the row ("Liste Ihrer Konten", read into
+    every cell it spans) below the bookings, and "Saldo zum 10.11.2026:" written in the debit
+    column beside the balance. The title is counted as one, the balance line is the closing
+    balance; neither is a quarantined row."""
+    import datetime as dt
+
+    import openpyxl
+
+    book = openpyxl.Workbook()
+    sheet = book.active
+    sheet.append(["Finanzstatus PLUS-KONTO (EUR) bis 10.12.2026"])
+    sheet.merge_cells("A1:F1")
+    sheet.append([None, None, None, "Ursprünglicher Saldo", None, -100.0, "EUR"])
+    sheet.append(["Datum", "Wert", "Label", "Soll", "Haben", "Saldo", "Währung"])
+    day = dt.datetime(2026, 11, 3)
+    sheet.append([day, day, "Lastschrift ; SCORE-SB-STATION", -53.0, None, -153.0, "EUR"])
+    sheet.append([day, day, "Gutschrift ; TEAG Strom", None, 83.16, -69.84, "EUR"])
+    sheet.append([day, day, "Kartenzahlung ; REWE MARKT", -20.0, None, -89.84, "EUR"])
+    sheet.append(["Liste Ihrer Konten"])
+    sheet.merge_cells("A7:G7")
+    sheet.append([None, None, None, "Saldo zum 10.11.2026:", None, -89.84, "EUR"])
+    export = tmp_path / "umsaetze.xlsx"
+    book.save(export)
+    out, _, result, counted = loaded(export, capsys)
+    assert result.kept["amount"].to_list() == [-53.0, 83.16, -20.0]
+    assert result.quarantined.height == 0 and counted == 2
+    assert "opening -100.00 (line 2), closing -89.84 (line 8)" in out, out

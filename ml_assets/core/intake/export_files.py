@@ -234,7 +234,8 @@ def note_statement_line(
 ) -> None:
     """A balance line or totals row among the rows: counted and used for the checks."""
     notes.statement_lines.append((line, kind))
-    cells = [renamed.get("description"), renamed.get("posted_date"), renamed.get("balance")]
+    cells = [renamed.get(k) for k in ("description", "posted_date", "debit", "credit")]
+    cells = [c for c in cells if c is not None] + [renamed.get("balance")]  # the figure last
     if kind == "balance" and (found := balance_in(cells, reading.decimal, line)) is not None:
         if not any((b.kind, b.amount) == (found.kind, found.amount) for b in notes.balances):
             notes.balances.append(found)  # (the preamble may state it too)

@@ -265,8 +265,10 @@ def _describe_header(found: Inspection, guess: LayoutGuess, rows: list) -> None:
     above = guess.line - 1
     if above:
         shown = [
-            " ".join(str(c) for c in r.cells if str(c).strip()) for r in rows if r.line < guess.line
-        ]
+            " ".join(dict.fromkeys(str(c).strip() for c in r.cells if str(c).strip()))
+            for r in rows
+            if r.line < guess.line
+        ]  # (a merged cell's text is read into each cell it spans: shown once)
         found.facts.append(
             ("preamble", f"{above} {unit}s above the header (not transactions): {shown[:6]}")
         )

@@ -21,7 +21,8 @@ from ml_assets.core.intake.sniffing import amount_or_none
 _BALANCE = re.compile(
     r"(?i)\b(beginning|opening|starting|previous|prior|ending|closing|new|current|ledger)\s+"
     r"balance\b|\bbalance\s+(brought|carried)\s+forward\b|\bbalance\s+[bc]/f\b|\b(anfangs|end|beginn?|eind)saldo\b|\b(alter|neuer)?\s*kontostand\b|"
-    r"\bsolde\s+(initial|final|de\s+d[ée]but|de\s+fin|au)\b|\bsaldo\s+(iniziale|finale|inicial|final)\b|"
+    r"\bsolde\s+(initial|final|de\s+d[ée]but|de\s+fin|au)\b|\bsaldo\s+(iniziale|finale|inicial|final|zum|per|am|vom)\b|"
+    r"\burspr[üu]nglicher\s+saldo\b|"
     r"\bbalance\s+at\s+(the\s+)?(start|beginning|end)\s+of\b"
 )
 _CLOSING = re.compile(
@@ -29,7 +30,7 @@ _CLOSING = re.compile(
     r"carried|\bc/f\b|\bend\s+of\b"
 )
 _OPENING = re.compile(
-    r"(?i)beginning|opening|starting|previous|prior|anfang|beginsaldo|alter|initial|d[ée]but|"
+    r"(?i)beginning|opening|starting|previous|prior|anfang|beginsaldo|alter|initial|d[ée]but|urspr|"
     r"brought|\bb/f\b|\b(start|beginning)\s+of\b"
 )
 # a date cell that says the row is not booked yet ("Pending", DKB's "Vorgemerkt")
@@ -117,6 +118,9 @@ def statement_line(record: dict) -> str | None:
     texts = [
         v for v in (record.get("posted_date"), record.get("description")) if isinstance(v, str)
     ]
+    # words where an amount goes: Targobank's sheet writes "Saldo zum 10.11.2025:" in its
+    # debit column beside the balance
+    texts += [a for a in amounts if isinstance(a, str) and sum(map(str.isalpha, a)) > 2]
     blank = all(a is None or (isinstance(a, str) and not a.strip()) for a in amounts)
     date = record.get("posted_date")
     undated = date is None or (isinstance(date, str) and not any(ch.isdigit() for ch in date))

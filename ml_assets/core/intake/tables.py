@@ -237,17 +237,20 @@ def _row_record(where: str, header: list[str], row: CellRow, values: list, pad: 
         return row.line, row.cells, row.raw
     while len(values) > len(header) and _empty(values[-1]):
         values.pop()
+    # (a title in merged cells is read into each of them: the same words, one title)
+    alone = values and all(not _filled(v) or v == values[0] for v in values[1:])
+    text = str(values[0]).strip() if alone else ""
+    letters = sum(map(str.isalpha, text)) > sum(map(str.isdigit, text))
+    if text and letters and len(header) > 1 and not row.unterminated:
+        # words in the first cell alone (a digit among more letters: an address), no amount:
+        # a section's title ("Posted Transactions", a sheet's "Liste Ihrer Konten") or a
+        # footer's disclaimer, counted as such rather than quarantined (a date alone there
+        # still is)
+        return row.line, {SECTION_LINE: values[0]}, row.raw
     if pad:
         values += [""] * (len(header) - len(values))
         names = header + [f"column {i + 1}" for i in range(len(header), len(values))]
         return row.line, dict(zip(names, values, strict=True)), row.raw
-    text = str(values[0]).strip() if values and not any(map(_filled, values[1:])) else ""
-    letters = sum(map(str.isalpha, text)) > sum(map(str.isdigit, text))
-    if text and letters and len(header) > 1 and not row.unterminated:
-        # words in the first cell alone (a digit among more letters: an address), no amount:
-        # a section's title ("Posted Transactions") or a footer's disclaimer, counted as such
-        # rather than quarantined (a date alone there still is)
-        return row.line, {SECTION_LINE: values[0]}, row.raw
     if len(values) != len(header):
         truncated = row.unterminated and len(values) < len(header)
         error = SchemaError(
