@@ -407,3 +407,20 @@ def test_a_sheets_merged_titles_and_a_balance_in_the_debit_column_are_no_rows(tm
     assert result.kept["amount"].to_list() == [-53.0, 83.16, -20.0]
     assert result.quarantined.height == 0 and counted == 2
     assert "opening -100.00 (line 2), closing -89.84 (line 8)" in out, out
+
+
+def test_a_balance_column_that_does_not_run_is_not_checked_row_by_row(tmp_path, capsys):
+    """A Norma 43 (csb43) CSV repeats the statement's initial balance on every row: no
+    running balance, so no "row missing" warnings, and two identical purchases stay two."""
+    export = tmp_path / "csb43.csv"
+    export.write_text(
+        "account_number,currency,initial_balance,item1,transaction_date,amount\n"
+        "1234567890,EUR,000.00,MY_INCOME_LINE,2026-11-02,1500.00\n"
+        "1234567890,EUR,000.00,CAFE CENTRAL,2026-11-10,-3.50\n"
+        "1234567890,EUR,000.00,CAFE CENTRAL,2026-11-10,-3.50\n"
+        "1234567890,EUR,000.00,MERCADONA,2026-11-12,-42.10\n"
+    )
+    out, _, result, _ = loaded(export, capsys)
+    assert result.kept.height == 4 and result.duplicates == 0
+    assert "does not follow from the amounts" in out and "warning" not in out
+    assert result.notes[0].breaks == [] and not result.notes[0].balance_runs

@@ -407,7 +407,12 @@ def _describe_notes(found: Inspection, notes) -> None:
     if notes.statement_lines:
         kinds = ", ".join(f"{k} {notes.unit} {n}" for n, k in notes.statement_lines[:5])
         found.facts.append(("not transactions", f"{len(notes.statement_lines)}: {kinds}"))
-    if notes.balance_column:
+    if notes.balance_column and notes.balance_steps and not notes.balance_runs:
+        found.facts.append(
+            ("running balance", f"column {notes.balance_column!r}: none (it does not follow "
+             "from the amounts); rows are not checked against it")
+        )  # fmt: skip
+    elif notes.balance_column:
         repeats = sum(notes.duplicates_same_balance.values())
         found.facts.append(
             ("running balance", f"column {notes.balance_column!r}: {notes.balance_steps - len(notes.breaks)} of "

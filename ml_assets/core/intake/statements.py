@@ -152,6 +152,7 @@ class ExportNotes:
     duplicates_same_balance: Counter = field(default_factory=Counter)  # by posted day
     breaks: list[BalanceBreak] = field(default_factory=list)
     balance_steps: int = 0  # consecutive rows whose balances were compared
+    balance_runs: bool = True  # whether that column is a running balance (checked) at all
     warnings: list[str] = field(default_factory=list)
     place: str = "{source}:{line}"  # how a line is named ("{source} sheet 'X' row {line}")
     unit: str = "line"  # or "row" (spreadsheets)
@@ -202,6 +203,10 @@ class RunningBalance:
         steps = self._steps(*self._orientation())
         return bool(steps) and sum(ok for _, ok in steps) * 2 >= len(steps)
 
+    def constant(self) -> bool:
+        """Whether the column holds one figure on every row while the amounts move."""
+        return len({r[3] for r in self.rows}) == 1 and any(r[2] for r in self.rows)
+
     def sign(self) -> int:
         return self._orientation()[1] if self.rows else 1
 
@@ -245,8 +250,18 @@ def check_balances(
 ) -> None:
     """Flag running-balance breaks, and warn when the closing balance (or a totals row) is
     not what the opening balance and the rows add up to."""
-    notes.breaks = chain.breaks()
     notes.balance_steps = max(len(chain.rows) - 1, 0)
+    # a column that moves with the amounts on fewer than half the steps is no running balance
+    # (csb43's initial balance on every row), or the amounts' sign or columns are wrong: one
+    # word on it, not a "row missing" on every line
+    notes.balance_runs = chain.runs()
+    notes.breaks = chain.breaks() if notes.balance_runs else []
+    if notes.balance_steps and not notes.balance_runs and not chain.constant():
+        notes.warnings.append(
+            f"{notes.source}: column {notes.balance_column!r} follows from the amounts on "
+            f"fewer than half of its {notes.balance_steps} steps: not checked as a running "
+            "balance; if it is one, check the amounts' sign and columns (spending, column_map)"
+        )
     for found in notes.breaks[:5]:
         between = [q for q in quarantined if found.previous_line < q < found.line]
         also_here = f" (quarantined between them: {notes.unit} {between[0]})" if between else ""
