@@ -424,3 +424,16 @@ def test_a_balance_column_that_does_not_run_is_not_checked_row_by_row(tmp_path, 
     assert result.kept.height == 4 and result.duplicates == 0
     assert "does not follow from the amounts" in out and "warning" not in out
     assert result.notes[0].breaks == [] and not result.notes[0].balance_runs
+
+
+def test_inspect_says_dotted_qif_dates_are_read_day_first(tmp_path, capsys):
+    """Targobank's QIF writes D03.11.25: every date reads both ways, and the reader takes a
+    dotted date day first, as a European bank writes it; inspect says so, not "month first"."""
+    export = tmp_path / "umsaetze.qif"
+    export.write_text(
+        "!Type:Bank\nD03.11.25\nT-5.00\nPEchtzeitueberweisung MUSTERMANN\n^\n"
+        "D04.11.25\nT-24.00\nPLastschrift BANK AG\n^\n"
+    )
+    out, _, result, _ = loaded(export, capsys)
+    assert "day first, as dotted dates are" in out and "month first" not in out
+    assert result.kept["posted_date"].to_list() == ["2025-11-03", "2025-11-04"]

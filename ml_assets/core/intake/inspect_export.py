@@ -154,6 +154,9 @@ def _inspect_qif_dates(found: Inspection, day_first_files: list[str]) -> None:
     if order is not None:
         found.facts.append(("dates", f"{order} first (as the dates that read one way show)"))
         return
+    if any("." in d for d in dates):  # (as the reader takes them)
+        found.facts.append(("dates", "every date reads both ways: day first, as dotted dates are"))
+        return
     shown_by = [name for name in day_first_files if name != found.file.name]
     pattern = day_first_format(dates) if shown_by else None
     if pattern is not None:
