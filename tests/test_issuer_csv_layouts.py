@@ -437,3 +437,4 @@ def test_inspect_says_dotted_qif_dates_are_read_day_first(tmp_path, capsys):
     out, _, result, _ = loaded(export, capsys)
     assert "day first, as dotted dates are" in out and "month first" not in out
     assert result.kept["posted_date"].to_list() == ["2025-11-03", "2025-11-04"]
+

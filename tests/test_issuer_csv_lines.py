@@ -16,7 +16,7 @@ def test_a_card_of_positive_amounts_with_pending_rows(tmp_path, capsys):
     among them, and rows not booked yet dated "Pending": the purchases are positive (a
     payment shown positive says nothing where no amount is negative), the pending rows are
     counted, not quarantined. The payment received is marked by a "CR" in a column the header
-    leaves unnamed: that row is quarantined, naming it."""
+    leaves unnamed: inspect maps it by position to the direction, and the row is money in."""
     export = tmp_path / "MS_JANE_SMITH_01-12-2026_14-12-2026.csv"
     export.write_text(
         "\ufeffDate Processed,Description,Amount,\n"
@@ -31,13 +31,9 @@ def test_a_card_of_positive_amounts_with_pending_rows(tmp_path, capsys):
     out, section, result, counted = loaded(export, capsys)
     assert section["spending"] == "positive" and "purchases positive" in out
     assert counted == 2 and "pending transaction line 2" in out
-    assert result.kept["amount"].to_list() == [-1183.23, -18.89, -1.5]
-    # the payment's "CR" sits in a column the header does not name: quarantined, named
-    assert result.rows_in == 4 and dict(result.reasons) == {"malformed_csv": 1}
-    assert (
-        "expected 3 columns (Date Processed, Description, Amount), found 4"
-        in (result.quarantined["detail"][0])
-    )
+    assert section["column_map"]["column 4"] == "direction"
+    assert result.kept["amount"].to_list() == [-1183.23, -18.89, -1.5, 1100.0]
+    assert result.rows_in == 4 and result.quarantined.height == 0
 
 
 def test_section_titles_among_the_rows_are_counted_not_quarantined(tmp_path, capsys):

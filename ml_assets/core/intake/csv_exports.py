@@ -192,7 +192,9 @@ def signed_amount(
         credit_value = 0.0 if _blank(credit) else parse_amount(credit, where, columns[1])
         return credit_value - abs(debit_value)
     amount = record.get("amount")
-    if "direction" in record and not _blank(amount):
+    # a blank direction cell (a column that marks only credits: M&S Bank's "CR") leaves the
+    # amount to the file's sign, as the rows without a mark are read
+    if "direction" in record and not _blank(amount) and not _blank(record["direction"]):
         return _directed(parse_amount(amount, where), record["direction"], where)
     flip = (spending or (layout.spending if layout else "negative")) == "positive"
     if flip and not _blank(amount):

@@ -162,6 +162,7 @@ def guess_layout(rows: list[CellRow]) -> LayoutGuess | None:
             if guess.required_ok():
                 guess.why["columns"] = "from the header's names"
                 _direction_by_values(guess, good[index + 1 :])
+                _trailing_direction(guess, good[index + 1 :])
                 _more_text(guess, good[index + 1 :])
                 guess.columns = {n: guess.columns[n] for n in header if n in guess.columns}
                 return guess
@@ -261,6 +262,29 @@ def _direction_by_values(guess: LayoutGuess, body: list[CellRow]) -> None:
                 f"; {name} -> direction by its values ({', '.join(sorted(words))})"
             )
             return
+
+
+def _trailing_direction(guess: LayoutGuess, body: list[CellRow]) -> None:
+    """A cell right of the header's last name, filled on some rows with a credit or debit
+    mark (M&S Bank's "CR" after a payment received): the direction, named by its position
+    ("column 4"), so those rows are read rather than quarantined as too wide."""
+    width = len(guess.header)
+    extra = [r for r in body if any(str(c).strip() for c in r.cells[width:])]
+    if not extra or "direction" in guess.columns.values():
+        return
+    if any(not str(r.cells[width]).strip() or any(str(c).strip() for c in r.cells[width + 1 :])
+           for r in extra):  # fmt: skip
+        return
+    words = {str(r.cells[width]).strip().lower() for r in extra}
+    both = words & MONEY_OUT and words & MONEY_IN
+    if words <= MONEY_OUT | MONEY_IN and (both or min(map(len, words)) > 1):
+        name = f"column {width + 1}"
+        guess.header.append(name)
+        guess.columns[name] = "direction"
+        guess.why["columns"] += (
+            f"; {name}, right of the header's names on {len(extra)} row(s), -> direction by "
+            f"its values ({', '.join(sorted(words))})"
+        )
 
 
 def closest_header(rows: list[CellRow]) -> str:
@@ -415,12 +439,26 @@ def choose_sign(guess: LayoutGuess, body: list[CellRow], decimal: str) -> None:
     if set(guess.columns.values()) & {"debit", "credit"}:
         guess.why["sign"] = "unsigned debit and credit columns"
         return
-    if "direction" in guess.columns.values():
-        guess.why["sign"] = "unsigned amounts, signed by the direction column"
-        return
     positions = {name: i for i, name in enumerate(guess.header)}
     source = {ours: theirs for theirs, ours in guess.columns.items()}
     body = _booked(guess, body)  # a pending row's amount is a hold, often of the other sign
+    if "direction" in source:
+        said = "unsigned amounts, signed by the direction column"
+        at = positions[source["direction"]]
+        body = [r for r in body if not str(cell(r, at)).strip()]
+        if not body:
+            guess.why["sign"] = said
+            return
+        # a column that marks only some rows (M&S Bank's "CR"): the others by the file's sign
+        _sign_by_amounts(guess, body, decimal, positions, source)
+        guess.why["sign"] = f"{said} where it is filled; the rest: {guess.why['sign']}"
+        return
+    _sign_by_amounts(guess, body, decimal, positions, source)
+
+
+def _sign_by_amounts(
+    guess: LayoutGuess, body: list[CellRow], decimal: str, positions: dict, source: dict
+) -> None:
     amounts = column(body, positions[source["amount"]])
     texts = column(body, positions[source["description"]])
     signs = [

@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import datetime as dt
 import itertools
+import re
 from collections.abc import Iterator
 from dataclasses import dataclass, field
 
@@ -75,9 +76,23 @@ def read_table(
         preamble = [(r.line, r.cells) for r in head[:index] if not isinstance(r.cells, SchemaError)]
         table = TableHead(header, head[index].line, preamble)
     body += list(itertools.islice(rows, max(SNIFF_ROWS - len(body), 0)))
+    narrowest = len(header)
+    header = header + _named_beyond(header, mapping.column_map)
+    table.header = header
     table.columns = mapping.columns(header)
     _sniff(table, body, mapping, settings, delimiter)
-    return table, _records(where, header, itertools.chain(body, rows), unit, pad)
+    return table, _records(where, header, itertools.chain(body, rows), unit, pad, narrowest)
+
+
+def _named_beyond(header: list[str], column_map: dict[str, str]) -> list[str]:
+    """Names for cells right of the header's last name that column_map maps by position
+    ("column 4", where M&S Bank writes a payment's "CR" after an unnamed cell)."""
+    positions = [
+        int(found.group(1))
+        for name in column_map
+        if (found := re.fullmatch(r"column (\d+)", name)) and int(found.group(1)) > len(header)
+    ]
+    return [f"column {i}" for i in range(len(header) + 1, max(positions, default=0) + 1)]
 
 
 def header_names(cells: list) -> list[str]:
@@ -193,7 +208,12 @@ def _filled(cell: object) -> bool:
 
 
 def _records(
-    where: str, header: list[str], rows: Iterator[CellRow], unit: str, pad: bool
+    where: str,
+    header: list[str],
+    rows: Iterator[CellRow],
+    unit: str,
+    pad: bool,
+    narrowest: int | None = None,
 ) -> Iterator[Record]:
     """Each row as {header name: cell}. In a CSV a row of another width is malformed (a
     truncated last line when it is short and unterminated); a trailing empty cell (a trailing
@@ -213,7 +233,7 @@ def _records(
             continue
         yield from held
         held = []
-        found = _row_record(where, header, row, values, pad)
+        found = _row_record(where, header, row, values, pad, narrowest)
         if isinstance(found[1], dict) and SECTION_LINE not in found[1]:
             held = [found]
         else:
@@ -231,8 +251,16 @@ def _continues(values: list, width: int) -> bool:
     return sum(map(str.isalpha, text)) > 0
 
 
-def _row_record(where: str, header: list[str], row: CellRow, values: list, pad: bool) -> Record:
-    """One line as {header name: cell}, a counted section title, or the error."""
+def _row_record(
+    where: str,
+    header: list[str],
+    row: CellRow,
+    values: list,
+    pad: bool,
+    narrowest: int | None = None,
+) -> Record:
+    """One line as {header name: cell}, a counted section title, or the error. A CSV line
+    may leave off the cells right of ``narrowest`` (those column_map names by position)."""
     if isinstance(row.cells, SchemaError):
         return row.line, row.cells, row.raw
     while len(values) > len(header) and _empty(values[-1]):
@@ -247,7 +275,7 @@ def _row_record(where: str, header: list[str], row: CellRow, values: list, pad: 
         # footer's disclaimer, counted as such rather than quarantined (a date alone there
         # still is)
         return row.line, {SECTION_LINE: values[0]}, row.raw
-    if pad:
+    if pad or (narrowest is not None and narrowest <= len(values) < len(header)):
         values += [""] * (len(header) - len(values))
         names = header + [f"column {i + 1}" for i in range(len(header), len(values))]
         return row.line, dict(zip(names, values, strict=True)), row.raw
