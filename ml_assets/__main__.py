@@ -117,6 +117,19 @@ def main(argv: list[str] | None = None) -> int:
     return subprocess.call(cmd, env=env, cwd=Path(__file__).resolve().parents[1])
 
 
+def _why_none_kept(files: dict, settings) -> str:
+    """The quarantine's top reasons over the exports (each with a detail naming its line and
+    the setting to change), for the error that says no row was kept."""
+    import polars as pl
+
+    from ml_assets.core.intake.accounting import quarantine_summary
+    from ml_assets.core.intake.raw_days import scan_exports
+
+    quarantined = [scan_exports(path, settings).quarantined for path in files.values()]
+    quarantined = [q for q in quarantined if q.height]
+    return f": {quarantine_summary(pl.concat(quarantined), 1)}" if quarantined else ""
+
+
 def days_command(params_path: str | None, profile: str | None, artifacts: str | None) -> int:
     """Print first...last of the days the source feeds, clipped to the partitions that exist."""
     import datetime as dt
@@ -131,6 +144,7 @@ def days_command(params_path: str | None, profile: str | None, artifacts: str | 
     from ml_assets.core.params import ParamsError, load_params
     from resources.raw_sources import fetch_exports, is_remote
 
+    files = {}
     try:
         params = load_params(params_path, profile)
         settings = params.raw_transactions
@@ -145,7 +159,8 @@ def days_command(params_path: str | None, profile: str | None, artifacts: str | 
             # objects are judged by their names, as the run judges them
             days = export_days(files, settings, export_homes(settings, dict.fromkeys(files), None))
         else:
-            days = export_days(local_files(Path(settings.path), settings.format), settings)
+            files = local_files(Path(settings.path), settings.format)
+            days = export_days(files, settings)
     except (FileNotFoundError, SchemaError, ParamsError) as err:
         # one line that names the problem; a traceback would bury it
         print(f"error: {err}", file=sys.stderr)
@@ -163,7 +178,8 @@ def days_command(params_path: str | None, profile: str | None, artifacts: str | 
     if not days:
         print(
             f"error: {settings.path} holds no valid transaction (empty, a header only, or "
-            "every row quarantined); check the file and raw_transactions.column_map/csv_preset",
+            "every row quarantined); check the file and raw_transactions.column_map/csv_preset"
+            f"{_why_none_kept(files, settings)}",
             file=sys.stderr,
         )
         return 1

@@ -622,6 +622,13 @@ def test_days_names_a_missing_path_or_an_empty_source_in_one_line(tmp_path, caps
     )
     assert main(["days", "--params", str(params)]) == 1
     assert "holds no valid transaction" in capsys.readouterr().err
+    # every row quarantined: the error says why, with a row's line and what to set
+    dateless = tmp_path / "dateless.csv"
+    dateless.write_text("posted_date,description,amount\n2026-02-31,COFFEE,-3.50\n")
+    params.write_text(f"raw_transactions: {{source: files, path: {dateless}}}\n")
+    assert main(["days", "--params", str(params)]) == 1
+    err = capsys.readouterr().err
+    assert "holds no valid transaction" in err and f"bad_date x1: {dateless}:2" in err, err
     params.write_text(f"raw_transactions: {{source: files, path: {header_only}}}\n")
     assert main(["days", "--params", str(params)]) == 2
     assert "the header fits csv_preset: card_activity" in capsys.readouterr().err

@@ -70,14 +70,20 @@ def test_mt940_text_no_bank_writes_is_quarantined_naming_the_line_and_the_encodi
     )
     twice = tmp_path / "utf8_twice.sta"  # "Ü" converted to UTF-8 twice: "Ã" and U+009C
     twice.write_bytes((head + entries.format("MÃ\x9cLLER GMBH", "MÜLLER GMBH") + tail).encode())
-    for path, what, description in (
-        (undefined, "byte 0x81 is not text in cp1252", "Bäckerei"),
-        (twice, "U+009C is not text in utf-8", "MÜLLER GMBH"),
-    ):
-        result = scan_transactions(path)
-        assert result.rows_in == 2 and result.kept["description"].to_list() == [description]
-        (detail,) = result.quarantined["detail"]
-        assert detail.startswith(f"{path}:5: {what}")
+    result = scan_transactions(twice)
+    assert result.rows_in == 2 and result.kept["description"].to_list() == ["MÜLLER GMBH"]
+    (detail,) = result.quarantined["detail"]
+    assert detail.startswith(f"{twice}:5: U+009C is not text in utf-8")
+    # a byte Windows-1252 has no character for: another code page, every entry quarantined
+    result = scan_transactions(undefined)
+    assert result.rows_in == 2 and result.kept.height == 0
+    assert dict(result.reasons) == {"invalid_utf8": 2}
+    assert "byte 0x81 on line 6" in result.quarantined["detail"][0]
+    as_cp1252 = scan_transactions(undefined, encoding="cp1252")
+    assert as_cp1252.kept["description"].to_list() == ["Bäckerei"]
+    assert as_cp1252.quarantined["detail"][0].startswith(
+        f"{undefined}:5: byte 0x81 is not text in cp1252"
+    )
 
 
 def test_old_rabobank_names_the_payee_in_the_statement_line():

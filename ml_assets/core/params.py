@@ -150,8 +150,8 @@ class RawTransactionsParams(_Section):
     )
     format: ExportFormat = Field(
         "auto",
-        description="auto (by extension: .jsonl .csv/.tsv .parquet .ofx/.qfx .xml = CAMT.053 "
-        ".sta/.mt940 .xlsx .qif) | jsonl | csv | parquet | ofx | camt053 | mt940 | xlsx | qif",
+        description="auto (by extension: .jsonl .csv/.tsv/.ssv .parquet .ofx/.qfx/.qbo .xml = "
+        "CAMT.053 .sta/.mt940 .xlsx .qif) | jsonl | csv | parquet | ofx | camt053 | mt940 | xlsx | qif",
     )
     csv_preset: str | None = Field(None, description=_READING["csv_preset"])
     column_map: dict[str, str] = Field(default_factory=dict, description=_READING["column_map"])

@@ -35,6 +35,23 @@ _OFX_FIELDS = {  # OFX element -> our field, for errors
 }
 
 
+_WORD = re.compile(r"[^\W\d_]{2}")  # two letters in a row: words, not account numbers
+
+
+def has_words(text: str | None) -> bool:
+    """Whether a statement's text or reference holds a word ("DBT.DB 70201234", "Rente"),
+    not only digits, codes and marks ("68790452", "B1")."""
+    return bool(_WORD.search(text or ""))
+
+
+_NO_REFERENCE = {"", "NONE", "NONREF", "NOREF", "NOTPROVIDED"}  # placeholders banks write
+
+
+def reference(value: str | None) -> str | None:
+    """A bank's reference as written, or None for none or a placeholder (``NONREF``)."""
+    return None if (value or "").strip().upper() in _NO_REFERENCE else value.strip()
+
+
 def _line_of(text: str, offset: int) -> int:
     return text.count("\n", 0, offset) + 1
 
@@ -54,19 +71,24 @@ def unreadable_file(path: Path, err: Exception, line: int, data: bytes) -> Row:
 # --- OFX / QFX ---------------------------------------------------------------------------
 
 
-def iter_ofx(path: Path, skipped: list[tuple[int, str]] | None = None) -> Iterator[Row]:
+def iter_ofx(
+    path: Path,
+    skipped: list[tuple[int, str]] | None = None,
+    warnings: list[str] | None = None,
+) -> Iterator[Row]:
     """STMTTRN aggregates of every bank, card and investment statement in the file: an
     investment account's cash moves (INVBANKTRAN: card purchases, checks, deposits) are bank
     transactions; its trades, income and the like are not, and go to ``skipped`` as (line,
     kind). The day is the bank's calendar day as written (ofxtools converts to UTC, which can
-    move late postings)."""
+    move late postings). A header's charset that the text contradicts (Windows-1252 declared
+    over UTF-8 text) is set aside, said in ``warnings``."""
     with open_binary(path) as handle:
         data = handle.read()
     text = data.decode("latin-1")  # offsets only; ofxtools decodes by the header's charset
     # ofxtools reads a file cut off mid-download as if it ended there: every OFX closes </OFX>
     truncated = not re.search(r"</OFX\s*>", text, flags=re.IGNORECASE)
     try:
-        root = _ofx_tree(data).getroot()
+        tree, overruled = _ofx_tree(data)
     except Exception as err:  # noqa: BLE001 - any parser failure is this file's quarantine row
         # ofxtools counts positions in the body, which starts at <OFX> (the header stripped)
         body = re.search(r"<OFX\s*>", text, flags=re.IGNORECASE)
@@ -74,6 +96,12 @@ def iter_ofx(path: Path, skipped: list[tuple[int, str]] | None = None) -> Iterat
         start = ((body.start() if body else 0) + int(position.group(1))) if position else 0
         yield unreadable_file(path, err, _line_of(text, start), data)
         return
+    root = tree.getroot()
+    if overruled and warnings is not None:
+        warnings.append(
+            f"{path}: the OFX header says CHARSET:{overruled}, but the text is UTF-8 (its "
+            "accented letters are UTF-8's multi-byte sequences): read as UTF-8"
+        )
     if skipped is not None:
         skipped.extend(_ofx_investments(root, text))
     offsets = [m.start() for m in re.finditer(r"<STMTTRN>", text, flags=re.IGNORECASE)]
@@ -112,38 +140,73 @@ def cut_off(where: str, how: str) -> SchemaError:
     )
 
 
-# processing instructions (<?xml ...?>, <?OFX ...?>), if any, then the body's <OFX>
-_OFX_BODY = re.compile(rb"(?:\s*<\?[^>]*>)*\s*(<OFX\s*>)", flags=re.IGNORECASE)
+# processing instructions (<?xml ...?>, <?OFX ...?>), or an SGML header that says which OFX
+# it is (OFXHEADER and VERSION) but that ofxtools cannot read (fields left out, a blank line
+# among them), if any, then the body's <OFX>
+_OFX_BODY = re.compile(
+    rb"(?:\s*<\?[^>]*>)*\s*(?:OFXHEADER:[^<]*VERSION:[^<]*)?(<OFX\s*>)", flags=re.IGNORECASE
+)
 
 
-def _ofx_tree(data: bytes):
-    """The file parsed by ofxtools. Some banks leave the header out (Ally's and American
-    Express's SGML starts at <OFX>; Capital One's XML has <?OFX?> but no <?xml?>). ofxtools
-    needs the header only to decode the body (its parser reads SGML and XML bodies alike), so
-    a file that begins with <OFX>, after at most those processing instructions, is read with
-    an OFX 1 header supplied: UTF-8 where the body decodes as UTF-8, else Windows-1252, the
-    charset US banks declare. Anything else keeps ofxtools' complaint."""
-    from ofxtools.header import OFXHeaderError, OFXHeaderV1
+def _ofx_tree(data: bytes) -> tuple[object, str | None]:
+    """The file parsed by ofxtools, and the charset its header declares where the text
+    contradicts it (else None).
+
+    A header's charset is believed unless the text is UTF-8 with letters beyond ASCII: Banco
+    do Brasil declares CHARSET:1252 over UTF-8 text, which read as Windows-1252 gives
+    "CRÃ‰DITO" (a valid multi-byte UTF-8 sequence is practically never meaningful
+    Windows-1252), so it is read as UTF-8. Some banks leave the header out (Ally's and
+    American Express's SGML starts at <OFX>; Capital One's XML has <?OFX?> but no <?xml?>)
+    or write one ofxtools cannot read (fields left out, a blank line among them). ofxtools
+    needs the header only to decode the body (its parser reads SGML and XML bodies alike),
+    so a file that begins with <OFX> after at most those processing instructions or that
+    header is read with an OFX 1 header supplied (``_parse_body``). Anything else keeps
+    ofxtools' complaint."""
+    from ofxtools.header import OFXHeaderError
     from ofxtools.Parser import OFXTree
 
     # a byte-order mark or blank lines before the header are no part of OFX: skipped
     data = data.removeprefix(b"\xef\xbb\xbf").lstrip()
     tree = OFXTree()
+    found = _OFX_BODY.match(data)
+    declared = _declared_charset(data)
+    if found and declared not in (None, "NONE") and not data.isascii() and _is_utf8(data):
+        _parse_body(tree, data[found.start(1) :])
+        return tree, declared
     try:
         tree.parse(io.BytesIO(data))
     except (OFXHeaderError, UnicodeDecodeError):  # (it reads a header's lines as ASCII)
-        found = _OFX_BODY.match(data)
         if found is None:
             raise
-        body = data[found.start(1) :]
-        try:
-            body.decode("utf-8")
-            charset = "NONE"  # ofxtools' name for UTF-8
-        except UnicodeDecodeError:
-            charset = "1252"
-        header = str(OFXHeaderV1(102, charset=charset)).encode("ascii")
-        tree.parse(io.BytesIO(header + body))
-    return tree
+        _parse_body(tree, data[found.start(1) :])
+    return tree, None
+
+
+def _declared_charset(data: bytes) -> str | None:
+    """The CHARSET of an OFX 1 header as ofxtools reads it; None for an OFX 2 (XML) file,
+    UTF-8 by the standard, or a header ofxtools cannot read."""
+    from ofxtools.header import OFXHeaderV1
+
+    found = OFXHeaderV1.regex.match(data[:1000].decode("latin-1"))
+    return found.group("CHARSET") if found else None
+
+
+def _parse_body(tree, body: bytes) -> None:
+    """``tree`` parsed from an OFX body led by an OFX 1 header of ours: UTF-8 where the body
+    decodes as UTF-8, else Windows-1252, the charset US banks declare."""
+    from ofxtools.header import OFXHeaderV1
+
+    charset = "NONE" if _is_utf8(body) else "1252"  # "NONE" is ofxtools' name for UTF-8
+    header = str(OFXHeaderV1(102, charset=charset)).encode("ascii")
+    tree.parse(io.BytesIO(header + body))
+
+
+def _is_utf8(data: bytes) -> bool:
+    try:
+        data.decode("utf-8")
+    except UnicodeDecodeError:
+        return False
+    return True
 
 
 _OFX_ACCOUNTS = {"STMTRS": "BANKACCTFROM", "CCSTMTRS": "CCACCTFROM", "INVSTMTRS": "INVACCTFROM"}
@@ -165,11 +228,16 @@ def _ofx_transactions(root) -> Iterator[tuple[object, str | None, str | None]]:
 def _ofx_investments(root, text: str) -> list[tuple[int, str]]:
     """(line, kind) of every entry of an investment statement's INVTRANLIST other than its
     cash moves: the account's securities business (trades such as BUYMF and SELLSTOCK, their
-    income, reinvestments, splits), not bank transactions."""
+    income, reinvestments, splits), not bank transactions. Each is counted wherever the
+    parser nested it: an empty ``<MEMO>`` without its end tag (Google Finance's export) makes
+    ofxtools put each following trade inside the one before."""
+    from ofxtools import models
+
+    kinds = {name.upper() for name in models.INVTRANLIST.listaggregates} - {"INVBANKTRAN"}
     found, after = [], {}
     for listing in root.iter("INVTRANLIST"):
-        for entry in listing:
-            if entry.tag in ("DTSTART", "DTEND", "INVBANKTRAN"):
+        for entry in listing.iter():
+            if entry.tag not in kinds:
                 continue
             tag = re.compile(f"<{re.escape(entry.tag)}>", flags=re.IGNORECASE)
             at = tag.search(text, after.get(entry.tag, 0))
@@ -198,12 +266,20 @@ def _ofx_record(transaction, where: str) -> dict:
     record = {
         "posted_date": dt.datetime.strptime(day, "%Y%m%d").date(),
         "amount": float(_ofx_value(transaction, "TRNAMT", where, required=True)),
-        "description": " ".join(p for p in (party, memo) if p) or None,
+        "description": " ".join(p for p in (party, memo) if p) or _ofx_kind(transaction),
     }
     fitid = _ofx_value(transaction, "FITID", where)
     if fitid:
         record["transaction_id"] = fitid
     return record
+
+
+def _ofx_kind(transaction) -> str | None:
+    """The text of a STMTTRN with neither NAME nor MEMO: its type and check number as the
+    bank wrote them ("CHECK 1000", "ATM"), what a statement prints for a check or a cash
+    withdrawal; None where it has neither."""
+    parts = (transaction.findtext(tag) for tag in ("TRNTYPE", "CHECKNUM"))
+    return " ".join(p.strip() for p in parts if p and p.strip()) or None
 
 
 def _ofx_value(transaction, path: str, where: str, required: bool = False):

@@ -20,7 +20,7 @@ from collections import Counter
 from collections.abc import Iterator
 from pathlib import Path
 
-from ml_assets.core.intake.bank_formats import Row, unreadable_file
+from ml_assets.core.intake.bank_formats import Row, has_words, reference, unreadable_file
 from ml_assets.core.intake.records import SchemaError, open_binary
 from ml_assets.core.intake.statements import balance_gap
 
@@ -109,7 +109,8 @@ def _statement_day(statement, names) -> tuple[str, str] | None:
 _CAMT_SOURCES = {
     "posted_date": "booking or value date (BookgDt, ValDt)",
     "amount": "Amt (or a detail's AmtDtls/TxAmt/Amt)",
-    "description": "remittance text (RmtInf/Ustrd), AddtlTxInf, AddtlNtryInf or party name",
+    "description": "remittance text (RmtInf/Ustrd or Strd), AddtlTxInf, AddtlNtryInf, "
+    "purpose (Purp), party name or a reference of the payer's (EndToEndId, PmtInfId, InstrId)",
 }
 
 
@@ -144,13 +145,6 @@ def _camt_balances(statement, names) -> dict[str, tuple[float, int]]:
     return found
 
 
-_NO_REFERENCE = {"", "NONE", "NONREF", "NOREF", "NOTPROVIDED"}  # placeholders banks write
-
-
-def _reference(value: str | None) -> str | None:
-    return None if (value or "").strip().upper() in _NO_REFERENCE else value.strip()
-
-
 def _camt_entry(entry, statement, names: dict) -> list[dict]:
     """One record per transaction detail (one for an entry without details), amounts and
     signs read where ISO 20022 puts them, not wherever an ``Amt`` first appears (an
@@ -175,18 +169,18 @@ def _camt_entry(entry, statement, names: dict) -> list[dict]:
             else {**details[0], "CreditorName": None, "DebtorName": None}
         )
         details, own = [first], []
-    entry_reference = _reference(details[0].get("TransactionID"))
-    ends = [_reference(d.get("EndToEndId")) for d in details]
+    entry_reference = reference(details[0].get("TransactionID"))
+    ends = [reference(d.get("EndToEndId")) for d in details]
     records = []
     for position, detail in enumerate(details):
         amount, currency, sign = own[position] if own else (booked or (None, None, None))
         if own and sign is None and booked:
             sign = booked[2]  # a batch's details share the entry's direction
-        reference = entry_reference
-        if reference and len(details) > 1:
+        row_id = entry_reference
+        if row_id and len(details) > 1:
             end = ends[position]
-            reference = f"{reference}/{end if end and ends.count(end) == 1 else position}"
-        records.append(_camt_record(detail, reference, amount, currency, sign))
+            row_id = f"{row_id}/{end if end and ends.count(end) == 1 else position}"
+        records.append(_camt_record(detail, row_id, amount, currency, sign))
     return records
 
 
@@ -207,20 +201,37 @@ def _entry_fields(entry, statement, names: dict) -> dict:
         "ValueDate": _text(entry, ".//ValDt//*", names),
         "ReversalIndicator": _text(entry, ".//RvslInd", names),
         "AdditionalEntryInformation": _text(entry, "./AddtlNtryInf", names),
+        # a batch booked as one sum names its payment order (PmtInfId), or its message
+        "BatchReference": _text(entry, "./NtryDtls/Btch/PmtInfId", names)
+        or _text(entry, "./NtryDtls/Btch/MsgId", names),
     }
+
+
+# a detail's structured remittance, best first: the payer's text, the creditor's reference
+# (an RF or national payment reference), the number of the invoice it pays
+_STRUCTURED = ("AddtlRmtInf", "CdtrRefInf/Ref", "RfrdDocInf/Nb")
+# the references the payer gave a payment, best first (the bank's own, AcctSvcrRef, is the id)
+_PAYER_REFERENCES = ("EndToEndId", "PmtInfId", "InstrId")
 
 
 def _detail_fields(detail, names: dict) -> dict:
     """A transaction detail's end-to-end reference, parties, unstructured remittance text
-    (its lines joined) and additional information (``AddtlTxInf``, the only text of some
-    banks' entries: UniCredit Hungary); a field the detail lacks is left out."""
+    (its lines joined), additional information (``AddtlTxInf``, the only text of some
+    banks' entries: UniCredit Hungary), structured remittance (``_STRUCTURED``), purpose
+    (``Purp``, proprietary or ISO code) and the payer's reference (``_PAYER_REFERENCES``);
+    a field the detail lacks is left out."""
     lines = [u.text.strip() for u in detail.findall(".//RmtInf//Ustrd", names) if u.text]
+    structured = (_text(detail, f".//RmtInf/Strd//{path}", names) for path in _STRUCTURED)
+    references = (reference(_text(detail, f"./Refs/{tag}", names)) for tag in _PAYER_REFERENCES)
     fields = {
         "EndToEndId": _text(detail, ".//Refs//EndToEndId", names),
         "CreditorName": _text(detail, ".//RltdPties//Cdtr//Nm", names),
         "DebtorName": _text(detail, ".//RltdPties//Dbtr//Nm", names),
         "RemittanceInformationFull": " ".join(lines) or None,
         "AdditionalTransactionInformation": _text(detail, "./AddtlTxInf", names),
+        "StructuredRemittance": next((s for s in structured if s), None),
+        "Purpose": _text(detail, "./Purp/Prtry", names) or _text(detail, "./Purp/Cd", names),
+        "PayerReference": next((r for r in references if r), None),
     }
     return {key: value for key, value in fields.items() if value is not None}
 
@@ -245,8 +256,32 @@ def _party(detail: dict, sign: str | None) -> str | None:
     return detail.get("CreditorName") if debit else detail.get("DebtorName")
 
 
+def _camt_text(detail: dict) -> str | None:
+    """What the entry says of the payment, in the order a statement shows it: the remittance
+    text; else the detail's, then the entry's, additional text; else the structured
+    remittance; else the purpose."""
+    return (
+        detail.get("RemittanceInformationFull")
+        or detail.get("AdditionalTransactionInformation")
+        or detail.get("AdditionalEntryInformation")
+        or detail.get("StructuredRemittance")
+        or detail.get("Purpose")
+    )
+
+
+def _payer_reference(detail: dict) -> str | None:
+    """The text of an entry with no party and no text: the reference its payer gave it (a
+    detail's end-to-end id, payment order or instruction; a batch's payment order), as an
+    MT940 entry without details is read by its :61: reference. A reference without a word
+    (a bare number) says nothing of the payment: None, and the entry stays quarantined."""
+    for given in (detail.get("PayerReference"), detail.get("BatchReference")):
+        if has_words(given):
+            return given
+    return None
+
+
 def _camt_record(
-    detail: dict, reference: str | None, amount, currency: str | None, sign: str | None
+    detail: dict, row_id: str | None, amount, currency: str | None, sign: str | None
 ) -> dict:
     if amount is not None:
         try:
@@ -256,19 +291,15 @@ def _camt_record(
         else:
             amount = -amount if sign == "DBIT" else amount
     party = _party(detail, sign)
-    text = (  # the remittance text; else the detail's, then the entry's, additional text
-        detail.get("RemittanceInformationFull")
-        or detail.get("AdditionalTransactionInformation")
-        or detail.get("AdditionalEntryInformation")
-    )
     record = {
         "account_id": detail.get("AccountIBAN"),
         "posted_date": detail.get("BookingDate") or detail.get("ValueDate"),
         "amount": amount,
         "currency": currency,
-        "description": " ".join(p for p in (party, text) if p) or None,
+        "description": " ".join(p for p in (party, _camt_text(detail)) if p)
+        or _payer_reference(detail),
         "merchant": party,
     }
-    if reference:
-        record["transaction_id"] = reference
+    if row_id:
+        record["transaction_id"] = row_id
     return record

@@ -64,9 +64,11 @@ _SUFFIX_FORMAT = {
     ".json": "jsonl",  # or a JSON document: told apart by the content (core.json_documents)
     ".csv": "csv",
     ".tsv": "csv",
+    ".ssv": "csv",  # semicolon-separated (hledger): its delimiter sniffed as any CSV's
     ".parquet": "parquet",
     ".ofx": "ofx",
     ".qfx": "ofx",  # Quicken's OFX
+    ".qbo": "ofx",  # QuickBooks Web Connect: OFX too
     ".xml": "camt053",
     ".sta": "mt940",
     ".mt940": "mt940",
@@ -118,7 +120,8 @@ _STATEMENT_STARTS = (  # how each statement format's files begin, whatever they 
     # and "940", ING's "0000 01INGBNL2A...", Rabobank's ":940:"), then a line starting :20:
     # and a later one starting with the opening balance (:60F: or :60M:): no CSV or QIF has
     (re.compile(rb"\{1:|:20:|(.*\n)*?:20:.*\n(.*\n)*?:60[FM]:"), "mt940"),
-    (re.compile(rb"(OFXHEADER|<\?OFX|<OFX>)", re.IGNORECASE), "ofx"),
+    # OFX: its SGML header, or the XML declaration before its <?OFX?> (QuickBooks' .qbo)
+    (re.compile(rb"(<\?xml[^>]*>\s*)?(OFXHEADER|<\?OFX|<OFX>)", re.IGNORECASE), "ofx"),
     (re.compile(rb"(<\?xml[^>]*>\s*)?<(\w+:)?Document[^>]*camt\.053", re.IGNORECASE), "camt053"),
 )
 

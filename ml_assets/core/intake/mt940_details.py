@@ -17,11 +17,15 @@ Structured details give the other party and the purpose, as CAMT.053 entries are
 out accounts, BICs, mandate and end-to-end references (a new number on every row). Free text
 has no field for the other party; the ``:61:`` line's supplementary details may name it (old
 Rabobank, ASN and SNS write the payee there). A bank without ``:86:`` (Sberbank Hungary)
-writes its details as ``:NS:`` sub-fields: those with words are read as free text."""
+writes its details as ``:NS:`` sub-fields: those with words are read as free text. An entry
+with no details at all (most of Danske Bank's) is read by its ``:61:`` line's references and
+supplementary details, where they hold a word."""
 
 from __future__ import annotations
 
 import re
+
+from ml_assets.core.intake.bank_formats import has_words, reference
 
 # the tags of the Dutch layout that hold a value; what sits between two of them is the value
 _SEPA_TAG = re.compile(
@@ -38,8 +42,19 @@ def entry_text(data: dict) -> dict:
         party = _payee(data.get("extra_details"))
         # the text often holds that payee too (SNS, ASN): said once
         lead = "" if party.casefold() in text.casefold() else party
-    description = " ".join(p for p in (lead, text) if p)
+    description = " ".join(p for p in (lead, text) if p) or _references(data)
     return {"description": description or None, "merchant": party or None}
+
+
+def _references(data: dict) -> str:
+    """The text of an entry without details (Danske Bank writes none for most of its card
+    and fee entries): its :61: line's references and supplementary details, as the bank
+    writes them into the :86: it gives other entries ("DB faktura 1234567" from ``DB
+    faktura//1234567``); placeholders (``NONREF``) left out. Empty where they hold no word
+    (a bare number): the entry has no text."""
+    parts = ("customer_reference", "bank_reference", "extra_details")
+    text = _one_line(" ".join(reference(data.get(part)) or "" for part in parts))
+    return text if has_words(text) else ""
 
 
 def _details(data: dict) -> tuple[str | None, str]:
@@ -58,10 +73,7 @@ def _details(data: dict) -> tuple[str | None, str]:
         party, text = _one_line(data.get("applicant_name")), _dk_purpose(data["raw_details"])
         return party, text or ("" if party else _one_line(data.get("posting_text")))
     lines = str(data.get("non_swift_text") or "").splitlines()
-    return None, _one_line(" ".join(line for line in lines if _WORD.search(line)))
-
-
-_WORD = re.compile(r"[^\W\d_]{2}")  # two letters in a row: words, not account numbers
+    return None, _one_line(" ".join(line for line in lines if has_words(line)))
 
 
 def _payee(value) -> str:
@@ -70,7 +82,7 @@ def _payee(value) -> str:
     IPH``), whose first word holds a digit."""
     text = _one_line(value)
     first = text.split(" ", 1)[0]
-    return text if _WORD.search(text) and not any(c.isdigit() for c in first) else ""
+    return text if has_words(text) and not any(c.isdigit() for c in first) else ""
 
 
 # German banks' SEPA keywords in the purpose (DFÜ-Abkommen, Anlage 3), and ``MTLG:`` before a
@@ -133,7 +145,7 @@ def _role_fields(free: str, remittance: str) -> tuple[str, str]:
     fields = [f.strip("/ ") for f in lines[1:] if not _SEPA_TAG.match(f)]  # not /REMI/ and such
     party = _one_line(fields[0]) if fields else ""
     purposes = (f.split("//")[0] for f in fields[1:])
-    text = " ".join(p for p in purposes if _WORD.search(p) and p.upper() != "EMPTY")
+    text = " ".join(p for p in purposes if has_words(p) and p.upper() != "EMPTY")
     return party, remittance or _one_line(text)
 
 

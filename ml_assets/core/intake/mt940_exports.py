@@ -29,14 +29,19 @@ def iter_mt940(
     """Each ``:61:`` statement line with its ``:86:`` details (or a bank's ``:NS:`` in their
     place), parsed by ``mt940`` on its own (with its statement's header) so one bad line is
     quarantined instead of failing the file. The text is read in ``encoding`` where set, else
-    as ``_mt940_text`` tells. The day is the entry (booking) date, the value date when there
+    as ``_mt940_text`` tells; where that is Windows-1252 in place of UTF-8 and the file holds
+    a byte Windows-1252 has no character for, every entry is quarantined instead
+    (``_not_windows_1252``). The day is the entry (booking) date, the value date when there
     is none. A statement whose opening balance (:60F:) and entries as read do not reach its
     closing balance (:62F:) is appended to ``warnings``."""
     with open_binary(path) as handle:
-        text, encoding = _mt940_text(handle.read(), encoding)
+        data = handle.read()
+    text, used = _mt940_text(data, encoding)
+    # a code page guessed wrong garbles every entry's letters, not only the one it failed on
+    wrong = _not_windows_1252(data) if encoding is None and used == "cp1252" else None
     statements = _mt940_balances(text)
     starts = [statement["line"] for statement in statements]
-    for row in _mt940_rows(path, text, encoding):
+    for row in _mt940_rows(path, text, used, wrong):
         statement = statements[max(bisect.bisect_right(starts, row[0]) - 1, 0)] if starts else {}
         if isinstance(row[1], dict):
             statement["total"] = statement.get("total", 0.0) + row[1]["amount"]
@@ -68,6 +73,31 @@ def _mt940_text(data: bytes, encoding: str | None) -> tuple[str, str]:
         except UnicodeDecodeError:
             encoding = "cp1252"
     return data.decode(encoding, errors="surrogateescape").removeprefix("\ufeff"), encoding
+
+
+# the five bytes Windows-1252 has no character for
+_CP1252_UNDEFINED = re.compile(rb"[\x81\x8d\x8f\x90\x9d]")
+
+
+def _not_windows_1252(data: bytes) -> str | None:
+    """Why no entry of a file that is not UTF-8 is read as Windows-1252: a byte it has no
+    character for shows the file is in another code page (a Hungarian bank's cp852 reads
+    "tutal s" for "átutalás" there, and its "ü" is that byte), whose letters would be kept
+    wrong in every entry, not only in the one holding the byte; None where there is no such
+    byte. Telling a stray byte in Western text from another code page's letters is no sure
+    guess on a statement's few words: the bank's encoding, set, decides."""
+    found = _CP1252_UNDEFINED.search(data)
+    if found is None:
+        return None
+    line = data.count(b"\n", 0, found.start()) + 1
+    return (
+        f"entry not read: the file is not UTF-8, and Windows-1252 has no character for its "
+        f"byte 0x{found.group()[0]:02X} on line {line}, so it is in another code page and "
+        "every entry's letters would read wrong; set raw_transactions.encoding to the bank's "
+        "(cp852 or cp1250 for Central European banks, cp1251 for Cyrillic), or to cp1252 "
+        "where the other entries read right (then only the entry holding that byte is "
+        "quarantined)"
+    )
 
 
 # no bank writes these as text: C1 controls (Latin-1's reading of Windows-1252's dashes and
@@ -110,7 +140,9 @@ def _mt940_balances(text: str) -> list[dict]:
     return statements
 
 
-def _mt940_rows(path: Path, text: str, encoding: str) -> Iterator[Row]:
+def _mt940_rows(path: Path, text: str, encoding: str, wrong: str | None) -> Iterator[Row]:
+    """Each entry's row; every entry read is quarantined with ``wrong`` where it is set (the
+    file's code page is not the one it was read in)."""
     cut = _mt940cut_off(text)
     for line, header, block in _mt940_blocks(text):
         raw = block.encode(encoding, errors="surrogateescape")  # the bytes as in the file
@@ -136,7 +168,9 @@ def _mt940_rows(path: Path, text: str, encoding: str) -> Iterator[Row]:
             "currency": currency,
             **entry_text(data),
         }
-        yield line, _mt940_not_text(f"{path}:{line}", record, encoding) or record, raw
+        where = f"{path}:{line}"
+        error = SchemaError(f"{where}: {wrong}", "invalid_utf8") if wrong else None
+        yield line, error or _mt940_not_text(where, record, encoding) or record, raw
 
 
 _MT940_ERRORS = (RuntimeError, ValueError, KeyError, decimal.InvalidOperation)
