@@ -122,14 +122,13 @@ def test_a_czech_export_in_cp1250_gets_its_header_and_a_hint_for_its_letters(tmp
 
 
 def test_no_layout_found_names_the_field_no_header_name_gives(tmp_path, capsys):
-    """Commerzbank's download: "Buchungstext" is the text there, but another German bank's
-    booking type elsewhere; with one row the values cannot tell either. The error says which
-    fields the header's names gave and which is missing."""
+    """A download with no text column (a booking type, an amount, an account): with one row
+    the values cannot tell either. The error says which fields the header's names gave and
+    which is missing."""
     export = tmp_path / "Umsaetze_KtoNr538917600_EUR_02-03-2026_1503.CSV"
     export.write_text(
-        "Buchungstag;Wertstellung;Umsatzart;Buchungstext;Betrag;Währung;Auftraggeberkonto\n"
-        '02.03.2026;02.03.2026;Lastschrift;"Kartenzahlung REWE SAGT DANKE 41400673";-17,22;EUR;'
-        "538917600\n"
+        "Buchungstag;Wertstellung;Umsatzart;Betrag;Währung;Auftraggeberkonto\n"
+        "02.03.2026;02.03.2026;Lastschrift;-17,22;EUR;538917600\n"
     )
     code, out, _ = inspect(export, capsys)
     assert code == 1 and "error:" in out
@@ -438,3 +437,33 @@ def test_inspect_says_dotted_qif_dates_are_read_day_first(tmp_path, capsys):
     assert "day first, as dotted dates are" in out and "month first" not in out
     assert result.kept["posted_date"].to_list() == ["2025-11-03", "2025-11-04"]
 
+
+def test_rows_narrower_than_the_header_and_dated_balance_lines(tmp_path, capsys):
+    """Swedbank (Lithuania) names 16 columns and leaves each row's empty trailing cells off,
+    so every row is narrower than the header; its opening and closing balances ("Likutis
+    pradžiai", "Likutis pabaigai") and turnovers ("Apyvarta") are dated rows with an amount.
+    The rows are read, the balance lines read as balances and every such line counted."""
+    names = ["Sąskaitos Nr.", "", "Data", "Gavėjas", "Paaiškinimai", "Suma", "Valiuta", "D/K",
+             "Įrašo Nr.", "Kodas", "Įmokos kodas", "Dok. Nr.", "Kliento kodas mokėtojo IS",
+             "Kliento kodas", "Pradinis mokėtojas", "Galutinis gavėjas"]  # fmt: skip
+    rows = [
+        ("10", "2026-01-01", "", "Likutis pradžiai", "2123.82", "K", ""),
+        ("20", "2026-01-02", "McDonald's", "PIRKINYS 2025.12.30 McDonald's Vilnius", "14.34", "D",
+         "2026010200041787"),
+        ("20", "2026-01-02", "KRISTIANA", "PIRKINYS 2025.12.31 KRISTIANA Vilnius", "215.00", "D",
+         "2026010200228849"),
+        ("20", "2026-01-10", "Company", "Salary", "1600.00", "K", "2026011000000001"),
+        ("82", "2026-01-31", "", "Apyvarta", "229.34", "D", ""),
+        ("82", "2026-01-31", "", "Apyvarta", "1600.00", "K", ""),
+        ("86", "2026-01-31", "", "Likutis pabaigai", "3494.48", "K", ""),
+    ]  # fmt: skip
+    lines = [",".join(f'"{n}"' for n in names) + ","]
+    for kind, day, payee, text, amount, mark, entry in rows:
+        cells = ["LT797300010000000000", kind, day, payee, text, amount, "EUR", mark, entry, "K"]
+        lines.append(",".join(f'"{c}"' for c in cells + ["", ""]) + ",")
+    export = tmp_path / "swedbank.csv"
+    export.write_text("\n".join(lines) + "\n", encoding="utf-8")
+    out, _, result, counted = loaded(export, capsys)
+    assert result.kept.height == 3 and result.quarantined.height == 0 and counted == 4
+    assert "opening 2,123.82 (line 2), closing 3,494.48 (line 8)" in out
+    assert "warning" not in out

@@ -13,8 +13,11 @@ import unicodedata
 # unsigned amount columns, and a column that says which way an unsigned amount went.
 INTAKE_FIELDS = ("balance", "debit", "credit", "direction", "fee")
 # the values of a direction column ("Af Bij", "Debit/Credit", "S/H"), lower case
-MONEY_OUT = frozenset({"af", "debit", "dr", "d", "s", "soll", "out", "-", "debet", "withdrawal"})
-MONEY_IN = frozenset({"bij", "credit", "cr", "c", "h", "haben", "in", "+", "deposit"})
+# a direction column's words (Swedbank's D/K: debetas, kreditas; WeChat Pay's 支出, 收入)
+MONEY_OUT = frozenset(
+    {"af", "debit", "dr", "d", "s", "soll", "out", "-", "debet", "withdrawal", "支出"}
+)
+MONEY_IN = frozenset({"bij", "credit", "cr", "c", "h", "haben", "in", "+", "deposit", "k", "收入"})
 
 
 # German spells its umlauts out in ASCII names ("Waehrung"); other accents are dropped (_plain)
@@ -47,14 +50,18 @@ SYNONYMS: dict[str, tuple[str, ...]] = {
         "kirjauspaeivae|tranzakcio datuma|datum provedeni"
     ),
     "description": _names(
-        "description|transaction description|booking text|details|narrative|memo|payee|name|"
-        "verwendungszweck|beschreibung|transaktionsbeschreibung|libelle|libelle operation|"
-        "omschrijving|mededelingen|concepto|descrizione|text|reference text|particulars|"
+        "description|transaction description|booking text|details|narrative|memo|name|"
+        "verwendungszweck|beschreibung|buchungsdetails|transaktionsbeschreibung|libelle|"
+        "libelle operation|omschrijving|mededelingen|concepto|descrizione|text|reference text|"
+        "particulars|"
         "remittance information unstructured|remittance information|"
         "remittance information unstructured array|"
         "摘要|お取引内容|取引内容|ご利用店名|利用店名|ご利用先|内容|交易摘要|商户名称|对方户名|"
         "적요|거래내용|내용|가맹점명|описание|описание операции|назначение платежа|основание|"
-        "beskrivelse|beskrivning|tekst|selite|label|libelle operation bancaire"
+        "beskrivelse|beskrivning|tekst|selite|label|libelle operation bancaire|"
+        # last: the text only where no other column is (Commerzbank's, Comdirect's); beside a
+        # purpose text it is the booking type (see transaction_type)
+        "buchungstext"
     ),
     "amount": _names(
         "amount|transaction amount|transaction amount amount|betrag|umsatz|montant|bedrag|"
@@ -63,13 +70,13 @@ SYNONYMS: dict[str, tuple[str, ...]] = {
         "金額|取引金額|ご利用金額|利用金額|金额|交易金额|금액|거래금액|сумма|сумма операции"
     ),
     "debit": _names(
-        "debit|debits|withdrawal|withdrawals|money out|paid out|debit amount|soll|ausgang|"
+        "debit|debits|withdrawal|withdrawals|money out|paid out|debit amount|outflow|soll|ausgang|"
         "ut|uttak|uscite|addebiti|"
         "お支払金額|お引出金額|出金|出金額|引出額|支払金額|支出|支出金额|借方金额|"
         "출금|출금액|찾으신금액|расход|списание"
     ),
     "credit": _names(
-        "credit|credits|deposit|deposits|money in|paid in|credit amount|haben|eingang|"
+        "credit|credits|deposit|deposits|money in|paid in|credit amount|inflow|haben|eingang|"
         "inn|innskudd|entrate|accrediti|"
         "お預り金額|お預入金額|入金|入金額|預入額|收入|收入金额|存入|贷方金额|"
         "입금|입금액|맡기신금액|приход|поступление|зачисление"
@@ -98,9 +105,12 @@ SYNONYMS: dict[str, tuple[str, ...]] = {
     # the other party of a transfer or debit, beside a purpose text ("Auftraggeber /
     # Begünstigter" + "Verwendungszweck"): both are the description, joined (as CAMT.053's are)
     "counterparty": _names(
-        "counterparty|beguenstigter zahlungspflichtiger|auftraggeber beguenstigter|"
-        "beguenstigter|auftraggeber empfaenger|zahlungsempfaenger|empfaenger|empfaengername|"
-        "auftraggebername|"
+        "counterparty|payee|beguenstigter zahlungspflichtiger|auftraggeber beguenstigter|"
+        "beguenstigter|auftraggeber empfaenger|name zahlungsbeteiligter|zahlungsbeteiligter|"
+        # (DKB names the payee and the payer apart, one of them the account's owner: the
+        # payee, who is the merchant of a purchase, first)
+        "zahlungsempfaenger|empfaenger|empfaengername|auftraggebername|zahlungspflichtiger|"
+        "auftraggeber|"
         "tegenrekening naam|naam|nom|payee name|name of other party|creditor name|debtor name|"
         "beneficiaire donneur d ordre|donneur d ordre beneficiaire|beneficiaire|donneur d ordre|"
         "contrepartie|counter party name|counter party|tegenrekeninghouder|naam tegenpartij"
@@ -111,8 +121,10 @@ SYNONYMS: dict[str, tuple[str, ...]] = {
     ),
     # (Plaid's current taxonomy first: its `category` list is the deprecated one)
     "category": _names("personal finance category primary|category|kategorie|categorie|categoria"),
+    # (a booking type column "Umsatzart" or "Vorgang" before "Buchungstext", which is then the
+    # text: Commerzbank's and Comdirect's)
     "transaction_type": _names(
-        "type|transaction type|buchungstext|buchungsart|umsatzart|type operation"
+        "type|transaction type|umsatzart|vorgang|buchungsart|buchungstext|type operation"
     ),
 }
 
@@ -130,11 +142,32 @@ COUNTERPARTY_WORDS = (
 )
 
 
+# words that keep a column with a counterparty word from being the party: the other party's
+# account (Oberbank's "Empfänger IBAN/Kto.Nr.") or address (PayPal's "Empfänger
+# E-Mail-Adresse", whose values are no name to group a merchant's rows by)
+NOT_COUNTERPARTY_WORDS = (
+    "iban",
+    "bic",
+    "blz",
+    "kto",
+    "konto",
+    "swift",
+    "account",
+    "rekening",
+    "mail",
+    "email",
+    "adresse",
+    "address",
+)
+
+
 def names_other_party(name: object) -> bool:
-    """Whether a column's name says it holds the other party of a transaction."""
-    return field_of(name) == "counterparty" or bool(
-        set(normalized(name).split()) & set(COUNTERPARTY_WORDS)
-    )
+    """Whether a column's name says it holds the other party of a transaction (its name, not
+    its account or address)."""
+    if field_of(name) == "counterparty":
+        return True
+    words = set(normalized(name).split())
+    return bool(words & set(COUNTERPARTY_WORDS)) and not words & set(NOT_COUNTERPARTY_WORDS)
 
 
 # a currency named in a column's name says nothing about what the column is
@@ -144,13 +177,30 @@ _CURRENCY_WORDS = re.compile(
 )
 
 
+# German's gender-inclusive endings ("Zahlungsempfänger*in", "Empfänger:in", "Empfänger/-in",
+# "Zahlungspflichtige*r", "Zahlungspflichtige/r"): the names lists hold the plain form. A slash
+# or parenthesis only after "-er" or "-e", where the ending cannot be a word ("Paid Out/In"),
+# and no underscore ("money_in" is a key's own word)
+_GENDER_ENDING = re.compile(
+    r"(?<=[a-z])[*:](?:innen|in|(?P<r>r))\b"
+    r"|(?<=er)(?:/-?|\()(?:innen|in)\)?(?!\w)"
+    r"|(?<=e)(?:/|\()(?P<r2>r)\)?(?!\w)"
+)
+
+
+def _plain_gender(text: str) -> str:
+    """ "zahlungsempfaenger*in" -> "zahlungsempfaenger", "zahlungspflichtige*r" ->
+    "zahlungspflichtiger" (the ending "r" belongs to the plain form)."""
+    return _GENDER_ENDING.sub(lambda m: "r" if m["r"] or m["r2"] else "", text)
+
+
 def normalized(name: object) -> str:
     """A header name as SYNONYMS spell it: camelCase split, lower case, accents and umlauts
-    spelled out, punctuation, repeated spaces and a trailing currency gone ("Running Bal." ->
-    "running bal", "Betrag (EUR)" -> "betrag", "Débit euros" -> "debit", "bookingDate" ->
-    "booking date")."""
+    spelled out, gender-inclusive endings, punctuation, repeated spaces and a trailing currency
+    gone ("Running Bal." -> "running bal", "Betrag (EUR)" -> "betrag", "Débit euros" ->
+    "debit", "bookingDate" -> "booking date", "Zahlungsempfänger*in" -> "zahlungsempfaenger")."""
     words = re.sub(r"(?<=[a-z0-9])(?=[A-Z])", " ", str(name))
-    text = " ".join(re.sub(r"[\W_]+", " ", _plain(words)).split())
+    text = " ".join(re.sub(r"[\W_]+", " ", _plain_gender(_plain(words))).split())
     return _CURRENCY_WORDS.sub("", text)
 
 

@@ -234,7 +234,7 @@ def note_statement_line(
 ) -> None:
     """A balance line or totals row among the rows: counted and used for the checks."""
     notes.statement_lines.append((line, kind))
-    cells = [renamed.get(k) for k in ("description", "posted_date", "debit", "credit")]
+    cells = [renamed.get(k) for k in ("description", "posted_date", "debit", "credit", "amount")]
     cells = [c for c in cells if c is not None] + [renamed.get("balance")]  # the figure last
     if kind == "balance" and (found := balance_in(cells, reading.decimal, line)) is not None:
         if not any((b.kind, b.amount) == (found.kind, found.amount) for b in notes.balances):
@@ -285,7 +285,9 @@ def open_export(
     if fmt == "camt053":  # states balances the rows are checked against
         return FileReading(fmt, {}, None), iter_camt053(file, warnings=notes.warnings)
     if fmt == "ofx":  # an investment statement's trades are counted, not rows
-        return FileReading(fmt, {}, None), iter_ofx(file, notes.statement_lines)
+        return FileReading(fmt, {}, None), iter_ofx(
+            file, notes.statement_lines, warnings=notes.warnings
+        )
     reading = FileReading(
         fmt, settings.column_map, settings.date_format, spending=settings.spending
     )

@@ -19,6 +19,7 @@ from ml_assets.core.intake.column_names import (
     COUNTERPARTY_WORDS,
     MONEY_IN,
     MONEY_OUT,
+    NOT_COUNTERPARTY_WORDS,
     SYNONYMS,
     field_of,
     normalized,
@@ -85,6 +86,13 @@ def columns_by_name(header: list[str]) -> dict[str, str]:
     chosen: dict[str, str] = {}
     for ours, (_, theirs) in sorted(best.items(), key=lambda item: item[1][0]):
         chosen.setdefault(theirs, "description" if ours == "counterparty" else ours)
+    if "description" not in chosen.values():
+        # a name that is a booking type and a text ("Buchungstext") is the text where no other
+        # column holds one (Commerzbank's, Comdirect's)
+        typed = [t for t, o in chosen.items() if o == "transaction_type"]
+        theirs = next((t for t in typed if normalized(t) in SYNONYMS["description"]), None)
+        if theirs is not None:
+            chosen[theirs] = "description"
     return {name: chosen[name] for name in header if name in chosen}  # in the file's order
 
 
@@ -122,8 +130,9 @@ _WORDS = {
 # category's id is no label of the user's
 _NOT_WORDS = {
     "category": ("code", "id", "uid", "uuid", "guid", "mcc", "number", "no"),
-    # the other party's account is no name: Oberbank's "Empfänger IBAN/Kto.Nr."
-    "counterparty": ("iban", "bic", "blz", "kto", "konto", "swift", "account", "rekening"),
+    # the other party's account or address is no name: Oberbank's "Empfänger IBAN/Kto.Nr.",
+    # PayPal's "Empfänger E-Mail-Adresse"
+    "counterparty": NOT_COUNTERPARTY_WORDS,
 }
 _BY_WORDS = 1000  # the rank of a column found by a word of its name, after any whole name
 _POSTING = ("post", "book", "complet", "settle", "buchung", "boek")

@@ -134,18 +134,25 @@ def _other_code_page(head: bytes) -> str | None:
 
 
 def sniff_delimiter(lines: list[str]) -> str:
-    """The separator that splits the most lines into the same number (> 1) of fields. A
-    preamble of a few shorter lines does not change the answer; ties go to the comma."""
+    """The separator that splits lines of one width (> 1 field) into the most fields: a table's
+    header and rows agree on their width and are wide, while a wrong separator splits rows by
+    chance into few fields (a comma splits each row of a semicolon file with one decimal-comma
+    amount in two, and a preamble's "Saldo;66.331,90;EUR" as well: one line more, but two
+    fields each against the table's seven). A preamble does not change the answer; ties go
+    to the comma."""
     best, best_score = ",", 0
     for delimiter in DELIMITERS:
-        widths = Counter(len(row) for row in csv.reader(lines, delimiter=delimiter) if len(row) > 1)
-        if not widths:
-            continue
-        width, count = widths.most_common(1)[0]
-        score = count * 1000 + width  # consistent lines first, then wider rows
+        score = _table_separators(lines, delimiter)
         if score > best_score:
             best, best_score = delimiter, score
     return best
+
+
+def _table_separators(lines: list[str], delimiter: str) -> int:
+    """The most separators ``delimiter`` finds in lines that share a width (> 1 field): lines
+    times separators per line, of the width that gives the most."""
+    widths = Counter(len(row) for row in csv.reader(lines, delimiter=delimiter) if len(row) > 1)
+    return max((count * (width - 1) for width, count in widths.items()), default=0)
 
 
 _CURRENCY = re.compile(
@@ -157,9 +164,22 @@ _DECIMAL_COMMA = re.compile(r"^-?(\d{1,3}(\.\d{3})*|\d+),\d{1,2}$")
 _DECIMAL_POINT = re.compile(r"^-?(\d{1,3}(,\d{3})*|\d+)\.\d{1,2}$")
 
 
+# right-to-left and other direction marks an export writes around an amount in Arabic script
+_BIDI_MARKS = str.maketrans(
+    dict.fromkeys(
+        map(ord, "\u200e\u200f\u061c\u202a\u202b\u202c\u202d\u202e\u2066\u2067\u2068\u2069")
+    )
+)
+# a currency sign of Arabic letters with dots, before or after the amount (a letter before
+# each dot, so a lone decimal point is never taken)
+_ARABIC_SIGN = re.compile(r"^(?:[\u0600-\u06ff]+\.)+|(?:[\u0600-\u06ff]+\.)+$")
+
+
 def _bare(text: str) -> str:
     """The digits, separators and sign of an amount: currency codes and symbols, spaces and
     apostrophes (Swiss thousands) gone; a trailing minus, CR/DR suffix or parentheses kept."""
+    text = text.translate(_BIDI_MARKS).strip()
+    text = _ARABIC_SIGN.sub("", text)  # "د.ا." (Jordanian dinar), "ر.س." (Saudi riyal)
     text = _CURRENCY.sub("", text.strip()).translate(_SYMBOLS).replace("\u2212", "-")
     return text.lstrip("+")
 

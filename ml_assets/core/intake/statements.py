@@ -22,15 +22,15 @@ _BALANCE = re.compile(
     r"(?i)\b(beginning|opening|starting|previous|prior|ending|closing|new|current|ledger)\s+"
     r"balance\b|\bbalance\s+(brought|carried)\s+forward\b|\bbalance\s+[bc]/f\b|\b(anfangs|end|beginn?|eind)saldo\b|\b(alter|neuer)?\s*kontostand\b|"
     r"\bsolde\s+(initial|final|de\s+d[ée]but|de\s+fin|au)\b|\bsaldo\s+(iniziale|finale|inicial|final|zum|per|am|vom)\b|"
-    r"\burspr[üu]nglicher\s+saldo\b|"
+    r"\burspr[üu]nglicher\s+saldo\b|\blikutis\s+(prad|pabaig)\w*|"
     r"\bbalance\s+at\s+(the\s+)?(start|beginning|end)\s+of\b"
 )
 _CLOSING = re.compile(
     r"(?i)ending|closing|current|\bnew\b|ledger|endsaldo|eindsaldo|neuer|final|fin|kontostand$|"
-    r"carried|\bc/f\b|\bend\s+of\b"
+    r"carried|\bc/f\b|\bend\s+of\b|pabaig"
 )
 _OPENING = re.compile(
-    r"(?i)beginning|opening|starting|previous|prior|anfang|beginsaldo|alter|initial|d[ée]but|urspr|"
+    r"(?i)beginning|opening|starting|previous|prior|anfang|beginsaldo|alter|initial|d[ée]but|urspr|prad|"
     r"brought|\bb/f\b|\b(start|beginning)\s+of\b"
 )
 # a date cell that says the row is not booked yet ("Pending", DKB's "Vorgemerkt")
@@ -50,6 +50,9 @@ def _pending_status(name: object, value: object) -> bool:
 
 
 _TOTAL = re.compile(r"(?i)^\s*(total|totals|sum|summe|gesamt|totaal|totale|grand total)\b")
+# a dated row with an amount is a balance or totals line only where its text is that phrase
+# and nothing else (Swedbank's "Likutis pradžiai", "Apyvarta"): "TOTAL WINE & MORE" is a shop
+_DATED_TOTAL = re.compile(r"(?i)\s*(total|totals|turnover|apyvarta|umsatz\s+gesamt)\s*:?\s*")
 # an amount with two decimals inside text, not part of a date ("31/01/2026 1 234,56 €")
 _AMOUNT_IN_TEXT = re.compile(r"(?<![\d/.,])[-+]?\d{1,3}(?:[ .,'\u00a0]\d{3})*[.,]\d{2}(?![\d/.])")
 CENTS = 100
@@ -133,6 +136,12 @@ def statement_line(record: dict) -> str | None:
         return "pending transaction"
     if undated and any(_TOTAL.match(t) for t in texts):
         return "total"
+    description = record.get("description")
+    found = _BALANCE.match(description.strip()) if isinstance(description, str) else None
+    if found and not description.strip()[found.end() :].strip(" :"):
+        return "balance"
+    if isinstance(description, str) and _DATED_TOTAL.fullmatch(description):
+        return "turnover"  # (one direction's sum, as Swedbank gives one per D and K: unchecked)
     return None
 
 
@@ -254,9 +263,13 @@ def check_balances(
     # a column that moves with the amounts on fewer than half the steps is no running balance
     # (csb43's initial balance on every row), or the amounts' sign or columns are wrong: one
     # word on it, not a "row missing" on every line
-    notes.balance_runs = chain.runs()
+    # (without a balance column the chain holds only the balance lines, which the opening and
+    # closing check reads)
+    column = notes.balance_column is not None
+    # (one step that does not follow is a row missing as likely as no running balance)
+    notes.balance_runs = column and not chain.constant() and (len(chain.rows) < 3 or chain.runs())
     notes.breaks = chain.breaks() if notes.balance_runs else []
-    if notes.balance_steps and not notes.balance_runs and not chain.constant():
+    if column and notes.balance_steps and not notes.balance_runs and not chain.constant():
         notes.warnings.append(
             f"{notes.source}: column {notes.balance_column!r} follows from the amounts on "
             f"fewer than half of its {notes.balance_steps} steps: not checked as a running "
@@ -272,7 +285,10 @@ def check_balances(
         )
     also = f", or among the {len(quarantined)} quarantined rows" if quarantined else ""
     opening, closing = notes.opening(), notes.closing()
-    if opening is not None and closing is not None:
+    # several statements in one file (an opening balance each): its rows are not told apart
+    # by statement, so no one opening and closing frame them
+    several = sum(b.kind == "opening" for b in notes.balances) > 1
+    if opening is not None and closing is not None and not several:
         sign = chain.sign()
         reached = opening.amount + sign * total
         if round(reached * CENTS) != round(closing.amount * CENTS):

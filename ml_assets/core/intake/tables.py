@@ -14,6 +14,7 @@ from __future__ import annotations
 import datetime as dt
 import itertools
 import re
+from collections import Counter
 from collections.abc import Iterator
 from dataclasses import dataclass, field
 
@@ -76,12 +77,36 @@ def read_table(
         preamble = [(r.line, r.cells) for r in head[:index] if not isinstance(r.cells, SchemaError)]
         table = TableHead(header, head[index].line, preamble)
     body += list(itertools.islice(rows, max(SNIFF_ROWS - len(body), 0)))
-    narrowest = len(header)
+    narrowest = _common_width(body, header, mapping.columns(header)) or len(header)
     header = header + _named_beyond(header, mapping.column_map)
     table.header = header
     table.columns = mapping.columns(header)
     _sniff(table, body, mapping, settings, delimiter)
     return table, _records(where, header, itertools.chain(body, rows), unit, pad, narrowest)
+
+
+def _common_width(body: list[CellRow], header: list[str], columns: dict[str, str]) -> int | None:
+    """The width most rows share where it is narrower than the header and the names right of
+    it are mapped to nothing (Swedbank's export leaves off its trailing empty cells): rows
+    that wide are read with those cells blank. None where the rows are as wide as the header,
+    or vary: a row short by a lost delimiter stays malformed."""
+    widths = Counter(
+        len(_trimmed(r.cells)) for r in body if not isinstance(r.cells, SchemaError) and r.cells
+    )
+    if not widths:
+        return None
+    width, count = widths.most_common(1)[0]
+    if width >= len(header) or count < 0.8 * sum(widths.values()) or count < 2:
+        return None
+    return None if any(name in columns for name in header[width:]) else width
+
+
+def _trimmed(cells: list) -> list:
+    """The cells without the empty ones at the end of the line."""
+    end = len(cells)
+    while end and _empty(cells[end - 1]):
+        end -= 1
+    return cells[:end]
 
 
 def _named_beyond(header: list[str], column_map: dict[str, str]) -> list[str]:

@@ -1,0 +1,285 @@
+"""Bank CSV layouts as real downloads write them (YNAB4's register, Volksbank/GLS, DKB, German
+PayPal, ING "mit Saldo", Commerzbank), each read the documented way: ``inspect`` writes the
+settings, the load reads the file with them, and every row is accounted for. The files are
+written here in each layout, not copied."""
+
+from __future__ import annotations
+
+import pytest
+
+from ml_assets.core.intake.column_names import field_of, names_other_party, normalized
+from ml_assets.core.intake.sniffing import sniff_delimiter
+from tests.test_issuer_csv_layouts import loaded
+
+
+def test_ynab4_outflow_and_inflow_are_money_out_and_in_and_the_payee_leads(tmp_path, capsys):
+    """YNAB4's register export writes every amount unsigned, in "Outflow" or "Inflow": a salary
+    in Inflow is money in, not a purchase of nothing. "Payee" names the merchant and "Memo" is
+    the user's note (often blank): the payee leads the description and is the merchant."""
+    export = tmp_path / "My Budget as of 2022-11-10 Register.csv"
+    export.write_text(
+        '"Account","Flag","Check Number","Date","Payee","Category","Master Category",'
+        '"Sub Category","Memo","Outflow","Inflow","Cleared","Running Balance"\n'
+        '"checking1",,,2022/11/07,"shop1",,,,"Lunch",$4.75,$0.00,C,$95.25\n'
+        '"checking1",,,2022/11/08,"Employer",,,,"Salary",$0.00,$500.00,C,$595.25\n'
+        '"checking1",,,2022/11/09,"coffeeshop",,,,,$3.10,$0.00,C,$592.15\n'
+    )
+    out, section, result, _ = loaded(export, capsys)
+    assert section["column_map"]["Outflow"] == "debit"
+    assert section["column_map"]["Inflow"] == "credit"
+    assert "unsigned debit and credit columns" in out
+    assert result.kept.height == result.rows_in == 3
+    assert result.kept["amount"].to_list() == [-4.75, 500.0, -3.1]
+    assert result.kept["description"].to_list() == ["shop1 Lunch", "Employer Salary", "coffeeshop"]
+    assert result.kept["merchant"].to_list() == ["shop1", "Employer", "coffeeshop"]
+
+
+def test_volksbank_name_zahlungsbeteiligter_is_the_other_party(tmp_path, capsys):
+    """The Volksbank/GLS download: "Buchungstext" is the booking type, "Verwendungszweck" the
+    purpose (often just "Miete"), "Name Zahlungsbeteiligter" the other party, which leads the
+    description and is the merchant. A closing entry without a party keeps its purpose."""
+    export = tmp_path / "Umsaetze_DE89370400440532013000_2025.12.10.csv"
+    export.write_text(
+        "Bezeichnung Auftragskonto;IBAN Auftragskonto;BIC Auftragskonto;Bankname Auftragskonto;"
+        "Buchungstag;Valutadatum;Name Zahlungsbeteiligter;IBAN Zahlungsbeteiligter;"
+        "BIC (SWIFT-Code) Zahlungsbeteiligter;Buchungstext;Verwendungszweck;Betrag;Waehrung;"
+        "Saldo nach Buchung;Bemerkung;Gekennzeichneter Umsatz;Glaeubiger ID;Mandatsreferenz\n"
+        "Giro;DE89370400440532013000;GENODEM1GLS;GLS Bank;10.12.2025;10.12.2025;"
+        "Hausverwaltung Nord;DE02100100100006820101;PBNKDEFFXXX;Dauerauftrag;Miete;-850,00;EUR;"
+        "1150,00;;;;\n"
+        "Giro;DE89370400440532013000;GENODEM1GLS;GLS Bank;11.12.2025;11.12.2025;"
+        "Bio Markt Sonnenblume;DE02100100100006820102;PBNKDEFFXXX;Kartenzahlung;Kauf;-24,16;EUR;"
+        "1125,84;;;;\n"
+        "Giro;DE89370400440532013000;GENODEM1GLS;GLS Bank;12.12.2025;12.12.2025;;;;Abschluss;"
+        "Abschluss per 30.11.2025;-6,00;EUR;1119,84;;;;\n"
+    )
+    _, section, result, _ = loaded(export, capsys)
+    assert section["column_map"]["Name Zahlungsbeteiligter"] == "description"
+    assert section["column_map"]["Buchungstext"] == "transaction_type"
+    assert result.kept["description"].to_list() == [
+        "Hausverwaltung Nord Miete",
+        "Bio Markt Sonnenblume Kauf",
+        "Abschluss per 30.11.2025",
+    ]
+    assert result.kept["merchant"].to_list() == [
+        "Hausverwaltung Nord",
+        "Bio Markt Sonnenblume",
+        None,
+    ]
+
+
+def test_dkb_gender_inclusive_names_give_the_payee(tmp_path, capsys):
+    """DKB writes "Zahlungsempfänger*in" and "Zahlungspflichtige*r" below a preamble with the
+    balance: the payee (the merchant of a purchase) leads the description."""
+    export = tmp_path / "20-12-2025_Umsatzliste_Girokonto_DE42120300001033738756.csv"
+    export.write_text(
+        '\ufeff"Girokonto";"DE42120300001033738756"\n'
+        "\n"
+        '"Kontostand vom 09.12.2025:";"4.093,32 €"\n'
+        '""\n'
+        '"Buchungsdatum";"Wertstellung";"Status";"Zahlungspflichtige*r";"Zahlungsempfänger*in";'
+        '"Verwendungszweck";"Umsatztyp";"IBAN";"Betrag (€)";"Gläubiger-ID";"Mandatsreferenz";'
+        '"Kundenreferenz"\n'
+        '"08.12.25";"08.12.25";"Gebucht";"Max Mustermann";"Stadtwerke Nord";"Abschlag Strom";'
+        '"Ausgang";"DE89370400440532013000";"-48";"DE12ZZZ00000012345";"M-1";""\n'
+        '"05.12.25";"05.12.25";"Gebucht";"Max Mustermann";"K.Michel GmbH";"Rechnung 4711";'
+        '"Ausgang";"DE89370400440532013000";"-62,3";"";"";""\n'
+        '"01.12.25";"01.12.25";"Gebucht";"Max Mustermann";"Buchhandlung am Markt";"Bücher";'
+        '"Ausgang";"DE89370400440532013000";"-29,99";"";"";""\n',
+        encoding="utf-8",
+    )
+    _, section, result, _ = loaded(export, capsys)
+    assert section["column_map"]["Zahlungsempfänger*in"] == "description"
+    assert result.kept.height == result.rows_in == 3
+    assert result.kept["merchant"].to_list() == [
+        "Stadtwerke Nord",
+        "K.Michel GmbH",
+        "Buchhandlung am Markt",
+    ]
+    assert result.kept["amount"].to_list() == [-48.0, -62.3, -29.99]
+    assert result.kept["description"][2] == "Buchhandlung am Markt Bücher"
+
+
+@pytest.mark.parametrize(
+    ("name", "plain"),
+    [
+        ("Zahlungsempfänger*in", "zahlungsempfaenger"),
+        ("Zahlungspflichtige*r", "zahlungspflichtiger"),
+        ("Zahlungspflichtige/r", "zahlungspflichtiger"),
+        ("Empfänger:in", "empfaenger"),
+        ("Empfänger/-in", "empfaenger"),
+        ("Empfänger(in)", "empfaenger"),
+        ("Empfänger*innen", "empfaenger"),
+        ("Auftraggeber/Empfänger", "auftraggeber empfaenger"),
+        # an ending only where German puts one: these are words of their own
+        ("Paid Out/In", "paid out in"),
+        ("money_in", "money in"),
+        ("Type/Ref", "type ref"),
+    ],
+)
+def test_gender_inclusive_endings_read_as_the_plain_name(name, plain):
+    assert normalized(name) == plain
+
+
+def test_the_counterparty_names_german_banks_write():
+    for name in (
+        "Name Zahlungsbeteiligter",
+        "Zahlungsempfänger*in",
+        "Zahlungspflichtige*r",
+        "Empfänger:in",
+        "Auftraggeber/Empfänger",
+        "Payee",
+    ):
+        assert field_of(name) == "counterparty", name
+    assert (field_of("Outflow"), field_of("Inflow")) == ("debit", "credit")
+    # an address or an account is no party, whatever word it shares with one
+    assert not names_other_party("Empfänger E-Mail-Adresse")
+    assert not names_other_party("Empfänger IBAN")
+    assert names_other_party("Empfänger")
+
+
+def test_german_paypal_takes_no_e_mail_address_for_the_merchant(tmp_path, capsys):
+    """PayPal's German activity download: "Name" is the other party, and "Empfänger
+    E-Mail-Adresse" holds an address (the user's own on money in): no row's merchant is an
+    e-mail address."""
+    export = tmp_path / "Download.CSV"
+    export.write_text(
+        '\ufeff"Datum","Uhrzeit","Zeitzone","Name","Typ","Status","Währung","Brutto","Gebühr",'
+        '"Netto","Absender E-Mail-Adresse","Empfänger E-Mail-Adresse","Transaktionscode"\n'
+        '"18.06.2025","07:47:30","CEST","PayPal Inc.","Überweisung als Zahlungsquelle",'
+        '"Abgeschlossen","EUR","100,00","0,00","100,00","viban_TopUp@paypal.com",'
+        '"fibu@musterfirma.de","8L0000000S000000N"\n'
+        '"21.06.2025","12:29:40","CEST","Deutsche Post AG","PayPal Express-Zahlung",'
+        '"Abgeschlossen","EUR","-6,19","0,00","-6,19","fibu@musterfirma.de",'
+        '"service@beispiel.de","3PH00000FD000000S"\n'
+        '"27.06.2025","14:53:27","CEST","Lieferant GmbH","PayPal Express-Zahlung",'
+        '"Abgeschlossen","EUR","-29,93","0,00","-29,93","fibu@musterfirma.de",'
+        '"info@lieferant.de","0YC000000K000000C"\n',
+        encoding="utf-8",
+    )
+    _, _, result, _ = loaded(export, capsys)
+    assert result.kept.height == result.rows_in == 3
+    assert result.kept["amount"].to_list() == [100.0, -6.19, -29.93]
+    assert not any("@" in (m or "") for m in result.kept["merchant"].to_list())
+    assert result.kept["description"].to_list() == [
+        "PayPal Inc.",
+        "Deutsche Post AG",
+        "Lieferant GmbH",
+    ]
+
+
+ING_HEADER = (
+    "Buchung;Wertstellungsdatum;Auftraggeber/Empfänger;Buchungstext;Verwendungszweck;Betrag;Währung"
+)
+ING_ROWS = [
+    "09.12.2025;09.12.2025;VISA Firma;Lastschrift;NR XXXX 4025 KAUFUMSATZ 05.12 13.98;-13,98;EUR",
+    "08.12.2025;08.12.2025;Gerhard Zintel;Dauerauftrag;Nebenkosten Gerhard;-200,00;EUR",
+    "28.11.2025;28.11.2025;Rente;Gehalt/Rente;RV-RENTE 11.2025;2.647,74;EUR",
+    "26.11.2025;26.11.2025;UKW;Gehalt/Rente;PENSION 12/25- PID 651730;144,48;EUR",
+] + [
+    f"{day}.11.2025;{day}.11.2025;VISA Firma;Lastschrift;NR XXXX 4025 KAUFUMSATZ;-{day},50;EUR"
+    for day in range(17, 23)
+]
+
+
+def ing_export(with_balance: bool) -> list[str]:
+    """ING's "Umsatzanzeige": a preamble of ``key;value`` lines (with the balance, when the
+    user ticked "mit Saldo"), a notice, then the table."""
+    lines = [
+        "Umsatzanzeige;Datei erstellt am: 09.12.2025 15:23",
+        "",
+        "IBAN;DE89370400440532013000",
+        "Kontoname;Girokonto",
+        "Bank;ING",
+        "Kunde;Max Mustermann",
+        "Zeitraum;17.11.2025 - 09.12.2025",
+    ]
+    lines += ["Saldo;66.331,90;EUR"] if with_balance else []
+    lines += [
+        "",
+        "Sortierung;Datum absteigend",
+        "",
+        "In der CSV-Datei finden Sie alle bereits gebuchten Umsätze. Die vorgemerkten Umsätze "
+        "werden nicht aufgenommen, auch wenn sie in Ihrem Internetbanking angezeigt werden.",
+        "",
+        ING_HEADER,
+        *ING_ROWS,
+    ]
+    return [line + "\r\n" for line in lines]
+
+
+def test_a_balance_line_in_the_preamble_does_not_change_the_separator():
+    """Read with a comma, each row of a semicolon file with one decimal-comma amount has two
+    fields, and so do the notice's sentence and "Saldo;66.331,90;EUR": more lines than the
+    table's, but the table's seven fields a line decide."""
+    assert sniff_delimiter(ing_export(with_balance=True)) == ";"
+    assert sniff_delimiter(ing_export(with_balance=False)) == ";"
+    comma = ["Date,Description,Amount\n"] + [
+        f"2026-01-0{d},Shop;Ltd,-{d}.50\n" for d in range(1, 5)
+    ]
+    assert sniff_delimiter(comma) == ","  # a semicolon in every row's text splits it as well
+
+
+def test_ing_mit_saldo_reads_as_ing_without_the_balance(tmp_path, capsys):
+    export = tmp_path / "Umsatzanzeige_DE89370400440532013000_20251209.csv"
+    export.write_bytes("".join(ing_export(with_balance=True)).encode("cp1252"))
+    out, section, result, _ = loaded(export, capsys)
+    assert "#   delimiter:       ';'" in out
+    assert section["column_map"]["Auftraggeber/Empfänger"] == "description"
+    assert result.kept.height == result.rows_in == 10
+    assert sorted(result.kept["amount"].to_list())[-3:] == [-13.98, 144.48, 2647.74]
+
+
+def test_commerzbank_buchungstext_beside_umsatzart_is_the_text(tmp_path, capsys):
+    """Commerzbank's download: "Umsatzart" is the booking type and "Buchungstext" the text
+    (elsewhere, beside a "Verwendungszweck", Buchungstext is the booking type)."""
+    export = tmp_path / "Umsaetze_KtoNr123456700_EUR_09-12-2025_1200.CSV"
+    export.write_text(
+        "\ufeffBuchungstag;Wertstellung;Umsatzart;Buchungstext;Betrag;Währung;IBAN Kontoinhaber;"
+        "Kategorie\r\n"
+        "31.12.2024;31.12.2024;Zinsen/Entgelte;Kontoführung Grundpreis 9,90- EUR;-10,7;EUR;"
+        "DE79500400000123456700;\r\n"
+        "21.01.2025;21.01.2025;Lastschrift;1x1 Mail & Media GmbH KD-Nr. K12345678;-12,34;EUR;"
+        "DE79500400000123456700;\r\n"
+        "02.05.2025;02.05.2025;Lastschrift;HanseMerkur Krankenversicherung AG Praemie 05/2025;"
+        "-33,50;EUR;DE79500400000123456700;\r\n"
+        "15.05.2025;15.05.2025;Gutschrift;Erstattung Stadtwerke Nord;45,00;EUR;"
+        "DE79500400000123456700;\r\n",
+        encoding="utf-8",
+    )
+    _, section, result, _ = loaded(export, capsys)
+    assert section["column_map"]["Buchungstext"] == "description"
+    assert section["column_map"]["Umsatzart"] == "transaction_type"
+    assert result.kept.height == result.rows_in == 4
+    assert result.kept["amount"].to_list() == [-10.7, -12.34, -33.5, 45.0]
+    assert result.kept["description"][1] == "1x1 Mail & Media GmbH KD-Nr. K12345678"
+    assert result.kept["transaction_type"][3] == "Gutschrift"
+
+
+def test_buchungstext_alone_is_the_text(tmp_path, capsys):
+    """A download whose only text column is "Buchungstext" (elsewhere a booking type beside a
+    purpose text): it is the description, and every row is read."""
+    export = tmp_path / "umsaetze.csv"
+    export.write_text(
+        "Buchungstag;Buchungstext;Betrag\n"
+        "02.03.2026;Kartenzahlung REWE SAGT DANKE 41400673;-17,22\n"
+        "03.03.2026;Lastschrift Stadtwerke Abschlag;-61,00\n"
+        "04.03.2026;Gutschrift Gehalt Maerz;2.100,00\n"
+    )
+    _, section, result, _ = loaded(export, capsys)
+    assert section["column_map"]["Buchungstext"] == "description"
+    assert result.kept["amount"].to_list() == [-17.22, -61.0, 2100.0]
+
+
+def test_amounts_with_an_arabic_currency_sign_and_direction_marks_are_read(tmp_path, capsys):
+    """YNAB4 in a right-to-left locale writes "د.ا.\u200f4.750" (the Jordanian dinar's sign and
+    a right-to-left mark before the amount): the sign and the mark are not part of the number."""
+    export = tmp_path / "register.csv"
+    export.write_text(
+        '"Account","Date","Payee","Memo","Outflow","Inflow"\n'
+        '"checking1","2022/11/07","shop1","Lunch","د.ا.\u200f4.750","د.ا.\u200f0.000"\n'
+        '"checking1","2022/11/08","Employer","Salary","د.ا.\u200f0.000","د.ا.\u200f500.000"\n',
+        encoding="utf-8",
+    )
+    _, _, result, _ = loaded(export, capsys)
+    assert result.kept["amount"].to_list() == [-4.75, 500.0] and result.quarantined.height == 0
