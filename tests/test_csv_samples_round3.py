@@ -283,3 +283,40 @@ def test_amounts_with_an_arabic_currency_sign_and_direction_marks_are_read(tmp_p
     )
     _, _, result, _ = loaded(export, capsys)
     assert result.kept["amount"].to_list() == [-4.75, 500.0] and result.quarantined.height == 0
+
+
+def test_wechat_pay_bill_with_its_direction_words_and_yuan(tmp_path, capsys):
+    """WeChat Pay's bill: a preamble of 16 lines, then 交易时间 (time), 交易对方 (the other
+    party), 收/支 (支出 out, 收入 in) and 金额(元), the amount in yuan, written in simplified
+    script: renminbi."""
+    preamble = ["微信支付账单明细", "微信昵称：[微]", "起始时间：[2026-08-30 00:00:00]", "",
+                "共3笔记录", "收入：1笔 670.00元", "支出：2笔 170.58元", "",
+                "----------------------微信支付账单明细列表--------------------"]  # fmt: skip
+    rows = [
+        "交易时间,交易类型,交易对方,商品,收/支,金额(元),支付方式,当前状态,交易单号,商户单号,备注",
+        "2026-08-30 20:46:40,扫二维码付款,用户b,二维码收款,支出,¥20.00,招商银行(1111),已转账,1001,/,/",
+        "2026-08-30 20:46:41,商户消费,京东商城平台商户,京东-订单编号233,支出,¥150.58,招商银行(1111),"
+        "支付成功,1002,6184,/",
+        "2026-08-30 20:46:42,二维码收款,CW,二维码收款,收入,¥670.00,零钱,已收钱,1003,/,/",
+    ]
+    export = tmp_path / "微信支付账单(20260830-20260906).csv"
+    export.write_text("\n".join(line + ",,,,,,,,,," * ("," not in line) for line in preamble)
+                      + "\n" + "\n".join(rows) + "\n", encoding="utf-8-sig")  # fmt: skip
+    _, section, result, _ = loaded(export, capsys)
+    assert section["column_map"]["收/支"] == "direction" and section["currency"] == "CNY"
+    assert result.kept["amount"].to_list() == [-20.0, -150.58, 670.0]
+    assert result.kept["description"][1].startswith("京东商城平台商户")
+
+
+def test_rakuten_cards_shop_and_product_column_is_the_text(tmp_path, capsys):
+    """Rakuten Card's statement heads the shop "利用店名・商品名" (shop name · product)."""
+    export = tmp_path / "enavi202610(1234).csv"
+    export.write_text(
+        '"利用日","利用店名・商品名","利用者","支払方法","利用金額","支払手数料","支払総額"\n'
+        '"2026/09/07","ローソン","本人","1回払い","1051","0","1051"\n'
+        '"2026/09/08","楽天市場","本人","1回払い","3980","0","3980"\n',
+        encoding="utf-8-sig",
+    )
+    _, section, result, _ = loaded(export, capsys)
+    assert section["column_map"]["利用店名・商品名"] == "description"
+    assert result.kept["description"].to_list() == ["ローソン", "楽天市場"]

@@ -44,7 +44,8 @@ SYNONYMS: dict[str, tuple[str, ...]] = {
         "transaction date|trans date|datum|fecha|data|date operation|value date|valuta|"
         "valutadatum|wertstellung|date de valeur|booked at|posted at|booking time|"
         "transaction time|transaction timestamp|created|created at|"
-        "日付|取引日|お取引日|取扱日|ご利用日|利用日|交易日期|记账日期|交易日|日期|"
+        "日付|取引日|お取引日|取扱日|取扱日付|取引日付|ご利用日|利用日|交易日期|记账日期|交易日|日期|"
+        "交易时间|"
         "거래일|거래일자|거래일시|дата|дата операции|дата проводки|дата совершения операции|"
         "dato|buchung|bokfoeringsdag|bokfoeringsdatum|bokføringsdato|bokføringsdag|transaktionsdag|"
         "kirjauspaeivae|tranzakcio datuma|datum provedeni"
@@ -57,6 +58,7 @@ SYNONYMS: dict[str, tuple[str, ...]] = {
         "remittance information unstructured|remittance information|"
         "remittance information unstructured array|"
         "摘要|お取引内容|取引内容|ご利用店名|利用店名|ご利用先|内容|交易摘要|商户名称|对方户名|"
+        "利用店名 商品名|ご利用店名 商品名|入出金内容|交易对方|"
         "적요|거래내용|내용|가맹점명|описание|описание операции|назначение платежа|основание|"
         "beskrivelse|beskrivning|tekst|selite|label|libelle operation bancaire|"
         # last: the text only where no other column is (Commerzbank's, Comdirect's); beside a
@@ -67,7 +69,7 @@ SYNONYMS: dict[str, tuple[str, ...]] = {
         "amount|transaction amount|transaction amount amount|betrag|umsatz|montant|bedrag|"
         "importe|importo|value|sum|buchungsbetrag|castka|zauctovana castka|kwota|"
         "tranzakcio osszege|oesszeg|belopp|beløp|beløb|summa|maeaerae|"
-        "金額|取引金額|ご利用金額|利用金額|金额|交易金额|금액|거래금액|сумма|сумма операции"
+        "金額|取引金額|ご利用金額|利用金額|入出金|金额|交易金额|금액|거래금액|сумма|сумма операции"
     ),
     "debit": _names(
         "debit|debits|withdrawal|withdrawals|money out|paid out|debit amount|outflow|soll|ausgang|"
@@ -116,7 +118,7 @@ SYNONYMS: dict[str, tuple[str, ...]] = {
         "contrepartie|counter party name|counter party|tegenrekeninghouder|naam tegenpartij"
     ),
     "direction": _names(
-        "af bij|debit credit|credit debit|dr cr|cr dr|soll haben|s h|direction|"
+        "af bij|debit credit|credit debit|dr cr|cr dr|soll haben|s h|direction|d k|收 支|"
         "credit debit indicator|debit credit indicator|cdt dbt ind"
     ),
     # (Plaid's current taxonomy first: its `category` list is the deprecated one)

@@ -237,6 +237,8 @@ def currency_named(amounts: list, names: list[str]) -> tuple[str, str] | None:
         for symbol, code in _SYMBOLS.items():
             if symbol in str(name):
                 seen.setdefault(code, f"the column name {name!r}")
+        if "元" in str(name) and "额" in str(name):  # yuan, in simplified script: renminbi
+            seen.setdefault("CNY", f"the column name {name!r}")
     return next(iter(seen.items())) if len(seen) == 1 else None
 
 
