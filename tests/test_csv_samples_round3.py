@@ -320,3 +320,27 @@ def test_rakuten_cards_shop_and_product_column_is_the_text(tmp_path, capsys):
     _, section, result, _ = loaded(export, capsys)
     assert section["column_map"]["利用店名・商品名"] == "description"
     assert result.kept["description"].to_list() == ["ローソン", "楽天市場"]
+
+
+def test_dkb_takes_the_payer_on_money_in_and_the_payee_on_money_out(tmp_path, capsys):
+    """DKB names the payer ("Zahlungspflichtige*r") and the payee ("Zahlungsempfänger*in"),
+    one of them always the account's owner: a salary's party is the employer, a purchase's
+    the shop, never the owner; that party leads the text and is the merchant."""
+    export = tmp_path / "dkb.csv"
+    export.write_text(
+        '"Buchungsdatum";"Wertstellung";"Status";"Zahlungspflichtige*r";"Zahlungsempfänger*in";'
+        '"Verwendungszweck";"Umsatztyp";"IBAN";"Betrag (€)"\n'
+        '"28.11.26";"28.11.26";"Gebucht";"ACME GmbH";"Max Mustermann";"Gehalt November";'
+        '"Eingang";"DE89370400440532013000";"2.400"\n'
+        '"29.11.26";"29.11.26";"Gebucht";"Max Mustermann";"REWE Markt GmbH";"Einkauf 4711";'
+        '"Ausgang";"DE89370400440532013001";"-62,3"\n'
+        '"30.11.26";"30.11.26";"Gebucht";"Max Mustermann";"Stadtwerke Koeln";"Abschlag Strom";'
+        '"Ausgang";"DE89370400440532013002";"-48"\n',
+        encoding="utf-8",
+    )
+    _, section, result, _ = loaded(export, capsys)
+    assert section["column_map"]["Zahlungspflichtige*r"] == "description"
+    assert result.kept["description"].to_list() == [
+        "ACME GmbH Gehalt November", "REWE Markt GmbH Einkauf 4711", "Stadtwerke Koeln Abschlag Strom"
+    ]  # fmt: skip
+    assert result.kept["merchant"].to_list() == ["ACME GmbH", "REWE Markt GmbH", "Stadtwerke Koeln"]

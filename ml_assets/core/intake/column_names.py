@@ -172,6 +172,22 @@ def names_other_party(name: object) -> bool:
     return bool(words & set(COUNTERPARTY_WORDS)) and not words & set(NOT_COUNTERPARTY_WORDS)
 
 
+# a party column that names one side only (DKB's "Zahlungspflichtige*r" and
+# "Zahlungsempfänger*in", one of them always the account's owner)
+_PAYER_WORDS = frozenset({"zahlungspflichtiger", "auftraggeber", "auftraggebername", "payer",
+                          "debtor", "donneur"})  # fmt: skip
+_PAYEE_WORDS = frozenset({"zahlungsempfaenger", "empfaenger", "empfaengername", "beguenstigter",
+                          "payee", "creditor", "beneficiaire"})  # fmt: skip
+
+
+def party_role(name: object) -> str | None:
+    """ "payer" or "payee" for a party column whose name says which side it holds, None for
+    one naming both ("Auftraggeber/Empfänger") or neither."""
+    words = set(normalized(name).split())
+    payer, payee = bool(words & _PAYER_WORDS), bool(words & _PAYEE_WORDS)
+    return None if payer == payee else "payer" if payer else "payee"
+
+
 # a currency named in a column's name says nothing about what the column is
 _CURRENCY_WORDS = re.compile(
     r"( in)? (eur|euro|euros|usd|gbp|chf|cad|aud|sek|nok|dkk|pln|czk|huf|ron|jpy|cny|rmb|krw|rub|"

@@ -20,7 +20,12 @@ import polars as pl
 
 from ml_assets.core.intake.bank_formats import iter_ofx
 from ml_assets.core.intake.camt053 import iter_camt053
-from ml_assets.core.intake.column_names import names_other_party
+from ml_assets.core.intake.column_names import (
+    MONEY_IN,
+    MONEY_OUT,
+    names_other_party,
+    party_role,
+)
 from ml_assets.core.intake.csv_exports import (
     ColumnMapping,
     CsvPreset,
@@ -120,6 +125,9 @@ class FileReading:
             given.add("amount")
         if self.parties:
             first = [k for k in self.parties if k in record]
+            if (other := self._owner_side(first, record)) is not None:
+                first.remove(other)  # the account's owner: no party of this row
+                record = {k: v for k, v in record.items() if k != other}
             record = {**{k: record[k] for k in first}, **record}
             named = [text for k in first if (text := _text_of(record[k]))]
             # one party named: the merchant; both (a creditor and a debtor, one of them the
@@ -145,6 +153,39 @@ class FileReading:
                 joined = [_text_of(value)]
             out[ours] = value
         return out
+
+    def _owner_side(self, parties: list[str], record: dict) -> str | None:
+        """Of a payer column and a payee column (DKB's), the one that holds the account's
+        owner on this row: the payee on money in, the payer on money out. None where the
+        columns are not one of each, or the row's direction cannot be read."""
+        roles = {party_role(name): name for name in parties}
+        if len(parties) != 2 or set(roles) != {"payer", "payee"}:
+            return None
+        sign = self._direction_of(record)
+        if sign is None:
+            return None
+        return roles["payee"] if sign > 0 else roles["payer"]
+
+    def _direction_of(self, record: dict) -> int | None:
+        """+1 for money in, -1 for money out, by the row's mapped amount (or debit and credit
+        cells) as the file writes it; None where it says neither."""
+        mapped = {ours: theirs for theirs, ours in self.mapping.items()}
+        if "direction" in mapped:  # (an unsigned amount: its direction word says)
+            word = str(record.get(mapped["direction"]) or "").strip().lower()
+            return -1 if word in MONEY_OUT else 1 if word in MONEY_IN else None
+        if "amount" in mapped:
+            amount = amount_or_none(record.get(mapped["amount"]), self.decimal)
+            if not amount:
+                return None
+            flipped = (
+                self.spending or (self.layout.spending if self.layout else None)
+            ) == "positive"
+            return (1 if amount > 0 else -1) * (-1 if flipped else 1)
+        debit = amount_or_none(record.get(mapped.get("debit", "")), self.decimal)
+        credit = amount_or_none(record.get(mapped.get("credit", "")), self.decimal)
+        if bool(debit) == bool(credit):
+            return None
+        return 1 if credit else -1
 
     def repeat_key(self, record: dict, renamed: dict) -> tuple | None:
         """A row with a running balance is a repeat when every cell repeats: the same balance

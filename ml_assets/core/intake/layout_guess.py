@@ -22,7 +22,9 @@ from ml_assets.core.intake.column_names import (
     NOT_COUNTERPARTY_WORDS,
     SYNONYMS,
     field_of,
+    names_other_party,
     normalized,
+    party_role,
 )
 from ml_assets.core.intake.column_values import (
     cell,
@@ -86,6 +88,7 @@ def columns_by_name(header: list[str]) -> dict[str, str]:
     chosen: dict[str, str] = {}
     for ours, (_, theirs) in sorted(best.items(), key=lambda item: item[1][0]):
         chosen.setdefault(theirs, "description" if ours == "counterparty" else ours)
+    _other_side(header, chosen)
     if "description" not in chosen.values():
         # a name that is a booking type and a text ("Buchungstext") is the text where no other
         # column holds one (Commerzbank's, Comdirect's)
@@ -136,6 +139,22 @@ _NOT_WORDS = {
 }
 _BY_WORDS = 1000  # the rank of a column found by a word of its name, after any whole name
 _POSTING = ("post", "book", "complet", "settle", "buchung", "boek")
+
+
+def _other_side(header: list[str], chosen: dict[str, str]) -> None:
+    """Beside a party column that names one side (DKB's payee, "Zahlungsempfänger*in"), the
+    other side's column (its payer, "Zahlungspflichtige*r") is a party too: the load takes
+    the payer on money in and the payee on money out, never the account's owner."""
+    roles = {
+        party_role(t) for t, o in chosen.items() if o == "description" and names_other_party(t)
+    }
+    if len(roles) != 1 or None in roles:
+        return
+    wanted = "payer" if roles == {"payee"} else "payee"
+    for name in header:
+        if name not in chosen and names_other_party(name) and party_role(name) == wanted:
+            chosen[name] = "description"
+            return
 
 
 def _by_words(header: list[str], best: dict[str, tuple[int, str]]) -> None:
