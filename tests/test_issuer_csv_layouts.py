@@ -467,3 +467,25 @@ def test_rows_narrower_than_the_header_and_dated_balance_lines(tmp_path, capsys)
     assert result.kept.height == 3 and result.quarantined.height == 0 and counted == 4
     assert "opening 2,123.82 (line 2), closing 3,494.48 (line 8)" in out
     assert "warning" not in out
+
+
+def test_a_last_column_whose_text_the_bank_spreads_over_more_cells_is_joined(tmp_path, capsys):
+    """Livebank's export names ten columns and writes its "Umsatztext" as one quoted cell per
+    line of the text, so every row is wider than the header: those cells are the text."""
+    export = tmp_path / "livebank.csv"
+    export.write_text(
+        "Kontonummer;Auszugsnummer;Buchungsdatum;Valutadatum;Umsatzzeit;Zahlungsreferenz;"
+        "Waehrung;Betrag;Buchungstext;Umsatztext\n"
+        '12345678;1;2026-07-03;2026-07-03;2026-07-03-08.21.36.47192;"";EUR;-150,00;'
+        '"Datenträger-Umsatz";A name;"Miete Juli";"REF: XXXX"\n'
+        '12345678;1;2026-06-10;2026-06-10;2026-06-10-10.09.26.114844;"";EUR;-100,00;'
+        '"Internetauftrag";"Stadtwerke";"Abschlag Strom"\n'
+        '12345678;1;2026-06-05;2026-06-05;2026-06-05-10.09.26.114844;"";EUR;-20,00;'
+        '"Kartenzahlung";"BILLA DANKT";"Wien";"1010"\n',
+        encoding="utf-8",
+    )
+    _, section, result, _ = loaded(export, capsys)
+    assert section["column_map"]["Umsatztext"] == "description" and result.quarantined.height == 0
+    assert result.kept["description"].to_list() == [
+        "A name Miete Juli REF: XXXX", "Stadtwerke Abschlag Strom", "BILLA DANKT Wien 1010"
+    ]  # fmt: skip

@@ -60,7 +60,7 @@ SYNONYMS: dict[str, tuple[str, ...]] = {
         "摘要|お取引内容|取引内容|ご利用店名|利用店名|ご利用先|内容|交易摘要|商户名称|对方户名|"
         "利用店名 商品名|ご利用店名 商品名|入出金内容|交易对方|"
         "적요|거래내용|내용|가맹점명|описание|описание операции|назначение платежа|основание|"
-        "beskrivelse|beskrivning|tekst|selite|label|libelle operation bancaire|"
+        "beskrivelse|beskrivning|tekst|selite|label|libelle operation bancaire|umsatztext|"
         # last: the text only where no other column is (Commerzbank's, Comdirect's); beside a
         # purpose text it is the booking type (see transaction_type)
         "buchungstext"

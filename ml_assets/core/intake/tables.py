@@ -78,11 +78,27 @@ def read_table(
         table = TableHead(header, head[index].line, preamble)
     body += list(itertools.islice(rows, max(SNIFF_ROWS - len(body), 0)))
     narrowest = _common_width(body, header, mapping.columns(header)) or len(header)
+    spills = not pad and _spills(body, header)
     header = header + _named_beyond(header, mapping.column_map)
     table.header = header
     table.columns = mapping.columns(header)
     _sniff(table, body, mapping, settings, delimiter)
-    return table, _records(where, header, itertools.chain(body, rows), unit, pad, narrowest)
+    records = _records(where, header, itertools.chain(body, rows), unit, pad, narrowest, spills)
+    return table, records
+
+
+def _spills(body: list[CellRow], header: list[str]) -> bool:
+    """Whether the bank spreads its last column's text over more cells (Livebank's
+    "Umsatztext", a quoted cell per line of the text): most rows are wider than the header,
+    and every cell beyond it holds words (or a bare number). Such a row's cells from the last
+    column on are that column's text, joined."""
+    rows = [_trimmed(r.cells) for r in body if not isinstance(r.cells, SchemaError)]
+    wider = [cells[len(header) :] for cells in rows if len(cells) > len(header)]
+    if len(header) < 2 or len(wider) < 2 or len(wider) < 0.8 * len(rows):
+        return False
+    cells = [str(c).strip() for extra in wider for c in extra if _filled(c)]
+    # words, or a bare number among them (a postcode); never an amount or a date
+    return all(any(map(str.isalpha, c)) or c.isdigit() for c in cells)
 
 
 def _common_width(body: list[CellRow], header: list[str], columns: dict[str, str]) -> int | None:
@@ -239,6 +255,7 @@ def _records(
     unit: str,
     pad: bool,
     narrowest: int | None = None,
+    spills: bool = False,
 ) -> Iterator[Record]:
     """Each row as {header name: cell}. In a CSV a row of another width is malformed (a
     truncated last line when it is short and unterminated); a trailing empty cell (a trailing
@@ -258,6 +275,9 @@ def _records(
             continue
         yield from held
         held = []
+        if spills and len(values) > len(header):  # (see _spills)
+            last = [str(v).strip() for v in values[len(header) - 1 :] if _filled(v)]
+            values = [*values[: len(header) - 1], " ".join(last)]
         found = _row_record(where, header, row, values, pad, narrowest)
         if isinstance(found[1], dict) and SECTION_LINE not in found[1]:
             held = [found]
