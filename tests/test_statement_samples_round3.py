@@ -118,20 +118,22 @@ def test_a_camt_entry_without_remittance_text_is_read_by_what_else_it_says():
     """The ISO example's batch (20 payments booked as one sum) and FX deal carry no text:
     the description is the structured creditor reference, else the purpose, else the
     payer's reference (end-to-end id, the batch's payment order); an entry whose only
-    reference is a bare number, beside the bank's own (its id), stays quarantined."""
+    reference is a bare number, beside the bank's own (its id), stays quarantined. Beside a
+    party, the creditor's reference is a per-payment number, no text: the party alone."""
     path = FIXTURES / "camt053_no_remittance_text.xml"
     result = read(path)
-    assert result.rows_in == 5
+    assert result.rows_in == 6
     assert result.kept["description"].to_list() == [
         "FINP-0055/001",
         "AAAASS1085FINPSS",
         "RF18539007547034",
         "SALA",
+        "Stadtwerke Malmo",
     ]
-    assert result.kept["amount"].to_list() == [-200000.0, 30000.0, -1250.0, 18000.0]
-    assert result.kept["transaction_id"].to_list() == ["SVC-1", "SVC-2", "SVC-3", "SVC-4"]
+    assert result.kept["amount"].to_list() == [-200000.0, 30000.0, -1250.0, 18000.0, -8.85]
+    assert result.kept["transaction_id"].to_list() == ["SVC-1", "SVC-2", "SVC-3", "SVC-4", "SVC-6"]
     (detail,) = result.quarantined["detail"]
-    assert detail.startswith(f"{path}:61: required field 'description' is missing")
+    assert detail.startswith(f"{path}:76: required field 'description' is missing")
     assert "EndToEndId" in detail
 
 

@@ -207,9 +207,9 @@ def _entry_fields(entry, statement, names: dict) -> dict:
     }
 
 
-# a detail's structured remittance, best first: the payer's text, the creditor's reference
-# (an RF or national payment reference), the number of the invoice it pays
-_STRUCTURED = ("AddtlRmtInf", "CdtrRefInf/Ref", "RfrdDocInf/Nb")
+# a detail's structured remittance references, best first: the creditor's (an RF or national
+# payment reference), the number of the invoice it pays
+_STRUCTURED = ("CdtrRefInf/Ref", "RfrdDocInf/Nb")
 # the references the payer gave a payment, best first (the bank's own, AcctSvcrRef, is the id)
 _PAYER_REFERENCES = ("EndToEndId", "PmtInfId", "InstrId")
 
@@ -217,11 +217,12 @@ _PAYER_REFERENCES = ("EndToEndId", "PmtInfId", "InstrId")
 def _detail_fields(detail, names: dict) -> dict:
     """A transaction detail's end-to-end reference, parties, unstructured remittance text
     (its lines joined), additional information (``AddtlTxInf``, the only text of some
-    banks' entries: UniCredit Hungary), structured remittance (``_STRUCTURED``), purpose
+    banks' entries: UniCredit Hungary), structured remittance (its text, ``AddtlRmtInf``, and
+    its references, ``_STRUCTURED``), purpose
     (``Purp``, proprietary or ISO code) and the payer's reference (``_PAYER_REFERENCES``);
     a field the detail lacks is left out."""
     lines = [u.text.strip() for u in detail.findall(".//RmtInf//Ustrd", names) if u.text]
-    structured = (_text(detail, f".//RmtInf/Strd//{path}", names) for path in _STRUCTURED)
+    structured = (_text(detail, f".//RmtInf/Strd/{path}", names) for path in _STRUCTURED)
     references = (reference(_text(detail, f"./Refs/{tag}", names)) for tag in _PAYER_REFERENCES)
     fields = {
         "EndToEndId": _text(detail, ".//Refs//EndToEndId", names),
@@ -229,7 +230,8 @@ def _detail_fields(detail, names: dict) -> dict:
         "DebtorName": _text(detail, ".//RltdPties//Dbtr//Nm", names),
         "RemittanceInformationFull": " ".join(lines) or None,
         "AdditionalTransactionInformation": _text(detail, "./AddtlTxInf", names),
-        "StructuredRemittance": next((s for s in structured if s), None),
+        "StructuredText": _text(detail, ".//RmtInf/Strd/AddtlRmtInf", names),
+        "StructuredReference": next((s for s in structured if s), None),
         "Purpose": _text(detail, "./Purp/Prtry", names) or _text(detail, "./Purp/Cd", names),
         "PayerReference": next((r for r in references if r), None),
     }
@@ -256,16 +258,18 @@ def _party(detail: dict, sign: str | None) -> str | None:
     return detail.get("CreditorName") if debit else detail.get("DebtorName")
 
 
-def _camt_text(detail: dict) -> str | None:
+def _camt_text(detail: dict, party: str | None) -> str | None:
     """What the entry says of the payment, in the order a statement shows it: the remittance
     text; else the detail's, then the entry's, additional text; else the structured
-    remittance; else the purpose."""
+    remittance's text; else the purpose; else, where no party names the payment, the
+    creditor's or the invoice's reference (beside a party a per-payment number is no text)."""
     return (
         detail.get("RemittanceInformationFull")
         or detail.get("AdditionalTransactionInformation")
         or detail.get("AdditionalEntryInformation")
-        or detail.get("StructuredRemittance")
+        or detail.get("StructuredText")
         or detail.get("Purpose")
+        or (None if party else detail.get("StructuredReference"))
     )
 
 
@@ -296,7 +300,7 @@ def _camt_record(
         "posted_date": detail.get("BookingDate") or detail.get("ValueDate"),
         "amount": amount,
         "currency": currency,
-        "description": " ".join(p for p in (party, _camt_text(detail)) if p)
+        "description": " ".join(p for p in (party, _camt_text(detail, party)) if p)
         or _payer_reference(detail),
         "merchant": party,
     }
