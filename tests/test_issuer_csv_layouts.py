@@ -489,3 +489,33 @@ def test_a_last_column_whose_text_the_bank_spreads_over_more_cells_is_joined(tmp
     assert result.kept["description"].to_list() == [
         "A name Miete Juli REF: XXXX", "Stadtwerke Abschlag Strom", "BILLA DANKT Wien 1010"
     ]  # fmt: skip
+
+
+def test_a_signed_file_with_more_money_in_than_out_is_not_flipped(tmp_path, capsys):
+    """A Sparkasse account whose booked rows hold more credits than debits (its pending
+    debits, named, count for the sign too), and a savings account of two deposits and a
+    withdrawal: a fair share of negative amounts says the file signs them; neither is flipped."""
+    sparkasse = tmp_path / "sparkasse.csv"
+    sparkasse.write_text(
+        '"Auftragskonto";"Buchungstag";"Buchungstext";"Verwendungszweck";'
+        '"Beguenstigter/Zahlungspflichtiger";"Betrag";"Waehrung";"Info"\n'
+        '"DE1";"05.12.26";"KARTENZAHLUNG";"REWE";"REWE Markt";"-12,85";"EUR";"Umsatz vorgemerkt"\n'
+        '"DE1";"05.12.26";"LASTSCHRIFT";"Strom";"Stadtwerke";"-29,99";"EUR";"Umsatz vorgemerkt"\n'
+        '"DE1";"04.12.26";"ENTGELTABSCHLUSS";"Kontofuehrung";"Sparkasse";"-5,95";"EUR";"Umsatz gebucht"\n'
+        '"DE1";"03.12.26";"GUTSCHR. UEBERWEISUNG";"Miete";"Max Muster";"67,50";"EUR";"Umsatz gebucht"\n'
+        '"DE1";"02.12.26";"GUTSCHR. UEBERWEISUNG";"Rechnung 7";"Firma A";"119,00";"EUR";"Umsatz gebucht"\n'
+        '"DE1";"01.12.26";"GUTSCHR. UEBERWEISUNG";"Rechnung 8";"Firma B";"158,90";"EUR";"Umsatz gebucht"\n',
+        encoding="utf-8",
+    )
+    savings = tmp_path / "savings.csv"
+    savings.write_text(
+        "Date,Description,Amount\n2026-07-03,TRANSFER FROM CHECKING,150.00\n"
+        "2026-06-10,ONLINE TRANSFER TO CHECKING,-100.00\n2026-06-05,TRANSFER FROM CHECKING,500.00\n"
+    )
+    for export, amounts in (
+        (sparkasse, [-5.95, 67.5, 119.0, 158.9]),
+        (savings, [150.0, -100.0, 500.0]),
+    ):
+        out, section, result, _ = loaded(export, capsys)
+        assert "spending" not in section and "(signed)" in out, out
+        assert result.kept["amount"].to_list() == amounts

@@ -45,6 +45,7 @@ from ml_assets.core.intake.statements import statement_line
 from ml_assets.core.intake.tables import HEADER_SEARCH_LINES, header_names
 
 # money coming in: a row whose description says so shows the file's sign for income
+_SIGNED_SHARE = 0.25  # the share of negative amounts from which a file is taken as signed
 _INCOME = re.compile(
     r"(?i)payroll|salary|salaire|gehalt|lohn|deposit|direct dep|interest|refund|"
     r"payment thank you|autopay payment|payment received|gutschrift|virement en votre faveur"
@@ -469,7 +470,7 @@ def choose_sign(guess: LayoutGuess, body: list[CellRow], decimal: str) -> None:
         return
     positions = {name: i for i, name in enumerate(guess.header)}
     source = {ours: theirs for theirs, ours in guess.columns.items()}
-    body = _booked(guess, body)  # a pending row's amount is a hold, often of the other sign
+    body = _voting(guess, body)
     if "direction" in source:
         said = "unsigned amounts, signed by the direction column"
         at = positions[source["direction"]]
@@ -518,19 +519,34 @@ def _sign_by_amounts(
             f"{'positive' if positive else 'negative'}"
         )
         return
-    guess.spending = "negative" if negative * 2 >= len(signs) else "positive"
-    guess.why["sign"] = f"{negative} of {len(signs)} amounts are negative (most rows are spending)"
+    # a file that writes a fair share of its amounts negative signs them (a bank account with
+    # more money in than out, as a savings account's); a card that lists purchases positive
+    # has a few negative payments and refunds at most
+    guess.spending = "negative" if negative >= _SIGNED_SHARE * len(signs) else "positive"
+    guess.why["sign"] = (
+        f"{negative} of {len(signs)} amounts are negative "
+        f"({'signed' if guess.spending == 'negative' else 'most rows are spending'})"
+    )
 
 
-def _booked(guess: LayoutGuess, body: list[CellRow]) -> list[CellRow]:
-    """The rows the load keeps as transactions: not a pending one, a balance line or a title."""
+def _voting(guess: LayoutGuess, body: list[CellRow]) -> list[CellRow]:
+    """The rows whose amounts tell the file's sign: transactions, booked or pending, that
+    name what they are; not a balance line or a title, nor a hold without a text (PayPal's
+    "General Authorization" rows, of the other sign than the payment they hold for)."""
     ours = [guess.columns.get(name, name) for name in guess.header]
-    return [
-        row
-        for row in body
-        if not isinstance(row.cells, SchemaError)
-        and statement_line(dict(zip(ours, row.cells, strict=False))) is None
-    ]
+    texts = [i for i, name in enumerate(ours) if name == "description"]
+    voting = []
+    for row in body:
+        if isinstance(row.cells, SchemaError):
+            continue
+        if statement_line(dict(zip(ours, row.cells, strict=False))) not in (
+            None,
+            "pending transaction",
+        ):
+            continue
+        if any(str(cell(row, i)).strip() for i in texts):
+            voting.append(row)
+    return voting
 
 
 def matching_preset(guess: LayoutGuess, date_format: str | None) -> str | None:
