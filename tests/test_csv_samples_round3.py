@@ -344,3 +344,24 @@ def test_dkb_takes_the_payer_on_money_in_and_the_payee_on_money_out(tmp_path, ca
         "ACME GmbH Gehalt November", "REWE Markt GmbH Einkauf 4711", "Stadtwerke Koeln Abschlag Strom"
     ]  # fmt: skip
     assert result.kept["merchant"].to_list() == ["ACME GmbH", "REWE Markt GmbH", "Stadtwerke Koeln"]
+
+
+def test_otp_hungarian_column_names(tmp_path, capsys):
+    """OTP Bank's account history: Könyvelés dátuma (booking date), Összeg (amount),
+    Devizanem (currency), Ellenoldali név (the other party) and Közlemény (the text)."""
+    export = tmp_path / "szamlatortenet.csv"
+    export.write_text(
+        "Számlaszám;Ellenoldali számlaszám;Ellenoldali név;Forgalom típusa;Közlemény;"
+        "Banki azonosító;Tranzakció időpontja;Könyvelés dátuma;Összeg;Devizanem\n"
+        "11111111-22222222;;SPAR MAGYARORSZAG KFT;VÁSÁRLÁS KÁRTYÁVAL;SPAR vásárlás;"
+        "2026010209150011001;2026-01-02 09:15:00;2026-01-02;-4990;HUF\n"
+        "11111111-22222222;10300002-00000000-11112222;Munkáltató Zrt.;AZONNALI ÁTUTALÁS;Munkabér;"
+        "2026010508300011003;2026-01-05 08:30:00;2026-01-05;450000;HUF\n",
+        encoding="utf-8",
+    )
+    _, section, result, _ = loaded(export, capsys)
+    assert section["column_map"]["Könyvelés dátuma"] == "posted_date"
+    assert result.kept["description"].to_list() == [
+        "SPAR MAGYARORSZAG KFT SPAR vásárlás", "Munkáltató Zrt. Munkabér"
+    ]  # fmt: skip
+    assert set(result.kept["currency"]) == {"HUF"}

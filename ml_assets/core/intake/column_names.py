@@ -48,7 +48,8 @@ SYNONYMS: dict[str, tuple[str, ...]] = {
         "交易时间|"
         "거래일|거래일자|거래일시|дата|дата операции|дата проводки|дата совершения операции|"
         "dato|buchung|bokfoeringsdag|bokfoeringsdatum|bokføringsdato|bokføringsdag|transaktionsdag|"
-        "kirjauspaeivae|tranzakcio datuma|datum provedeni"
+        "kirjauspaeivae|tranzakcio datuma|datum provedeni|koenyveles datuma|konyveles datuma|"
+        "tranzakcio idopontja"
     ),
     "description": _names(
         "description|transaction description|booking text|details|narrative|memo|name|"
@@ -61,6 +62,7 @@ SYNONYMS: dict[str, tuple[str, ...]] = {
         "利用店名 商品名|ご利用店名 商品名|入出金内容|交易对方|"
         "적요|거래내용|내용|가맹점명|описание|описание операции|назначение платежа|основание|"
         "beskrivelse|beskrivning|tekst|selite|label|libelle operation bancaire|umsatztext|"
+        "koezlemeny|kozlemeny|"
         # last: the text only where no other column is (Commerzbank's, Comdirect's); beside a
         # purpose text it is the booking type (see transaction_type)
         "buchungstext"
@@ -97,7 +99,7 @@ SYNONYMS: dict[str, tuple[str, ...]] = {
     "currency": _names(
         "currency|waehrung|wahrung|devise|valuta code|ccy|transaction amount currency|"
         "iso currency code|amount currency|munt|moneda|divisa|waluta|mena|valuuta|valutacode|"
-        "muntsoort|penznem|валюта|valuta rekening|valyuta"
+        "muntsoort|penznem|devizanem|валюта|valuta rekening|valyuta"
     ),
     "account_id": _names(
         # (not IBAN or Kontonummer: in many exports that is the other party's account)
@@ -115,7 +117,8 @@ SYNONYMS: dict[str, tuple[str, ...]] = {
         "auftraggeber|"
         "tegenrekening naam|naam|nom|payee name|name of other party|creditor name|debtor name|"
         "beneficiaire donneur d ordre|donneur d ordre beneficiaire|beneficiaire|donneur d ordre|"
-        "contrepartie|counter party name|counter party|tegenrekeninghouder|naam tegenpartij"
+        "contrepartie|counter party name|counter party|tegenrekeninghouder|naam tegenpartij|"
+        "ellenoldali nev|partner neve"
     ),
     "direction": _names(
         "af bij|debit credit|credit debit|dr cr|cr dr|soll haben|s h|direction|d k|收 支|"
