@@ -365,3 +365,23 @@ def test_otp_hungarian_column_names(tmp_path, capsys):
         "SPAR MAGYARORSZAG KFT SPAR vásárlás", "Munkáltató Zrt. Munkabér"
     ]  # fmt: skip
     assert set(result.kept["currency"]) == {"HUF"}
+
+
+def test_erste_hungary_dates_with_a_final_dot_and_its_amount_name(tmp_path, capsys):
+    """Erste Bank Hungary writes "2026.04.19." and names the signed amount "Tranzakció
+    összege" and its currency "Tranzakció devizaneme"."""
+    export = tmp_path / "W80844_EBH_202645.csv"
+    export.write_text(
+        "Tranzakció dátuma,Partner neve,Tranzakció összege,Tranzakció devizaneme,Közlemény,"
+        "Egyenleg,Devizanem\n"
+        "2026.04.19.,TESCO GLOBAL ARUHAZAK,-350,HUF,,2345.56,HUF\n"
+        "2026.04.17.,MUNKAADO KFT,1290,HUF,Munkaber aprilis,2695.56,HUF\n",
+        encoding="utf-8",
+    )
+    _, section, result, _ = loaded(export, capsys)
+    assert (
+        section["date_format"] == "%Y.%m.%d."
+        and section["column_map"]["Tranzakció devizaneme"] == "currency"
+    )
+    assert result.kept["posted_date"].to_list() == ["2026-04-19", "2026-04-17"]
+    assert result.kept["amount"].to_list() == [-350.0, 1290.0]

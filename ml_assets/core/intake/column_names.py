@@ -70,7 +70,7 @@ SYNONYMS: dict[str, tuple[str, ...]] = {
     "amount": _names(
         "amount|transaction amount|transaction amount amount|betrag|umsatz|montant|bedrag|"
         "importe|importo|value|sum|buchungsbetrag|castka|zauctovana castka|kwota|"
-        "tranzakcio osszege|oesszeg|belopp|beløp|beløb|summa|maeaerae|"
+        "tranzakcio oesszege|oesszeg|belopp|beløp|beløb|summa|maeaerae|"
         "金額|取引金額|ご利用金額|利用金額|入出金|金额|交易金额|금액|거래금액|сумма|сумма операции"
     ),
     "debit": _names(
@@ -99,7 +99,7 @@ SYNONYMS: dict[str, tuple[str, ...]] = {
     "currency": _names(
         "currency|waehrung|wahrung|devise|valuta code|ccy|transaction amount currency|"
         "iso currency code|amount currency|munt|moneda|divisa|waluta|mena|valuuta|valutacode|"
-        "muntsoort|penznem|devizanem|валюта|valuta rekening|valyuta"
+        "muntsoort|penznem|tranzakcio devizaneme|devizanem|валюта|valuta rekening|valyuta"
     ),
     "account_id": _names(
         # (not IBAN or Kontonummer: in many exports that is the other party's account)

@@ -27,6 +27,8 @@ DATE_FORMATS = (
     "%d.%m.%Y",
     "%d.%m.%y",
     "%Y/%m/%d",
+    "%Y.%m.%d.",  # Hungarian banks' (Erste, OTP)
+    "%Y.%m.%d",
     "%Y%m%d",
     "%d-%m-%Y",
     "%m-%d-%Y",
