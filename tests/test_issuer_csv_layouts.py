@@ -466,6 +466,9 @@ def test_rows_narrower_than_the_header_and_dated_balance_lines(tmp_path, capsys)
     out, _, result, counted = loaded(export, capsys)
     assert result.kept.height == 3 and result.quarantined.height == 0 and counted == 4
     assert "opening 2,123.82 (line 2), closing 3,494.48 (line 8)" in out
+    # the payee (Gavėjas) leads the explanation (Paaiškinimai); Valiuta is the currency
+    assert result.kept["description"][0].startswith("McDonald's PIRKINYS")
+    assert set(result.kept["currency"]) == {"EUR"}
     assert "warning" not in out
 
 

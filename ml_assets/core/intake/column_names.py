@@ -62,7 +62,7 @@ SYNONYMS: dict[str, tuple[str, ...]] = {
         "利用店名 商品名|ご利用店名 商品名|入出金内容|交易对方|"
         "적요|거래내용|내용|가맹점명|описание|описание операции|назначение платежа|основание|"
         "beskrivelse|beskrivning|tekst|selite|label|libelle operation bancaire|umsatztext|"
-        "koezlemeny|kozlemeny|"
+        "koezlemeny|kozlemeny|paaiskinimai|"
         # last: the text only where no other column is (Commerzbank's, Comdirect's); beside a
         # purpose text it is the booking type (see transaction_type)
         "buchungstext"
@@ -99,7 +99,7 @@ SYNONYMS: dict[str, tuple[str, ...]] = {
     "currency": _names(
         "currency|waehrung|wahrung|devise|valuta code|ccy|transaction amount currency|"
         "iso currency code|amount currency|munt|moneda|divisa|waluta|mena|valuuta|valutacode|"
-        "muntsoort|penznem|tranzakcio devizaneme|devizanem|валюта|valuta rekening|valyuta"
+        "muntsoort|penznem|valiuta|tranzakcio devizaneme|devizanem|валюта|valuta rekening|valyuta"
     ),
     "account_id": _names(
         # (not IBAN or Kontonummer: in many exports that is the other party's account)
@@ -118,7 +118,7 @@ SYNONYMS: dict[str, tuple[str, ...]] = {
         "tegenrekening naam|naam|nom|payee name|name of other party|creditor name|debtor name|"
         "beneficiaire donneur d ordre|donneur d ordre beneficiaire|beneficiaire|donneur d ordre|"
         "contrepartie|counter party name|counter party|tegenrekeninghouder|naam tegenpartij|"
-        "ellenoldali nev|partner neve"
+        "ellenoldali nev|partner neve|gavejas|moketojas"
     ),
     "direction": _names(
         "af bij|debit credit|credit debit|dr cr|cr dr|soll haben|s h|direction|d k|收 支|"
