@@ -283,6 +283,15 @@ def test_amounts_with_an_arabic_currency_sign_and_direction_marks_are_read(tmp_p
     )
     _, _, result, _ = loaded(export, capsys)
     assert result.kept["amount"].to_list() == [-4.75, 500.0] and result.quarantined.height == 0
+    # the Arabic-Indic digits are the amount, not a sign's letters
+    digits = tmp_path / "arabic_digits.csv"
+    digits.write_text(
+        "Date,Description,Amount\n2026-01-02,CARREFOUR,-١٢.٥٠\n2026-01-03,SALARY ACME,٥٠٠٠.٠٠\n"
+        "2026-01-04,STC BILL,-٢٣٠.٧٥\n",
+        encoding="utf-8",
+    )
+    _, _, result, _ = loaded(digits, capsys)
+    assert result.kept["amount"].to_list() == [-12.5, 5000.0, -230.75]
 
 
 def test_wechat_pay_bill_with_its_direction_words_and_yuan(tmp_path, capsys):

@@ -522,3 +522,21 @@ def test_a_signed_file_with_more_money_in_than_out_is_not_flipped(tmp_path, caps
         out, section, result, _ = loaded(export, capsys)
         assert "spending" not in section and "(signed)" in out, out
         assert result.kept["amount"].to_list() == amounts
+
+
+def test_shops_named_like_a_balance_or_a_total_are_purchases(tmp_path, capsys):
+    """"New Balance" sells shoes and "Total" fuel: dated rows with those texts are purchases,
+    not balance or totals lines."""
+    export = tmp_path / "account-statement.csv"
+    export.write_text(
+        "Type,Product,Started Date,Completed Date,Description,Amount,Fee,Currency,State,Balance\n"
+        "CARD_PAYMENT,Current,2026-01-02 10:00:00,2026-01-03 10:00:00,Lidl,-12.50,0.00,EUR,"
+        "COMPLETED,987.50\n"
+        "CARD_PAYMENT,Current,2026-01-03 10:00:00,2026-01-04 10:00:00,Total,-60.00,0.00,EUR,"
+        "COMPLETED,927.50\n"
+        "CARD_PAYMENT,Current,2026-01-04 10:00:00,2026-01-05 10:00:00,New Balance,-89.99,0.00,"
+        "EUR,COMPLETED,837.51\n"
+    )
+    out, _, result, counted = loaded(export, capsys)
+    assert result.kept["description"].to_list() == ["Lidl", "Total", "New Balance"]
+    assert counted == 0 and "warning" not in out

@@ -173,8 +173,9 @@ _BIDI_MARKS = str.maketrans(
     )
 )
 # a currency sign of Arabic letters with dots, before or after the amount (a letter before
-# each dot, so a lone decimal point is never taken)
-_ARABIC_SIGN = re.compile(r"^(?:[\u0600-\u06ff]+\.)+|(?:[\u0600-\u06ff]+\.)+$")
+# each dot, so a lone decimal point is never taken; the letters' range leaves out the
+# Arabic-Indic digits, which are the amount: "١٢.٥٠")
+_ARABIC_SIGN = re.compile(r"^(?:[\u0621-\u064a]+\.)+|(?:[\u0621-\u064a]+\.)+$")
 
 
 def _bare(text: str) -> str:

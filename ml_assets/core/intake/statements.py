@@ -50,9 +50,15 @@ def _pending_status(name: object, value: object) -> bool:
 
 
 _TOTAL = re.compile(r"(?i)^\s*(total|totals|sum|summe|gesamt|totaal|totale|grand total)\b")
-# a dated row with an amount is a balance or totals line only where its text is that phrase
-# and nothing else (Swedbank's "Likutis pradžiai", "Apyvarta"): "TOTAL WINE & MORE" is a shop
-_DATED_TOTAL = re.compile(r"(?i)\s*(total|totals|turnover|apyvarta|umsatz\s+gesamt)\s*:?\s*")
+# a dated row with an amount is a balance or turnover line only where its whole text is a
+# phrase no shop is named (Swedbank's "Likutis pradžiai", "Apyvarta"): "New Balance" sells
+# shoes, "Total" fuel, "TOTAL WINE & MORE" wine
+_DATED_BALANCE = re.compile(
+    r"(?i)\s*((opening|closing|beginning|ending|starting)\s+balance|balance\s+(brought|carried)"
+    r"\s+forward|likutis\s+(pradžiai|pabaigai)|(anfangs|end)saldo|saldo\s+(iniziale|finale|"
+    r"inicial|final)|solde\s+(initial|final))\s*:?\s*"
+)
+_DATED_TOTAL = re.compile(r"(?i)\s*(turnover|apyvarta|umsatz\s+gesamt)\s*:?\s*")
 # an amount with two decimals inside text, not part of a date ("31/01/2026 1 234,56 €")
 _AMOUNT_IN_TEXT = re.compile(r"(?<![\d/.,])[-+]?\d{1,3}(?:[ .,'\u00a0]\d{3})*[.,]\d{2}(?![\d/.])")
 CENTS = 100
@@ -109,10 +115,13 @@ SECTION_LINE, CONTINUATION_LINE = "_section_line", "_continuation_line"
 
 
 def statement_line(record: dict) -> str | None:
-    """ "balance" for a balance line among the rows (no amount, words like "Beginning balance"),
-    "total" for a totals row (no date, "Total"), "pending transaction" for a row whose date
-    cell or status column says it is not booked yet (M&S Bank's "Pending", Revolut's State), "section title" for a title among
-    the rows (Schwab's "Posted Transactions"), else None. ``record`` is in our names."""
+    """ "balance" for a balance line among the rows (no amount or no date, words like
+    "Beginning balance"; or a dated row whose whole text is such a phrase, as Swedbank's
+    "Likutis pradžiai"), "total" for a totals row (no date, "Total"), "turnover" for a dated
+    row whose whole text is "Apyvarta" or "Turnover", "pending transaction" for a row whose
+    date cell or status column says it is not booked yet (M&S Bank's "Pending", Revolut's
+    State), "section title" for a title among the rows (Schwab's "Posted Transactions"), else
+    None. ``record`` is in our names."""
     if record.get(SECTION_LINE) is not None:
         return "section title"
     if record.get(CONTINUATION_LINE) is not None:
@@ -137,8 +146,7 @@ def statement_line(record: dict) -> str | None:
     if undated and any(_TOTAL.match(t) for t in texts):
         return "total"
     description = record.get("description")
-    found = _BALANCE.match(description.strip()) if isinstance(description, str) else None
-    if found and not description.strip()[found.end() :].strip(" :"):
+    if isinstance(description, str) and _DATED_BALANCE.fullmatch(description):
         return "balance"
     if isinstance(description, str) and _DATED_TOTAL.fullmatch(description):
         return "turnover"  # (one direction's sum, as Swedbank gives one per D and K: unchecked)
