@@ -520,7 +520,7 @@ def test_a_signed_file_with_more_money_in_than_out_is_not_flipped(tmp_path, caps
         (savings, [150.0, -100.0, 500.0]),
     ):
         out, section, result, _ = loaded(export, capsys)
-        assert "spending" not in section and "(signed)" in out, out
+        assert "spending" not in section and "are negative (signed" in out, out
         assert result.kept["amount"].to_list() == amounts
 
 
@@ -540,3 +540,20 @@ def test_shops_named_like_a_balance_or_a_total_are_purchases(tmp_path, capsys):
     out, _, result, counted = loaded(export, capsys)
     assert result.kept["description"].to_list() == ["Lidl", "Total", "New Balance"]
     assert counted == 0 and "warning" not in out
+
+
+def test_a_small_card_statement_with_one_payment_keeps_its_purchases_as_spending(tmp_path, capsys):
+    """Discover's download: three purchases positive and the payment, "INTERNET PAYMENT -
+    THANK YOU", negative. A quarter of the amounts are negative, but the payment says it is
+    money in: the purchases are flipped."""
+    export = tmp_path / "Discover-Statement-20260105.csv"
+    export.write_text(
+        "Trans. Date,Post Date,Description,Amount,Category\n"
+        "01/02/2026,01/02/2026,STARBUCKS STORE 123,4.50,Restaurants\n"
+        "01/03/2026,01/03/2026,INTERNET PAYMENT - THANK YOU,-250.00,Payments and Credits\n"
+        "01/04/2026,01/04/2026,SHELL OIL 5551,40.00,Gasoline\n"
+        "01/05/2026,01/05/2026,AMAZON MKTPLACE,12.00,Merchandise\n"
+    )
+    _, section, result, _ = loaded(export, capsys)
+    assert section["spending"] == "positive"
+    assert result.kept["amount"].to_list() == [-4.5, 250.0, -40.0, -12.0]

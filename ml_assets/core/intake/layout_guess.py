@@ -44,11 +44,13 @@ from ml_assets.core.intake.sniffing import amount_mark, amount_or_none
 from ml_assets.core.intake.statements import statement_line
 from ml_assets.core.intake.tables import HEADER_SEARCH_LINES, header_names
 
-# money coming in: a row whose description says so shows the file's sign for income
 _SIGNED_SHARE = 0.25  # the share of negative amounts from which a file is taken as signed
+# money coming in: a row whose description says so shows the file's sign for income (a
+# card's "INTERNET PAYMENT - THANK YOU")
 _INCOME = re.compile(
     r"(?i)payroll|salary|salaire|gehalt|lohn|deposit|direct dep|interest|refund|"
-    r"payment thank you|autopay payment|payment received|gutschrift|virement en votre faveur"
+    r"payment\W{0,3}thank you|thank you for your payment|autopay payment|payment received|"
+    r"gutschrift|virement en votre faveur"
 )
 
 
@@ -463,8 +465,9 @@ def _by_values(rows: list[CellRow], header: list[str], line: int) -> LayoutGuess
 
 
 def choose_sign(guess: LayoutGuess, body: list[CellRow], decimal: str) -> None:
-    """Which sign a purchase has: rows that say they are income (payroll, deposit, refund)
-    show it, else the majority (most rows of a statement are spending)."""
+    """Which sign a purchase has: credit or debit marks on the amounts show it, else rows
+    that say they are income (payroll, deposit, refund), else the share of negative amounts
+    (a quarter or more: the file signs them; fewer: a card listing its purchases positive)."""
     if set(guess.columns.values()) & {"debit", "credit"}:
         guess.why["sign"] = "unsigned debit and credit columns"
         return
@@ -523,10 +526,11 @@ def _sign_by_amounts(
     # more money in than out, as a savings account's); a card that lists purchases positive
     # has a few negative payments and refunds at most
     guess.spending = "negative" if negative >= _SIGNED_SHARE * len(signs) else "positive"
-    guess.why["sign"] = (
-        f"{negative} of {len(signs)} amounts are negative "
-        f"({'signed' if guess.spending == 'negative' else 'most rows are spending'})"
-    )
+    said = "most rows are spending"
+    if guess.spending == "negative":  # (a few rows can be a small card statement too)
+        said = "signed" if negative * 2 >= len(signs) else "signed; a card that lists its "
+        said += "" if negative * 2 >= len(signs) else "purchases positive: set spending: positive"
+    guess.why["sign"] = f"{negative} of {len(signs)} amounts are negative ({said})"
 
 
 def _voting(guess: LayoutGuess, body: list[CellRow]) -> list[CellRow]:
