@@ -218,6 +218,11 @@ def test_a_balance_line_in_the_preamble_does_not_change_the_separator():
         f"2026-01-0{d},Shop;Ltd,-{d}.50\n" for d in range(1, 5)
     ]
     assert sniff_delimiter(comma) == ","  # a semicolon in every row's text splits it as well
+    # commas in a semicolon file's text split its rows wider, but not its header
+    semicolon = ["Datum;Text;Betrag\n"] + [
+        f"0{d}.01.2026;Kartenzahlung, REWE, Berlin;-{d},50\n" for d in range(1, 5)
+    ]
+    assert sniff_delimiter(semicolon) == ";"
 
 
 def test_ing_mit_saldo_reads_as_ing_without_the_balance(tmp_path, capsys):

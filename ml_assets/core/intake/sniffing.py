@@ -136,25 +136,26 @@ def _other_code_page(head: bytes) -> str | None:
 
 
 def sniff_delimiter(lines: list[str]) -> str:
-    """The separator that splits lines of one width (> 1 field) into the most fields: a table's
-    header and rows agree on their width and are wide, while a wrong separator splits rows by
-    chance into few fields (a comma splits each row of a semicolon file with one decimal-comma
-    amount in two, and a preamble's "Saldo;66.331,90;EUR" as well: one line more, but two
-    fields each against the table's seven). A preamble does not change the answer; ties go
-    to the comma."""
-    best, best_score = ",", 0
+    """The separator that splits the most lines into one width of three fields or more (a
+    table's header and rows), else of two: a wrong separator splits lines by chance, into
+    widths that vary with the text (a comma in a semicolon file's "Kartenzahlung, REWE,
+    Berlin") or into two (one decimal comma, a preamble's "Saldo;66.331,90;EUR"). Of as many
+    lines, the wider split wins; ties go to the comma."""
+    best, best_score = ",", (False, 0, 0)
     for delimiter in DELIMITERS:
-        score = _table_separators(lines, delimiter)
+        score = _table_width(lines, delimiter)
         if score > best_score:
             best, best_score = delimiter, score
     return best
 
 
-def _table_separators(lines: list[str], delimiter: str) -> int:
-    """The most separators ``delimiter`` finds in lines that share a width (> 1 field): lines
-    times separators per line, of the width that gives the most."""
+def _table_width(lines: list[str], delimiter: str) -> tuple[bool, int, int]:
+    """(three fields or more, lines, fields) of the width ``delimiter`` splits the most lines
+    into, widths of three fields or more first."""
     widths = Counter(len(row) for row in csv.reader(lines, delimiter=delimiter) if len(row) > 1)
-    return max((count * (width - 1) for width, count in widths.items()), default=0)
+    return max(
+        ((width > 2, count, width) for width, count in widths.items()), default=(False, 0, 0)
+    )
 
 
 _CURRENCY = re.compile(
