@@ -557,3 +557,21 @@ def test_a_small_card_statement_with_one_payment_keeps_its_purchases_as_spending
     _, section, result, _ = loaded(export, capsys)
     assert section["spending"] == "positive"
     assert result.kept["amount"].to_list() == [-4.5, 250.0, -40.0, -12.0]
+
+
+def test_a_headerless_credit_column_before_the_debit_one_is_told_by_its_income_rows(
+    tmp_path, capsys
+):
+    """Two complementary unsigned amount columns, the credits first: the rows that fill the
+    first say they are income ("Gehalt", "Gutschrift"), so it is the credit column."""
+    export = tmp_path / "umsaetze.csv"
+    export.write_text(
+        "03.11.2026;Gehalt ACME GmbH;2500,00;;3500,00\n"
+        "05.11.2026;Lastschrift STADTWERKE Strom;;61,00;3439,00\n"
+        "07.11.2026;Kartenzahlung REWE MARKT Koeln;;18,45;3420,55\n"
+        "09.11.2026;Gutschrift TEAG Erstattung;83,16;;3503,71\n"
+        "12.11.2026;Kartenzahlung ALDI SUED;;22,10;3481,61\n"
+    )
+    out, section, result, _ = loaded(export, capsys)
+    assert section["column_map"]["3"] == "credit" and "say they are income" in out
+    assert result.kept["amount"].to_list() == [2500.0, -61.0, -18.45, 83.16, -22.1]

@@ -241,13 +241,25 @@ def _complement(body: list[CellRow], amount: int, width: int, taken: set[int]) -
     return None
 
 
-def _debit_first(body: list[CellRow], one: int, other: int) -> tuple[int, int]:
-    """(money out, money in) of two complementary amount columns: the one with negative
-    amounts is the money out, else the first (debit before credit, Soll before Haben)."""
+def _debit_first(body: list[CellRow], one: int, other: int, text: int) -> tuple[int, int, str]:
+    """(money out, money in, how it was told) of two complementary amount columns: the one
+    with negative amounts is the money out; else the one whose rows say they are income
+    (column ``text``: "Gehalt", "Gutschrift") is the money in; else the first is the money out
+    (debit before credit, Soll before Haben), as assumed."""
     for debit, credit in ((one, other), (other, one)):
         if any(n is not None and n < 0 for n in numbers(column(body, debit))):
-            return debit, credit
-    return min(one, other), max(one, other)
+            return debit, credit, "the negative amounts are the debits"
+
+    def income(position: int) -> int:
+        filled = [r for r in body if str(cell(r, position)).strip()]
+        return sum(bool(_INCOME.search(str(cell(r, text)))) for r in filled)
+
+    if income(one) != income(other):
+        credit = one if income(one) > income(other) else other
+        debit = other if credit == one else one
+        return debit, credit, "the credits are the rows that say they are income"
+    debit, credit = min(one, other), max(one, other)
+    return debit, credit, "the first assumed the debits: check the signs of the first rows"
 
 
 def _more_text(
@@ -440,7 +452,7 @@ def _by_values(rows: list[CellRow], header: list[str], line: int) -> LayoutGuess
     columns = {names[dates[0]]: "posted_date", names[numbers[0]]: "amount"}
     if (credit := _complement(body, numbers[0], width, {dates[0], description})) is not None:
         # two amount columns, each filled where the other is blank: money out and money in
-        debit, credit = _debit_first(body, numbers[0], credit)
+        debit, credit, told = _debit_first(body, numbers[0], credit, description)
         columns = {names[dates[0]]: "posted_date", names[debit]: "debit", names[credit]: "credit"}
     columns[names[description]] = "description"
     if codes:  # (the account's, where a second one is the transaction's)
@@ -457,7 +469,8 @@ def _by_values(rows: list[CellRow], header: list[str], line: int) -> LayoutGuess
     )
     if "debit" in columns.values():
         guess.why["columns"] += (
-            "; a second column of amounts filled where the first is blank: debit and credit"
+            "; a second column of amounts filled where the first is blank: debit and credit "
+            f"({told})"
         )
     worded.sort(key=lambda i: (-spaced(body, i), -distinct(body, i)))
     _more_text(guess, body, [names[i] for i in worded])
