@@ -41,6 +41,19 @@ def test_an_ofx_declaring_windows_1252_over_utf_8_text_is_read_as_utf_8_and_says
     assert warning.startswith(f"{path}: the OFX header says CHARSET:1252, but the text is UTF-8")
 
 
+def test_an_ofx_whose_header_declares_utf_8_is_read_without_a_word(tmp_path):
+    """ENCODING:UTF-8 (with CHARSET:UTF-8, or with the 1252 ofxtools then sets aside) says
+    what the text is: nothing is overruled, and no warning says so."""
+    text = (FIXTURES / "bb_charset1252_utf8_body.ofx").read_text(encoding="utf-8")
+    for charset in ("UTF-8", "1252"):
+        path = tmp_path / f"utf8-{charset}.ofx"
+        header = text.replace("ENCODING:USASCII", "ENCODING:UTF-8")
+        path.write_text(header.replace("CHARSET:1252", f"CHARSET:{charset}"), encoding="utf-8")
+        warnings: list[str] = []
+        rows = list(iter_ofx(path, warnings=warnings))
+        assert rows[0][1]["description"] == "DOC CRÉDITO EM CONTA" and warnings == []
+
+
 def test_an_ofx_truly_in_windows_1252_is_read_as_its_header_says(tmp_path):
     path = tmp_path / "cp1252.ofx"
     text = (FIXTURES / "bb_charset1252_utf8_body.ofx").read_text(encoding="utf-8")
@@ -119,20 +132,25 @@ def test_a_camt_entry_without_remittance_text_is_read_by_what_else_it_says():
     the description is the structured creditor reference, else the purpose, else the
     payer's reference (end-to-end id, the batch's payment order); an entry whose only
     reference is a bare number, beside the bank's own (its id), stays quarantined. Beside a
-    party, the creditor's reference is a per-payment number, no text: the party alone."""
+    party, the creditor's reference is a per-payment number and a purpose code (OTHR) no
+    text: the party alone; an invoice number that is a bare number is no text either."""
     path = FIXTURES / "camt053_no_remittance_text.xml"
     result = read(path)
-    assert result.rows_in == 6
+    assert result.rows_in == 8
     assert result.kept["description"].to_list() == [
         "FINP-0055/001",
         "AAAASS1085FINPSS",
         "RF18539007547034",
         "SALA",
         "Stadtwerke Malmo",
+        "Stadtwerke Muenchen",
     ]
-    assert result.kept["amount"].to_list() == [-200000.0, 30000.0, -1250.0, 18000.0, -8.85]
-    assert result.kept["transaction_id"].to_list() == ["SVC-1", "SVC-2", "SVC-3", "SVC-4", "SVC-6"]
-    (detail,) = result.quarantined["detail"]
+    assert result.kept["amount"].to_list() == [-200000.0, 30000.0, -1250.0, 18000.0, -8.85, -45.0]
+    assert result.kept["transaction_id"].to_list() == [
+        "SVC-1", "SVC-2", "SVC-3", "SVC-4", "SVC-6", "SVC-7"
+    ]  # fmt: skip
+    detail, bare_number = result.quarantined["detail"]
+    assert bare_number.startswith(f"{path}:103: required field 'description' is missing")
     assert detail.startswith(f"{path}:76: required field 'description' is missing")
     assert "EndToEndId" in detail
 

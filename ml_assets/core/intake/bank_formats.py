@@ -169,8 +169,8 @@ def _ofx_tree(data: bytes) -> tuple[object, str | None]:
     data = data.removeprefix(b"\xef\xbb\xbf").lstrip()
     tree = OFXTree()
     found = _OFX_BODY.match(data)
-    declared = _declared_charset(data)
-    if found and declared not in (None, "NONE") and not data.isascii() and _is_utf8(data):
+    declared = _declared_code_page(data)
+    if found and declared is not None and not data.isascii() and _is_utf8(data):
         _parse_body(tree, data[found.start(1) :])
         return tree, declared
     try:
@@ -182,13 +182,17 @@ def _ofx_tree(data: bytes) -> tuple[object, str | None]:
     return tree, None
 
 
-def _declared_charset(data: bytes) -> str | None:
-    """The CHARSET of an OFX 1 header as ofxtools reads it; None for an OFX 2 (XML) file,
-    UTF-8 by the standard, or a header ofxtools cannot read."""
+def _declared_code_page(data: bytes) -> str | None:
+    """The single-byte code page an OFX 1 header declares (CHARSET:1252, ISO-8859-1) where
+    it does not declare UTF-8; None for UTF-8 (ENCODING:UTF-8 or CHARSET NONE or UTF-8), an
+    OFX 2 (XML) file, UTF-8 by the standard, or a header ofxtools cannot read."""
     from ofxtools.header import OFXHeaderV1
 
     found = OFXHeaderV1.regex.match(data[:1000].decode("latin-1"))
-    return found.group("CHARSET") if found else None
+    if found is None or found.group("ENCODING").upper().replace("-", "") == "UTF8":
+        return None
+    charset = found.group("CHARSET")
+    return None if charset.upper().replace("-", "") in ("NONE", "UTF8") else charset
 
 
 def _parse_body(tree, body: bytes) -> None:

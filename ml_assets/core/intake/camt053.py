@@ -261,16 +261,19 @@ def _party(detail: dict, sign: str | None) -> str | None:
 def _camt_text(detail: dict, party: str | None) -> str | None:
     """What the entry says of the payment, in the order a statement shows it: the remittance
     text; else the detail's, then the entry's, additional text; else the structured
-    remittance's text; else the purpose; else, where no party names the payment, the
-    creditor's or the invoice's reference (beside a party a per-payment number is no text)."""
-    return (
+    remittance's text. Where no party names the payment: else its purpose, else the
+    creditor's or the invoice's reference where it holds a word (beside a party, a purpose
+    code such as OTHR or a per-payment number is no text; a bare number never is)."""
+    text = (
         detail.get("RemittanceInformationFull")
         or detail.get("AdditionalTransactionInformation")
         or detail.get("AdditionalEntryInformation")
         or detail.get("StructuredText")
-        or detail.get("Purpose")
-        or (None if party else detail.get("StructuredReference"))
     )
+    if text or party:
+        return text
+    reference = detail.get("StructuredReference")
+    return detail.get("Purpose") or (reference if has_words(reference) else None)
 
 
 def _payer_reference(detail: dict) -> str | None:
