@@ -125,7 +125,12 @@ def _why_none_kept(files: dict, settings) -> str:
     from ml_assets.core.intake.accounting import quarantine_summary
     from ml_assets.core.intake.raw_days import scan_exports
 
-    quarantined = [scan_exports(path, settings).quarantined for path in files.values()]
+    from ml_assets.core.intake.records import SchemaError
+
+    try:
+        quarantined = [scan_exports(path, settings).quarantined for path in files.values()]
+    except SchemaError:  # (the error already printed says the file holds no row)
+        return ""
     quarantined = [q for q in quarantined if q.height]
     return f": {quarantine_summary(pl.concat(quarantined), 1)}" if quarantined else ""
 
