@@ -124,7 +124,6 @@ def _why_none_kept(files: dict, settings) -> str:
 
     from ml_assets.core.intake.accounting import quarantine_summary
     from ml_assets.core.intake.raw_days import scan_exports
-
     from ml_assets.core.intake.records import SchemaError
 
     try:
