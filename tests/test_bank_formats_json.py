@@ -270,17 +270,17 @@ def test_a_folder_of_api_documents_read_per_pattern_reports_what_is_not_a_row(tm
 
 
 def _monzo_document(path: Path, amounts: list) -> Path:
-    """A Monzo API /transactions document: amounts in pence, a timestamp named ``created``."""
+    """A /transactions document shaped as Monzo's, without the names only Monzo's records
+    have (its amounts would then be pennies however they read): a timestamp named
+    ``created``, amounts as given."""
     records = [
         {
             "id": f"tx_{i:04d}",
             "created": f"2026-11-{1 + i % 28:02d}T10:15:00.000Z",
             "amount": amount,
             "currency": "GBP",
-            "local_amount": amount,
             "description": "PRET A MANGER LONDON GBR",
             "category": "eating_out",
-            "dedupe_id": f"d{i}",
         }
         for i, amount in enumerate(amounts)
     ]
@@ -368,3 +368,25 @@ def test_a_reference_column_that_is_no_id_is_read_into_the_description(tmp_path,
         "Pret A Manger PRET A MANGER LONDON",
         "ACME LTD SALARY NOV",
     ]
+
+
+def test_monzo_transactions_are_in_pennies_however_few(tmp_path, capsys):
+    """Monzo's /transactions document ({"transactions": [...]}, each with account_balance,
+    settled and is_load) counts amounts in pennies: two records are enough to say so, and
+    -510 is £5.10, not £510."""
+    export = tmp_path / "transactions.json"
+    records = [
+        {"account_balance": 13013, "amount": -510, "created": "2026-08-22T12:20:18Z",
+         "currency": "GBP", "description": "THE DE BEAUVOIR DELI C LONDON        GBR",
+         "id": "tx_00008zIcpb1TB4yeIFXMzx", "merchant": "merch_00008zIcpbAKe8shBxXUtl",
+         "metadata": {}, "notes": "", "is_load": False, "settled": "2026-08-23T12:20:18Z"},
+        {"account_balance": 12334, "amount": -679, "created": "2026-08-23T16:15:03Z",
+         "currency": "GBP", "description": "VUE BSL LTD            ISLINGTON     GBR",
+         "id": "tx_00008zL2INM3xZ41THuRF3", "merchant": "merch_00008z6uFVhVBcaZzSQwCX",
+         "metadata": {}, "notes": "", "is_load": False, "settled": "2026-08-24T16:15:03Z"},
+    ]  # fmt: skip
+    export.write_text(json.dumps({"transactions": records}, indent=2))
+    code, out, params = inspect(export, capsys)
+    assert code == 0 and "Monzo" in out and params["raw_transactions"]["amount_unit"] == "minor"
+    kept = scan_exports(export, RawTransactionsParams(**params["raw_transactions"])).kept
+    assert kept["amount"].to_list() == [-5.1, -6.79]

@@ -67,10 +67,25 @@ def inspect_records(file: Path, fmt: str) -> tuple[Facts, dict[str, object]]:
         facts.append(("sign", "purchases positive: flipped (Plaid's amount is money out)"))
     amount = next((theirs for theirs, ours in mapping.items() if ours == "amount"), "amount")
     why = minor_units_reason(amount, [record.get(amount) for record in sample])
+    if fmt != "parquet" and shape == "transactions" and looks_like_monzo(names):
+        facts[0] = ("format", "a transactions list (Monzo's /transactions) (by its content)")
+        whole = [
+            v for r in sample if isinstance(v := r.get(amount), int) and not isinstance(v, bool)
+        ]
+        if why is None and whole:  # (however few: Monzo counts every amount in pennies)
+            why = "Monzo's amounts are whole numbers of the minor unit"
     if why is not None:
         settings["amount_unit"] = "minor"
         facts.append(("amounts", f"{why}: read as the currency's minor unit (cents, pence)"))
     return facts, settings
+
+
+# names only Monzo's transactions have beside amount: its amounts are in the minor unit
+_MONZO_NAMES = frozenset({"account_balance", "is_load", "settled", "dedupe_id", "local_amount"})
+
+
+def looks_like_monzo(names: list[str]) -> bool:
+    return len(_MONZO_NAMES & set(names)) >= 2
 
 
 # a name that says its amounts are counted in the currency's minor unit (Starling's minorUnits)

@@ -39,7 +39,8 @@ SHAPES = {
     "jsonl": "JSONL, one record per line",
     "array": "a JSON array of records",
     "booked_pending": "a GoCardless transactions document: booked read, pending counted",
-    "transactions": "a transactions list (Plaid /transactions/get): pending counted",
+    "transactions": "a transactions list (Plaid /transactions/get, Monzo's /transactions): "
+    "pending counted",
     "sync": "a Plaid /transactions/sync document: added and modified read, pending and "
     "removed counted",
     "feed_items": "a Starling feed document: settled and refunded items read, the others "
