@@ -525,7 +525,7 @@ def test_a_signed_file_with_more_money_in_than_out_is_not_flipped(tmp_path, caps
 
 
 def test_shops_named_like_a_balance_or_a_total_are_purchases(tmp_path, capsys):
-    """"New Balance" sells shoes and "Total" fuel: dated rows with those texts are purchases,
+    """ "New Balance" sells shoes and "Total" fuel: dated rows with those texts are purchases,
     not balance or totals lines."""
     export = tmp_path / "account-statement.csv"
     export.write_text(
