@@ -8,7 +8,7 @@ from __future__ import annotations
 import pytest
 
 from ml_assets.core.intake.column_names import field_of, names_other_party, normalized
-from ml_assets.core.intake.sniffing import sniff_delimiter
+from ml_assets.core.intake.sniffing import sniff_date_format, sniff_delimiter
 from tests.test_issuer_csv_layouts import loaded
 
 
@@ -399,3 +399,46 @@ def test_erste_hungary_dates_with_a_final_dot_and_its_amount_name(tmp_path, caps
     )
     assert result.kept["posted_date"].to_list() == ["2026-04-19", "2026-04-17"]
     assert result.kept["amount"].to_list() == [-350.0, 1290.0]
+
+
+def test_ukrainian_business_exports_sign_by_their_operation_and_skip_registry_codes(
+    tmp_path, capsys
+):
+    """Alfa-Bank Ukraine's business report: "Операція" says Дебет or Кредит of an unsigned
+    "Сума", and an 8-digit registry code ("Код контрагента", 11111111) is no date (1111-11-11)
+    beside "Дата проведення"."""
+    export = tmp_path / "ReportAlfa-Bank_20261005_124902.csv"
+    export.write_text(
+        "Наш рахунок;Операція;Найменування контрагента;Код контрагента;Призначення платежу;"
+        "Дата проведення;Номер документа;Сума;Валюта\n"
+        "2600111;Дебет;XYZ COMPANY;11111111;Списання коштів для продажу валюти;03.03.2026;"
+        "104285940;1018.23;GBP\n"
+        "2600111;Кредит;JOHN DOE;22222222;Надходження від клієнта;03.03.2026;102069016;"
+        "5018.23;GBP\n"
+        "2600111;Дебет;XYZ BANK;33333333;Погашення комісії;02.04.2026;104285941;50.00;UAH\n",
+        encoding="utf-8",
+    )
+    _, section, result, _ = loaded(export, capsys)
+    assert section["column_map"]["Операція"] == "direction"
+    assert result.kept["posted_date"].to_list() == ["2026-03-03", "2026-03-03", "2026-04-02"]
+    assert result.kept["amount"].to_list() == [-1018.23, 5018.23, -50.0]
+    assert sniff_date_format(["11111111", "22222222", "33333333"])[0] is None  # no year 1111
+
+
+def test_monobank_amount_in_the_card_currency_named_by_its_column(tmp_path, capsys):
+    """monobank's "Сума в валюті картки (UAH)" is in hryvnia; its "Валюта" column is the
+    operation's currency (EUR for a purchase abroad), another amount's: the rows are UAH."""
+    export = tmp_path / "monobank-black-UAH_01-06-26.csv"
+    export.write_text(
+        "Дата i час операції,Деталі операції,MCC,Сума в валюті картки (UAH),"
+        "Сума в валюті операції,Валюта,Курс,Сума комісій (UAH),Сума кешбеку (UAH),"
+        "Залишок після операції\n"
+        "01.04.2026 05:27:35,Відсотки за березень,4829,19.32,19.32,UAH,—,—,—,9499.41\n"
+        "01.04.2026 15:46:23,Google,5817,-431.09,-10.4,EUR,0.024125,—,—,9068.32\n"
+        "12.05.2026 10:00:00,Uklon,4121,-180.00,-180.00,UAH,—,—,—,8888.32\n",
+        encoding="utf-8",
+    )
+    _, section, result, _ = loaded(export, capsys)
+    assert section["currency"] == "UAH" and "currency" not in section["column_map"].values()
+    assert set(result.kept["currency"]) == {"UAH"}
+    assert result.kept["amount"].to_list() == [19.32, -431.09, -180.0]

@@ -15,9 +15,11 @@ INTAKE_FIELDS = ("balance", "debit", "credit", "direction", "fee")
 # the values of a direction column ("Af Bij", "Debit/Credit", "S/H"), lower case
 # a direction column's words (Swedbank's D/K: debetas, kreditas; WeChat Pay's 支出, 收入)
 MONEY_OUT = frozenset(
-    {"af", "debit", "dr", "d", "s", "soll", "out", "-", "debet", "withdrawal", "支出"}
+    {"af", "debit", "dr", "d", "s", "soll", "out", "-", "debet", "withdrawal", "支出", "дебет"}
 )
-MONEY_IN = frozenset({"bij", "credit", "cr", "c", "h", "haben", "in", "+", "deposit", "k", "收入"})
+MONEY_IN = frozenset(
+    {"bij", "credit", "cr", "c", "h", "haben", "in", "+", "deposit", "k", "收入", "кредит"}
+)
 
 
 # German spells its umlauts out in ASCII names ("Waehrung"); other accents are dropped (_plain)
@@ -49,6 +51,7 @@ SYNONYMS: dict[str, tuple[str, ...]] = {
         "거래일|거래일자|거래일시|дата|дата операции|дата проводки|дата совершения операции|"
         "dato|buchung|bokfoeringsdag|bokfoeringsdatum|bokføringsdato|bokføringsdag|transaktionsdag|"
         "kirjauspaeivae|tranzakcio datuma|datum provedeni|koenyveles datuma|konyveles datuma|"
+        "дата проведення|дата операції|дата і час операції|дата i час операції|"
         "tranzakcio idopontja"
     ),
     "description": _names(
@@ -62,7 +65,7 @@ SYNONYMS: dict[str, tuple[str, ...]] = {
         "利用店名 商品名|ご利用店名 商品名|入出金内容|交易对方|"
         "적요|거래내용|내용|가맹점명|описание|описание операции|назначение платежа|основание|"
         "beskrivelse|beskrivning|tekst|selite|label|libelle operation bancaire|umsatztext|"
-        "koezlemeny|kozlemeny|paaiskinimai|"
+        "koezlemeny|kozlemeny|paaiskinimai|призначення платежу|деталі операції|опис операції|"
         # last: the text only where no other column is (Commerzbank's, Comdirect's); beside a
         # purpose text it is the booking type (see transaction_type)
         "buchungstext"
@@ -70,20 +73,20 @@ SYNONYMS: dict[str, tuple[str, ...]] = {
     "amount": _names(
         "amount|transaction amount|transaction amount amount|betrag|umsatz|montant|bedrag|"
         "importe|importo|value|sum|buchungsbetrag|castka|zauctovana castka|kwota|"
-        "tranzakcio oesszege|oesszeg|belopp|beløp|beløb|summa|maeaerae|"
+        "tranzakcio oesszege|oesszeg|belopp|beløp|beløb|summa|maeaerae|сума|сума в валюті картки|"
         "金額|取引金額|ご利用金額|利用金額|入出金|金额|交易金额|금액|거래금액|сумма|сумма операции"
     ),
     "debit": _names(
         "debit|debits|withdrawal|withdrawals|money out|paid out|debit amount|outflow|soll|ausgang|"
         "ut|uttak|uscite|addebiti|"
         "お支払金額|お引出金額|出金|出金額|引出額|支払金額|支出|支出金额|借方金额|"
-        "출금|출금액|찾으신금액|расход|списание"
+        "출금|출금액|찾으신금액|расход|списание|дебет"
     ),
     "credit": _names(
         "credit|credits|deposit|deposits|money in|paid in|credit amount|inflow|haben|eingang|"
         "inn|innskudd|entrate|accrediti|"
         "お預り金額|お預入金額|入金|入金額|預入額|收入|收入金额|存入|贷方金额|"
-        "입금|입금액|맡기신금액|приход|поступление|зачисление"
+        "입금|입금액|맡기신금액|приход|поступление|зачисление|кредит"
     ),
     "balance": _names(
         # (not "available balance": it does not run with the rows)
@@ -118,10 +121,10 @@ SYNONYMS: dict[str, tuple[str, ...]] = {
         "tegenrekening naam|naam|nom|payee name|name of other party|creditor name|debtor name|"
         "beneficiaire donneur d ordre|donneur d ordre beneficiaire|beneficiaire|donneur d ordre|"
         "contrepartie|counter party name|counter party|tegenrekeninghouder|naam tegenpartij|"
-        "ellenoldali nev|partner neve|gavejas|moketojas"
+        "ellenoldali nev|partner neve|gavejas|moketojas|найменування контрагента|кореспондент"
     ),
     "direction": _names(
-        "af bij|debit credit|credit debit|dr cr|cr dr|soll haben|s h|direction|d k|收 支|"
+        "af bij|debit credit|credit debit|dr cr|cr dr|soll haben|s h|direction|d k|收 支|операція|"
         "credit debit indicator|debit credit indicator|cdt dbt ind"
     ),
     # (Plaid's current taxonomy first: its `category` list is the deprecated one)
@@ -194,7 +197,7 @@ def party_role(name: object) -> str | None:
 # a currency named in a column's name says nothing about what the column is
 _CURRENCY_WORDS = re.compile(
     r"( in)? (eur|euro|euros|usd|gbp|chf|cad|aud|sek|nok|dkk|pln|czk|huf|ron|jpy|cny|rmb|krw|rub|"
-    r"sgd|hkd|nzd|inr|zar|mxn|brl|円|元|원|руб)$"
+    r"sgd|hkd|nzd|inr|zar|mxn|brl|uah|円|元|원|руб|грн)$"
 )
 
 

@@ -215,7 +215,7 @@ _SYMBOLS = {
 }  # fmt: skip
 _CODES = re.compile(
     r"(?<![A-Za-z])(EUR|GBP|CHF|USD|CAD|AUD|NZD|SEK|NOK|DKK|PLN|CZK|HUF|RON|JPY|CNY|INR|SGD|HKD|"
-    r"ZAR|MXN|BRL)(?![A-Za-z])",
+    r"ZAR|MXN|BRL|UAH|RUB|TRY|KRW|THB|ILS)(?![A-Za-z])",
     re.I,
 )
 
@@ -292,8 +292,13 @@ def _choose_reading(
         if f in source and positions[source[f]] < len(r.cells)
     ]
     decimal, why = sniff_decimal([a for a in amounts if isinstance(a, str)], delimiter)
+    amount_names = [source[f] for f in ("amount", "debit", "credit") if f in source]
+    if "currency" in source and currency_named([], amount_names) is not None:
+        # the amount column names its currency (monobank's "Сума в валюті картки (UAH)"): a
+        # currency column beside it is another amount's (the operation's, EUR for a purchase
+        # abroad), not this one's
+        del guess.columns[source.pop("currency")]
     if "currency" not in source:
-        amount_names = [source[f] for f in ("amount", "debit", "credit") if f in source]
         found_currency = currency_named(amounts, amount_names)
         if found_currency is None and found.fmt == "xlsx" and found.settings.get("sheet"):
             found_currency = _currency_formatted(found, guess, positions, source)

@@ -41,6 +41,7 @@ DATE_FORMATS = (
     "%m/%d/%Y %H:%M",
     "%m/%d/%Y %H:%M:%S",
     "%d.%m.%Y %H:%M",
+    "%d.%m.%Y %H:%M:%S",
     "%d/%m/%Y %H:%M",
 )
 _DAY_FIRST = {f for f in DATE_FORMATS if f.index("%d") < f.find("%m") or "%b" in f or "%B" in f}
@@ -328,8 +329,13 @@ def _parses_iso(text: str) -> bool:
     return True
 
 
+# the years a bank statement's dates fall in: "11111111" (a registry code) is no 1111-11-11
+_YEARS = range(1950, 2101)
+
+
 def _strptime(text: str, fmt: str) -> dt.date | None:
     try:
-        return dt.datetime.strptime(text, fmt).date()
+        day = dt.datetime.strptime(text, fmt).date()
     except ValueError:
         return None
+    return day if day.year in _YEARS else None
