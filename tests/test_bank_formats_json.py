@@ -390,3 +390,19 @@ def test_monzo_transactions_are_in_pennies_however_few(tmp_path, capsys):
     assert code == 0 and "Monzo" in out and params["raw_transactions"]["amount_unit"] == "minor"
     kept = scan_exports(export, RawTransactionsParams(**params["raw_transactions"])).kept
     assert kept["amount"].to_list() == [-5.1, -6.79]
+
+
+def test_a_json_array_of_positive_purchases_is_signed_as_a_csv_would_be(tmp_path, capsys):
+    """A JSON array of records, one row each, is a table: its amounts say its sign as a CSV's
+    do. Every amount positive, no income row: purchases positive, flipped."""
+    export = tmp_path / "transactions.json"
+    rows = [
+        {"date": "2026-01-15", "description": "Tesco Express - Groceries", "amount": 45.2},
+        {"date": "2026-01-15", "description": "Uber Trip - Home to Office", "amount": 12.5},
+        {"date": "2026-01-16", "description": "Netflix Monthly Subscription", "amount": 15.99},
+    ]
+    export.write_text(json.dumps(rows, indent=2))
+    code, out, params = inspect(export, capsys)
+    assert code == 0 and params["raw_transactions"]["spending"] == "positive"
+    kept = scan_exports(export, RawTransactionsParams(**params["raw_transactions"])).kept
+    assert kept["amount"].to_list() == [-45.2, -12.5, -15.99]

@@ -19,7 +19,7 @@ import polars as pl
 
 from ml_assets.core.intake.column_names import field_of
 from ml_assets.core.intake.json_documents import SHAPES, looks_like_plaid, open_json
-from ml_assets.core.intake.layout_guess import columns_by_name
+from ml_assets.core.intake.layout_guess import columns_by_name, sign_of
 from ml_assets.core.intake.records import RAW_SCHEMA
 
 # Starling's feed items: the uid is the id (its "reference" is the payment's text, read after
@@ -44,6 +44,7 @@ def inspect_records(file: Path, fmt: str) -> tuple[Facts, dict[str, object]]:
     of a shape not read."""
     facts: Facts = []
     settings: dict[str, object] = {}
+    shape = fmt  # (a JSON file's is read from it)
     if fmt == "parquet":
         sample = pl.read_parquet(file, n_rows=SAMPLE_RECORDS).to_dicts()
         names = list(pl.read_parquet_schema(file))
@@ -51,7 +52,7 @@ def inspect_records(file: Path, fmt: str) -> tuple[Facts, dict[str, object]]:
         shape, sample = _json_sample(file)
         facts.append(("format", f"{SHAPES[shape]} (by its content)"))
         names = list(dict.fromkeys(name for record in sample for name in record))
-    if fmt != "parquet" and shape == "feed_items":
+    if shape == "feed_items":
         mapping = {theirs: ours for theirs, ours in STARLING_MAP.items() if theirs in names}
     else:
         mapping = column_map_of(names, sample)
@@ -62,12 +63,17 @@ def inspect_records(file: Path, fmt: str) -> tuple[Facts, dict[str, object]]:
         settings["column_map"] = mapping
         pairs = ", ".join(f"{theirs} -> {ours}" for theirs, ours in mapping.items())
         facts.append(("columns", f"{pairs} (from the names)"))
+    table = fmt == "parquet" or shape in ("jsonl", "array")
     if looks_like_plaid(names):
         settings["spending"] = "positive"
         facts.append(("sign", "purchases positive: flipped (Plaid's amount is money out)"))
+    elif table and not {"debit", "credit", "direction"} & set(mapping.values()):
+        # a table of records, as a CSV's rows: its amounts say its sign (an API's documents
+        # follow their API's convention)
+        _sign_of_records(sample, mapping, settings, facts)
     amount = next((theirs for theirs, ours in mapping.items() if ours == "amount"), "amount")
     why = minor_units_reason(amount, [record.get(amount) for record in sample])
-    if fmt != "parquet" and shape == "transactions" and looks_like_monzo(names):
+    if shape == "transactions" and looks_like_monzo(names):
         facts[0] = ("format", "a transactions list (Monzo's /transactions) (by its content)")
         whole = [
             v for r in sample if isinstance(v := r.get(amount), int) and not isinstance(v, bool)
@@ -78,6 +84,23 @@ def inspect_records(file: Path, fmt: str) -> tuple[Facts, dict[str, object]]:
         settings["amount_unit"] = "minor"
         facts.append(("amounts", f"{why}: read as the currency's minor unit (cents, pence)"))
     return facts, settings
+
+
+def _sign_of_records(sample: list[dict], mapping: dict, settings: dict, facts: Facts) -> None:
+    """``spending: positive`` where the records' amounts show purchases positive, as
+    ``sign_of`` reads a CSV's; the finding either way."""
+    source = {ours: theirs for theirs, ours in mapping.items()}
+    amounts = [r.get(source.get("amount", "amount")) for r in sample]
+    texts = [r.get(source.get("description", "description")) for r in sample]
+    if not any(a is not None for a in amounts):
+        return
+    spending, why = sign_of(amounts, texts)
+    if spending == "positive":
+        settings["spending"] = "positive"
+    sign = (
+        "purchases positive: flipped" if spending == "positive" else "purchases negative, as ours"
+    )
+    facts.append(("sign", f"{sign} ({why})"))
 
 
 # names only Monzo's transactions have beside amount: its amounts are in the minor unit

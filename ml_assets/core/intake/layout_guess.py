@@ -506,6 +506,14 @@ def _sign_by_amounts(
 ) -> None:
     amounts = column(body, positions[source["amount"]])
     texts = column(body, positions[source["description"]])
+    guess.spending, guess.why["sign"] = sign_of(amounts, texts, decimal)
+
+
+def sign_of(amounts: list, texts: list, decimal: str = ".") -> tuple[str, str]:
+    """(spending, why) for a file's amounts (cells as written) and their rows' texts: credit or
+    debit marks show which way the money went; else rows that say they are income (payroll,
+    deposit, refund) show income's sign; else a quarter or more of the amounts negative says
+    the file signs them, fewer that it lists purchases positive (a card's)."""
     signs = [
         (n, str(t))
         for a, t in zip(amounts, texts, strict=False)
@@ -516,12 +524,11 @@ def _sign_by_amounts(
     if marks and all(n > 0 for n in unmarked):
         # "100.00 CR" beside unmarked amounts: those are the purchases, shown positive (a
         # card statement's); "12.50 DR" beside them: those are the money in
-        guess.spending = "positive" if marks[1] and not marks[-1] else "negative"
         said = " and ".join(
             f"{marks[m]} marked {w}" for m, w in ((1, "CR"), (-1, "DR")) if marks[m]
         )
-        guess.why["sign"] = f"{said}, the others unsigned"
-        return
+        spending = "positive" if marks[1] and not marks[-1] else "negative"
+        return spending, f"{said}, the others unsigned"
     income = [n for n, t in signs if _INCOME.search(t)]
     negative = sum(n < 0 for n, _ in signs)
     # income rows shown positive tell the sign only where some amount is negative: in a file
@@ -529,21 +536,18 @@ def _sign_by_amounts(
     # marked some other way, and the purchases are positive
     if income and (negative or not all(n > 0 for n in income)):
         positive = sum(n > 0 for n in income) * 2 >= len(income)
-        guess.spending = "negative" if positive else "positive"
-        guess.why["sign"] = (
-            f"{len(income)} income row(s) (payroll, deposit, refund, ...) are "
-            f"{'positive' if positive else 'negative'}"
-        )
-        return
+        said = f"{'positive' if positive else 'negative'}"
+        why = f"{len(income)} income row(s) (payroll, deposit, refund, ...) are {said}"
+        return ("negative" if positive else "positive"), why
     # a file that writes a fair share of its amounts negative signs them (a bank account with
     # more money in than out, as a savings account's); a card that lists purchases positive
     # has a few negative payments and refunds at most
-    guess.spending = "negative" if negative >= _SIGNED_SHARE * len(signs) else "positive"
+    spending = "negative" if negative >= _SIGNED_SHARE * len(signs) else "positive"
     said = "most rows are spending"
-    if guess.spending == "negative":  # (a few rows can be a small card statement too)
+    if spending == "negative":  # (a few rows can be a small card statement too)
         said = "signed" if negative * 2 >= len(signs) else "signed; a card that lists its "
         said += "" if negative * 2 >= len(signs) else "purchases positive: set spending: positive"
-    guess.why["sign"] = f"{negative} of {len(signs)} amounts are negative ({said})"
+    return spending, f"{negative} of {len(signs)} amounts are negative ({said})"
 
 
 def _voting(guess: LayoutGuess, body: list[CellRow]) -> list[CellRow]:
