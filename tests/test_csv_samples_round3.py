@@ -442,3 +442,20 @@ def test_monobank_amount_in_the_card_currency_named_by_its_column(tmp_path, caps
     assert section["currency"] == "UAH" and "currency" not in section["column_map"].values()
     assert set(result.kept["currency"]) == {"UAH"}
     assert result.kept["amount"].to_list() == [19.32, -431.09, -180.0]
+
+
+def test_dnb_cards_balance_from_the_last_bill_is_no_purchase(tmp_path, capsys):
+    """DNB's Mastercard statement opens with "Skyldig beløp fra forrige faktura" (owed from
+    the last bill), dated and with an amount: a balance line, not a purchase of 5,000."""
+    export = tmp_path / "dnb.csv"
+    export.write_text(
+        "Dato;Beløpet gjelder;Valuta;Kurs;Inn;Ut\n"
+        "10.11.2026;Skyldig beløp fra forrige faktura;;;;5000\n"
+        "25.10.2026;Innbetaling;;;5000;\n"
+        "24.10.2026;REMA 1000 OSLO, Oslo;;;;150,5\n"
+        "25.10.2026;SPOTIFY AB, Stockholm;;;;119\n",
+        encoding="utf-8",
+    )
+    out, _, result, counted = loaded(export, capsys)
+    assert counted == 1 and "balance line 2" in out
+    assert result.kept["amount"].to_list() == [5000.0, -150.5, -119.0]

@@ -23,6 +23,7 @@ _BALANCE = re.compile(
     r"balance\b|\bbalance\s+(brought|carried)\s+forward\b|\bbalance\s+[bc]/f\b|\b(anfangs|end|beginn?|eind)saldo\b|\b(alter|neuer)?\s*kontostand\b|"
     r"\bsolde\s+(initial|final|de\s+d[ée]but|de\s+fin|au)\b|\bsaldo\s+(iniziale|finale|inicial|final|zum|per|am|vom)\b|"
     r"\burspr[üu]nglicher\s+saldo\b|\blikutis\s+(prad|pabaig)\w*|"
+    r"\bskyldig\s+beløp\s+fra\s+forrige\b|\b(inngående|utgående)\s+saldo\b|"
     r"\bbalance\s+at\s+(the\s+)?(start|beginning|end)\s+of\b"
 )
 _CLOSING = re.compile(
@@ -31,6 +32,7 @@ _CLOSING = re.compile(
 )
 _OPENING = re.compile(
     r"(?i)beginning|opening|starting|previous|prior|anfang|beginsaldo|alter|initial|d[ée]but|urspr|prad|"
+    r"forrige|inngående|"
     r"brought|\bb/f\b|\b(start|beginning)\s+of\b"
 )
 # a date cell that says the row is not booked yet ("Pending", DKB's "Vorgemerkt")
@@ -56,7 +58,8 @@ _TOTAL = re.compile(r"(?i)^\s*(total|totals|sum|summe|gesamt|totaal|totale|grand
 _DATED_BALANCE = re.compile(
     r"(?i)\s*((opening|closing|beginning|ending|starting)\s+balance|balance\s+(brought|carried)"
     r"\s+forward|likutis\s+(pradžiai|pabaigai)|(anfangs|end)saldo|saldo\s+(iniziale|finale|"
-    r"inicial|final)|solde\s+(initial|final))\s*:?\s*"
+    r"inicial|final)|solde\s+(initial|final)|skyldig\s+beløp\s+fra\s+forrige\s+faktura|"
+    r"(inngående|utgående)\s+saldo)\s*:?\s*"
 )
 _DATED_TOTAL = re.compile(r"(?i)\s*(turnover|apyvarta|umsatz\s+gesamt)\s*:?\s*")
 # an amount with two decimals inside text, not part of a date ("31/01/2026 1 234,56 €")
