@@ -97,14 +97,32 @@ def _text_encoding(file: Path) -> str:
         return detect_encoding(handle.read(1 << 16))[0]
 
 
+# formats no reader here takes, by extension: what to save the file as instead
+_SAVE_AS = {
+    ".xls": "the old Excel format",
+    ".ods": "an OpenDocument spreadsheet",
+    ".numbers": "a Numbers spreadsheet",
+    ".pdf": "a PDF statement",
+}
+
+
+def _unread_kind(file: Path) -> str:
+    kind = _SAVE_AS.get(file.suffix.lower())
+    if kind is not None:
+        return f"{kind} ({file.suffix}) is not read: save it as .xlsx or CSV, or download CSV"
+    return "not an export by its extension or content; set raw_transactions.format"
+
+
 def inspect_file(file: Path, qif_day_first: list[str] | None = None) -> Inspection:
     fmt = format_of(file, "auto", strict=False)
     found = Inspection(file, fmt)
     if fmt is None:
-        found.error = f"{file}: not an export by its extension; set raw_transactions.format"
+        found.error = f"{file}: {_unread_kind(file)}"
         return found
     by_extension = format_by_extension(file) is not None
-    how = f"the extension {''.join(file.suffixes[-2:])}" if by_extension else "its content"
+    gzip = file.suffix.lower() == ".gz"
+    shown = "".join(file.suffixes[-2:]) if gzip else file.suffix
+    how = f"the extension {shown}" if by_extension else "its content"
     found.facts.append(("format", f"{fmt} (by {how})"))
     try:
         if fmt in TABLE_FORMATS:
