@@ -470,3 +470,20 @@ def test_an_old_excel_file_is_named_as_such_with_what_to_save_it_as(tmp_path, ca
     export.write_bytes(b"\xd0\xcf\x11\xe0\xa1\xb1\x1a\xe1" + b"\0" * 504)  # (an OLE2 header)
     code, out, _ = inspect(export, capsys)
     assert code != 0 and "the old Excel format (.xls) is not read: save it as .xlsx or CSV" in out
+
+
+def test_wise_names_the_payee_once(tmp_path, capsys):
+    """Wise's statement writes "Sent money to Jane Doe" beside "Payee Name" Jane Doe: the
+    text says the name once."""
+    export = tmp_path / "statement_EUR_2026-01-01_2026-01-31.csv"
+    export.write_text(
+        '"TransferWise ID",Date,Amount,Currency,Description,"Payment Reference",'
+        '"Running Balance","Payer Name","Payee Name",Merchant\n'
+        'TRANSFER-1,23-01-2026,-300.00,EUR,"Sent money to Jane Doe",rent,1664.50,,"Jane Doe",\n'
+        'CARD-2,24-01-2026,-19.72,EUR,"Card transaction of 19.72 EUR issued by Coffee Shop",,'
+        '1644.78,,,"Coffee Shop"\n'
+    )
+    _, _, result, _ = loaded(export, capsys)
+    assert result.kept["description"].to_list() == [
+        "Sent money to Jane Doe", "Card transaction of 19.72 EUR issued by Coffee Shop"
+    ]  # fmt: skip

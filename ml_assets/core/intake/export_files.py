@@ -75,6 +75,14 @@ def _text_of(value: object) -> str:
     return str(value).strip()
 
 
+def _names_in(party: str, text: str) -> bool:
+    """Whether a text names the party as written (two words or more, whole): "Sent money to
+    Jane Doe" names "Jane Doe"; Starling's "PRET A MANGER LONDON" keeps its "Pret A Manger",
+    the cleaner name, in front."""
+    words = party.split()
+    return len(words) >= 2 and f" {' '.join(words)} " in f" {' '.join(text.split())} "
+
+
 @dataclass(frozen=True)
 class FileReading:
     """How one file's records become rows: its format, our names for its columns, its date
@@ -146,6 +154,9 @@ class FileReading:
                 text = _text_of(value)
                 if text and text in joined:  # one text in two forms (an API's string and array)
                     continue
+                if joined == [_text_of(out[ours])] and _names_in(joined[0], text):
+                    out[ours] = None  # a party the text names already (Wise's "Sent money to
+                    # Jane Doe" beside "Jane Doe"): said once
                 joined.append(text)
                 parts = (out[ours], value)
                 value = " ".join(str(p).strip() for p in parts if p is not None and str(p).strip())
