@@ -487,3 +487,42 @@ def test_wise_names_the_payee_once(tmp_path, capsys):
     assert result.kept["description"].to_list() == [
         "Sent money to Jane Doe", "Card transaction of 19.72 EUR issued by Coffee Shop"
     ]  # fmt: skip
+
+
+def test_sense_bank_sections_each_repeat_the_header(tmp_path, capsys):
+    """Sense Bank writes the account's operations, then each card's under a title of its own
+    and the header again ("Дата і час;Статус;..."): the title and the repeated header are
+    counted, not quarantined; "Cума списання" (with a Latin C) is the debit."""
+    header = "Дата і час;Статус;Тип;Деталі;Адреса;MCC;Cума списання;Cума зарахування"
+    export = tmp_path / "alfabank-uah.csv"
+    export.write_text(
+        "Виписка за рахунком;;;;;;;\nРахунок UA111 (UAH);;;;;;;\n"
+        f"{header}\n"
+        "09.01.26 00:58;виконано;Інше;Щомісячна комісія;Kyiv, UKR;;-150,00;\n"
+        "25.01.26 12:12;виконано;Інше;Перерахування доходу;Kyiv, UKR;;;10000,13\n"
+        "Деталізація операцій за карткою: Visa 4111xxxxxxx1111;;;;;;;\n"
+        f"{header}\n"
+        "24.01.26 11:49;виконано;Покупка;WFP.OPENDATABOTM;DNIPRO, UKR;7311;-270,00;\n",
+        encoding="utf-8",
+    )
+    out, _, result, counted = loaded(export, capsys)
+    assert result.quarantined.height == 0 and counted == 2 and "repeated header line 7" in out
+    assert result.kept["amount"].to_list() == [-150.0, 10000.13, -270.0]
+
+
+def test_privatbank_card_statement_names(tmp_path, capsys):
+    """PrivatBank's card statement: "Дата", "Опис операції", the amount in the card's currency
+    ("Сума в валюті картки") and that currency ("Валюта картки"), not the transaction's."""
+    export = tmp_path / "privatbank.csv"
+    export.write_text(
+        "Дата,Категорія,Картка,Опис операції,Сума в валюті картки,Валюта картки,"
+        "Сума в валюті транзакції,Валюта транзакції\n"
+        "24.07.2026 04:49:39,Цифрові товари,8345 **** 2284,Namecheap,-805.88,UAH,19.18,USD\n"
+        "23.07.2026 00:37:19,Дім та ремонт,8346 **** 2284,THE HOME DEPOT #7079,-207.56,UAH,"
+        "6.76,CAD\n",
+        encoding="utf-8",
+    )
+    _, section, result, _ = loaded(export, capsys)
+    assert section["column_map"]["Валюта картки"] == "currency"
+    assert set(result.kept["currency"]) == {"UAH"}
+    assert result.kept["amount"].to_list() == [-805.88, -207.56]

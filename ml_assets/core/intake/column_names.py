@@ -51,7 +51,7 @@ SYNONYMS: dict[str, tuple[str, ...]] = {
         "거래일|거래일자|거래일시|дата|дата операции|дата проводки|дата совершения операции|"
         "dato|buchung|bokfoeringsdag|bokfoeringsdatum|bokføringsdato|bokføringsdag|transaktionsdag|"
         "kirjauspaeivae|tranzakcio datuma|datum provedeni|koenyveles datuma|konyveles datuma|"
-        "дата проведення|дата операції|дата і час операції|дата i час операції|"
+        "дата проведення|дата операції|дата і час операції|дата i час операції|дата і час|"
         "tranzakcio idopontja"
     ),
     "description": _names(
@@ -66,6 +66,7 @@ SYNONYMS: dict[str, tuple[str, ...]] = {
         "적요|거래내용|내용|가맹점명|описание|описание операции|назначение платежа|основание|"
         "beskrivelse|beskrivning|tekst|selite|label|libelle operation bancaire|umsatztext|"
         "koezlemeny|kozlemeny|paaiskinimai|призначення платежу|деталі операції|опис операції|"
+        "деталі|"
         # last: the text only where no other column is (Commerzbank's, Comdirect's); beside a
         # purpose text it is the booking type (see transaction_type)
         "buchungstext"
@@ -80,13 +81,14 @@ SYNONYMS: dict[str, tuple[str, ...]] = {
         "debit|debits|withdrawal|withdrawals|money out|paid out|debit amount|outflow|soll|ausgang|"
         "ut|uttak|uscite|addebiti|"
         "お支払金額|お引出金額|出金|出金額|引出額|支払金額|支出|支出金额|借方金额|"
-        "출금|출금액|찾으신금액|расход|списание|дебет"
+        "출금|출금액|찾으신금액|расход|списание|дебет|сума списання|cума списання"
     ),
     "credit": _names(
         "credit|credits|deposit|deposits|money in|paid in|credit amount|inflow|haben|eingang|"
         "inn|innskudd|entrate|accrediti|"
         "お預り金額|お預入金額|入金|入金額|預入額|收入|收入金额|存入|贷方金额|"
-        "입금|입금액|맡기신금액|приход|поступление|зачисление|кредит"
+        "입금|입금액|맡기신금액|приход|поступление|зачисление|кредит|сума зарахування|"
+        "cума зарахування"
     ),
     "balance": _names(
         # (not "available balance": it does not run with the rows)
@@ -102,7 +104,7 @@ SYNONYMS: dict[str, tuple[str, ...]] = {
     "currency": _names(
         "currency|waehrung|wahrung|devise|valuta code|ccy|transaction amount currency|"
         "iso currency code|amount currency|munt|moneda|divisa|waluta|mena|valuuta|valutacode|"
-        "muntsoort|penznem|valiuta|tranzakcio devizaneme|devizanem|валюта|valuta rekening|valyuta"
+        "muntsoort|penznem|valiuta|tranzakcio devizaneme|devizanem|валюта картки|валюта|valuta rekening|valyuta"
     ),
     "account_id": _names(
         # (not IBAN or Kontonummer: in many exports that is the other party's account)

@@ -42,6 +42,7 @@ DATE_FORMATS = (
     "%m/%d/%Y %H:%M:%S",
     "%d.%m.%Y %H:%M",
     "%d.%m.%Y %H:%M:%S",
+    "%d.%m.%y %H:%M",
     "%d/%m/%Y %H:%M",
 )
 _DAY_FIRST = {f for f in DATE_FORMATS if f.index("%d") < f.find("%m") or "%b" in f or "%B" in f}

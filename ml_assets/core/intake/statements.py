@@ -115,6 +115,8 @@ def balance_in(cells: list, decimal: str, line: int) -> Balance | None:
 # the keys a table line that is no row is read under: a section's title among the rows, and a
 # line continuing the row above (its text already joined to that row)
 SECTION_LINE, CONTINUATION_LINE = "_section_line", "_continuation_line"
+# the header written again below a section title (Sense Bank's account, then each card)
+REPEATED_HEADER = "_repeated_header"
 
 
 def statement_line(record: dict) -> str | None:
@@ -129,6 +131,8 @@ def statement_line(record: dict) -> str | None:
         return "section title"
     if record.get(CONTINUATION_LINE) is not None:
         return "continuation line"
+    if record.get(REPEATED_HEADER) is not None:
+        return "repeated header"
     amounts = [record.get(k) for k in ("amount", "debit", "credit")]
     texts = [
         v for v in (record.get("posted_date"), record.get("description")) if isinstance(v, str)

@@ -22,7 +22,7 @@ from ml_assets.core.intake.csv_exports import CellRow, ColumnMapping, fitting_pr
 from ml_assets.core.intake.export_settings import ExportSettings
 from ml_assets.core.intake.records import SchemaError
 from ml_assets.core.intake.sniffing import sniff_date_format, sniff_decimal
-from ml_assets.core.intake.statements import CONTINUATION_LINE, SECTION_LINE
+from ml_assets.core.intake.statements import CONTINUATION_LINE, REPEATED_HEADER, SECTION_LINE
 
 HEADER_SEARCH_LINES = 50
 SNIFF_ROWS = 200
@@ -320,6 +320,8 @@ def _row_record(
         # footer's disclaimer, counted as such rather than quarantined (a date alone there
         # still is)
         return row.line, {SECTION_LINE: values[0]}, row.raw
+    if header_names(values)[: len(header)] == header:
+        return row.line, {REPEATED_HEADER: values[0]}, row.raw
     if pad or (narrowest is not None and narrowest <= len(values) < len(header)):
         values += [""] * (len(header) - len(values))
         names = header + [f"column {i + 1}" for i in range(len(header), len(values))]
