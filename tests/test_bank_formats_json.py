@@ -406,3 +406,39 @@ def test_a_json_array_of_positive_purchases_is_signed_as_a_csv_would_be(tmp_path
     assert code == 0 and params["raw_transactions"]["spending"] == "positive"
     kept = scan_exports(export, RawTransactionsParams(**params["raw_transactions"])).kept
     assert kept["amount"].to_list() == [-45.2, -12.5, -15.99]
+
+
+def test_a_fio_banka_statement_reads_its_named_columns(tmp_path, capsys):
+    """Fio banka's API writes each record as {"column1": {"value", "name", "id"}, ...} under
+    accountStatement.transactionList.transaction: read by the columns' names, the party and
+    the message as the text (the type where there is none: credited interest), dated by the
+    day without its zone; a period without transactions (a null list) holds no row."""
+
+    def cell(column: int, name: str, value):
+        return {f"column{column}": {"value": value, "name": name, "id": column}}
+
+    def record(number, day, amount, kind, **texts):
+        out = {**cell(22, "ID pohybu", number), **cell(0, "Datum", day),
+               **cell(1, "Objem", amount), **cell(14, "Měna", "CZK"), **cell(8, "Typ", kind),
+               "column5": None}  # fmt: skip
+        for column, (name, value) in enumerate(texts.items(), start=10):
+            out.update(cell(column, name.replace("_", " "), value))
+        return out
+
+    records = [
+        record(7139752765, "2026-01-31+0100", 1.39, "Připsaný úrok"),
+        record(7142478437, "2026-02-06+0100", -1280.0, "Platba převodem uvnitř banky",
+               Název_protiúčtu="Matějček, Milan", Zpráva_pro_příjemce="boty + čepice"),
+    ]  # fmt: skip
+    statement = {"info": {"currency": "CZK"}, "transactionList": {"transaction": records}}
+    export = tmp_path / "fio.json"
+    export.write_text(json.dumps({"accountStatement": statement}, ensure_ascii=False, indent=1))
+    code, out, params = inspect(export, capsys)
+    assert code == 0 and "Fio banka" in out
+    kept = scan_exports(export, RawTransactionsParams(**params["raw_transactions"])).kept
+    assert kept["description"].to_list() == ["Připsaný úrok", "Matějček, Milan boty + čepice"]
+    assert kept["posted_date"].to_list() == ["2026-01-31", "2026-02-06"]
+    assert kept["amount"].to_list() == [1.39, -1280.0] and set(kept["currency"]) == {"CZK"}
+    empty = tmp_path / "empty.json"
+    empty.write_text(json.dumps({"accountStatement": {"info": {}, "transactionList": None}}))
+    assert scan_transactions(empty).rows_in == 0

@@ -66,7 +66,7 @@ SYNONYMS: dict[str, tuple[str, ...]] = {
         "적요|거래내용|내용|가맹점명|описание|описание операции|назначение платежа|основание|"
         "beskrivelse|beskrivning|tekst|selite|label|libelle operation bancaire|umsatztext|"
         "koezlemeny|kozlemeny|paaiskinimai|призначення платежу|деталі операції|опис операції|"
-        "деталі|"
+        "деталі|popis|"
         # last: the text only where no other column is (Commerzbank's, Comdirect's); beside a
         # purpose text it is the booking type (see transaction_type)
         "buchungstext"
@@ -75,6 +75,7 @@ SYNONYMS: dict[str, tuple[str, ...]] = {
         "amount|transaction amount|transaction amount amount|betrag|umsatz|montant|bedrag|"
         "importe|importo|value|sum|buchungsbetrag|castka|zauctovana castka|kwota|"
         "tranzakcio oesszege|oesszeg|belopp|beløp|beløb|summa|maeaerae|сума|сума в валюті картки|"
+        "objem|"
         "金額|取引金額|ご利用金額|利用金額|入出金|金额|交易金额|금액|거래금액|сумма|сумма операции"
     ),
     "debit": _names(
@@ -99,12 +100,12 @@ SYNONYMS: dict[str, tuple[str, ...]] = {
     "fee": _names("fee|fees|gebuehr|gebuehren|frais"),
     "transaction_id": _names(
         "transaction id|transaction reference|reference number|ref number|fitid|id|txn id|"
-        "reference|referenz|kundenreferenz|reference id|internal transaction id"
+        "reference|referenz|kundenreferenz|reference id|internal transaction id|id pohybu"
     ),
     "currency": _names(
         "currency|waehrung|wahrung|devise|valuta code|ccy|transaction amount currency|"
         "iso currency code|amount currency|munt|moneda|divisa|waluta|mena|valuuta|valutacode|"
-        "muntsoort|penznem|valiuta|tranzakcio devizaneme|devizanem|валюта картки|валюта|valuta rekening|valyuta"
+        "muntsoort|penznem|valiuta|měna|tranzakcio devizaneme|devizanem|валюта картки|валюта|valuta rekening|valyuta"
     ),
     "account_id": _names(
         # (not IBAN or Kontonummer: in many exports that is the other party's account)

@@ -43,6 +43,7 @@ SHAPES = {
     "pending counted",
     "sync": "a Plaid /transactions/sync document: added and modified read, pending and "
     "removed counted",
+    "fio": "a Fio banka statement (accountStatement.transactionList)",
     "feed_items": "a Starling feed document: settled and refunded items read, the others "
     "(pending, declined, reversed, upcoming) counted",
     "unreadable": "a JSON document that cannot be read",
@@ -174,6 +175,11 @@ def _shape(value: object) -> str | None:
         return None
     if isinstance(value.get("feedItems"), list):
         return "feed_items"
+    statement = value.get("accountStatement")
+    if isinstance(statement, dict) and "transactionList" in statement:
+        listed = statement["transactionList"] or {}  # (null for a period without any)
+        if isinstance(listed, dict) and isinstance(listed.get("transaction") or [], list):
+            return "fio"
     sync = [value.get(k) for k in _SYNC_BLOCKS]
     if any(isinstance(b, list) for b in sync) and all(
         b is None or isinstance(b, list) for b in sync
@@ -192,6 +198,9 @@ def _positions(value: object, shape: str) -> Iterator[tuple[str, object, str | N
         listed = value["transactions"]
         blocks = [("transactions.booked", listed.get("booked"), None)]
         blocks.append(("transactions.pending", listed.get("pending"), PENDING))
+    elif shape == "fio":
+        listed = (value["accountStatement"]["transactionList"] or {}).get("transaction")
+        blocks = [("accountStatement.transactionList.transaction", listed, None)]
     elif shape == "feed_items":
         for index, item in enumerate(value["feedItems"]):
             yield f"feedItems[{index}]", item, _feed_item_kind(item)
@@ -236,7 +245,10 @@ def _document_records(path: Path, taken: list[tuple[int, str, object]]) -> Recor
             )
             yield number, error, raw
             continue
-        record = _plaid_currency(flattened(item))
+        if where.startswith("accountStatement.transactionList"):
+            record = _fio_record(item)
+        else:
+            record = _plaid_currency(flattened(item))
         if where.startswith("transactions.booked["):
             record = _booking_date(record)
         if where.startswith("modified["):  # a newer version of a transaction added before
@@ -252,6 +264,31 @@ def _jsonl_records(path: Path, skipped: list[tuple[int, str]]) -> Records:
                 continue
             record = _plaid_currency(flattened(record))
         yield number, record, raw
+
+
+def _fio_record(item: dict) -> dict:
+    """A Fio banka API record ({"column1": {"value": -4002.0, "name": "Objem", "id": 1},
+    "column5": null, ...}) by its columns' names ("Objem", "Datum", "Měna", "ID pohybu"), as
+    the bank's CSV heads them, with one text, "Popis": the other party's name, then the
+    message for the payee, else the user's identification or note; where there is none
+    (credited interest, a fee), the type. Its dates' zone ("2015-02-06+0100") is left off: the
+    day is the bank's."""
+    named = {}
+    for cell in item.values():
+        if isinstance(cell, dict) and cell.get("name") and cell.get("value") is not None:
+            named[str(cell["name"])] = cell["value"]
+    record = {k: v for k, v in named.items() if k in _FIO_KEPT}
+    day = record.get("Datum")
+    if isinstance(day, str) and len(day) > 10 and day[10] in "+-":
+        record["Datum"] = day[:10]
+    message = next((str(named[k]) for k in _FIO_MESSAGES if named.get(k)), "")
+    party = str(named.get("Název protiúčtu") or "")
+    record["Popis"] = " ".join(t for t in (party, message) if t) or named.get("Typ")
+    return record
+
+
+_FIO_KEPT = ("ID pohybu", "Datum", "Objem", "Měna")
+_FIO_MESSAGES = ("Zpráva pro příjemce", "Uživatelská identifikace", "Komentář")
 
 
 def _booking_date(record: dict) -> dict:
