@@ -4,11 +4,14 @@ JSON documents bank-data APIs return, saved as they came:
 * GoCardless Bank Account Data (ex-Nordigen) ``/accounts/{id}/transactions/``:
   ``{"transactions": {"booked": [...], "pending": [...]}}`` (a booked record without a
   ``bookingDate`` is dated by its ``valueDate``);
-* Plaid ``/transactions/get`` (and APIs alike): ``{"accounts": [...], "transactions": [...]}``;
+* Plaid ``/transactions/get`` (and APIs alike: Monzo's ``/transactions``, in pennies):
+  ``{"accounts": [...], "transactions": [...]}``;
 * Plaid ``/transactions/sync``: ``{"added": [...], "modified": [...], "removed": [...]}``;
 * Starling ``/feed/account/{id}/category/{id}``: ``{"feedItems": [...]}`` (unsigned
   ``amount.minorUnits`` and a ``direction`` of IN or OUT; only SETTLED and REFUNDED items are
   booked);
+* Fio banka's API statement: ``{"accountStatement": {"transactionList": {"transaction":
+  [...]}}}``, each field a ``columnN`` with its name and value (``_fio_record``);
 * a JSON array of records.
 
 Which one a file is comes from its content, not its suffix: a file whose first value spans
@@ -336,8 +339,9 @@ def _unknown(path: Path, value: object) -> SchemaError:
     return SchemaError(
         f"{path}: a JSON document of a shape not read ({found}{nested}); read are a JSON array "
         'of records, GoCardless\' {"transactions": {"booked": [...], "pending": [...]}}, '
-        'Plaid\'s {"transactions": [...]} and /transactions/sync\'s {"added": [...], '
-        '"modified": [...], "removed": [...]}, Starling\'s {"feedItems": [...]}: export the '
-        "records as JSONL (one object per line) or as a JSON array",
+        "Plaid's and Monzo's {\"transactions\": [...]}, Plaid's /transactions/sync "
+        '{"added": [...], "modified": [...], "removed": [...]}, Starling\'s '
+        '{"feedItems": [...]}, Fio banka\'s {"accountStatement": {"transactionList": ...}}: '
+        "export the records as JSONL (one object per line) or as a JSON array",
         "unknown_document",
     )
