@@ -443,9 +443,6 @@ def test_rows_narrower_than_the_header_and_dated_balance_lines(tmp_path, capsys)
     so every row is narrower than the header; its opening and closing balances ("Likutis
     pradžiai", "Likutis pabaigai") and turnovers ("Apyvarta") are dated rows with an amount.
     The rows are read, the balance lines read as balances and every such line counted."""
-    names = ["Sąskaitos Nr.", "", "Data", "Gavėjas", "Paaiškinimai", "Suma", "Valiuta", "D/K",
-             "Įrašo Nr.", "Kodas", "Įmokos kodas", "Dok. Nr.", "Kliento kodas mokėtojo IS",
-             "Kliento kodas", "Pradinis mokėtojas", "Galutinis gavėjas"]  # fmt: skip
     rows = [
         ("10", "2026-01-01", "", "Likutis pradžiai", "2123.82", "K", ""),
         ("20", "2026-01-02", "McDonald's", "PIRKINYS 2025.12.30 McDonald's Vilnius", "14.34", "D",
@@ -457,12 +454,7 @@ def test_rows_narrower_than_the_header_and_dated_balance_lines(tmp_path, capsys)
         ("82", "2026-01-31", "", "Apyvarta", "1600.00", "K", ""),
         ("86", "2026-01-31", "", "Likutis pabaigai", "3494.48", "K", ""),
     ]  # fmt: skip
-    lines = [",".join(f'"{n}"' for n in names) + ","]
-    for kind, day, payee, text, amount, mark, entry in rows:
-        cells = ["LT797300010000000000", kind, day, payee, text, amount, "EUR", mark, entry, "K"]
-        lines.append(",".join(f'"{c}"' for c in cells + ["", ""]) + ",")
-    export = tmp_path / "swedbank.csv"
-    export.write_text("\n".join(lines) + "\n", encoding="utf-8")
+    export = swedbank_export(tmp_path / "swedbank.csv", rows)
     out, _, result, counted = loaded(export, capsys)
     assert result.kept.height == 3 and result.quarantined.height == 0 and counted == 4
     assert "opening 2,123.82 (line 2), closing 3,494.48 (line 8)" in out
@@ -575,3 +567,35 @@ def test_a_headerless_credit_column_before_the_debit_one_is_told_by_its_income_r
     out, section, result, _ = loaded(export, capsys)
     assert section["column_map"]["3"] == "credit" and "say they are income" in out
     assert result.kept["amount"].to_list() == [2500.0, -61.0, -18.45, 83.16, -22.1]
+
+
+def swedbank_export(path: Path, rows: list[tuple]) -> Path:
+    """A Swedbank (Lithuania) CSV of ``rows`` (kind, day, payee, text, amount, D/K, entry):
+    16 names in the header, each row without its trailing empty cells."""
+    names = ["Sąskaitos Nr.", "", "Data", "Gavėjas", "Paaiškinimai", "Suma", "Valiuta", "D/K",
+             "Įrašo Nr.", "Kodas", "Įmokos kodas", "Dok. Nr.", "Kliento kodas mokėtojo IS",
+             "Kliento kodas", "Pradinis mokėtojas", "Galutinis gavėjas"]  # fmt: skip
+    lines = [",".join(f'"{n}"' for n in names) + ","]
+    for kind, day, payee, text, amount, mark, entry in rows:
+        cells = ["LT797300010000000000", kind, day, payee, text, amount, "EUR", mark, entry, "K"]
+        lines.append(",".join(f'"{c}"' for c in cells + ["", ""]) + ",")
+    path.write_text("\n".join(lines) + "\n", encoding="utf-8")
+    return path
+
+
+def test_each_statement_of_a_file_is_framed_by_its_own_balances(tmp_path, capsys):
+    """Two statements in one Swedbank file, each with its opening and closing balance: the
+    first adds up, the second's closing is 10.00 off its rows, and only that one is said."""
+    rows = [
+        ("10", "2026-01-01", "", "Likutis pradžiai", "100.00", "K", ""),
+        ("20", "2026-01-02", "Company", "Salary", "50.00", "K", "1"),
+        ("86", "2026-01-31", "", "Likutis pabaigai", "150.00", "K", ""),
+        ("10", "2026-02-01", "", "Likutis pradžiai", "500.00", "K", ""),
+        ("20", "2026-02-03", "Maxima", "PIRKINYS Maxima Vilnius", "20.00", "D", "2"),
+        ("86", "2026-02-28", "", "Likutis pabaigai", "470.00", "K", ""),
+    ]
+    out, _, result, _ = loaded(swedbank_export(tmp_path / "swedbank.csv", rows), capsys)
+    assert result.kept["amount"].to_list() == [50.0, -20.0]
+    (warning,) = result.notes[0].warnings
+    assert "opening balance 500.00 (line 5) + the rows' amounts (-20.00) = 480.00" in warning
+    assert "closing balance is 470.00 (line 7): -10.00 unaccounted" in warning

@@ -371,7 +371,7 @@ def _scan_file(
             notes.duplicates_same_balance[day] += 1
         else:
             scan.take(line, record, raw, renamed, None)
-    check_balances(notes, scan.chain, scan.total, scan.quarantined)
+    check_balances(notes, scan.chain, scan.booked, scan.quarantined)
     return notes
 
 
@@ -391,7 +391,8 @@ class _FileScan:
         self.transaction_ids, self.max_chars = transaction_ids, max_description_chars
         self.occurrences: Counter = Counter()  # identical rows of one account and day
         self.repeats: dict[tuple, str] = {}  # rows with a running balance -> their posted day
-        self.chain, self.total, self.quarantined = RunningBalance(), 0.0, []
+        self.chain, self.quarantined = RunningBalance(), []
+        self.booked: list[tuple[int, float]] = []  # (line, amount) of every kept row
 
     def reject(self, line: int, error: SchemaError, raw: bytes) -> None:
         self.tally.reject(self.file, line, error, raw)
@@ -413,7 +414,7 @@ class _FileScan:
             return
         if not self.tally.keep(self.file, line, where, row, derived, raw, supersedes):
             return
-        self.total += row["amount"]
+        self.booked.append((line, row["amount"]))
         if repeat is not None:
             self.repeats[repeat] = row["posted_date"]
         if balance is not None:

@@ -270,10 +270,15 @@ class RunningBalance:
 
 
 def check_balances(
-    notes: ExportNotes, chain: RunningBalance, total: float, quarantined: list[int]
+    notes: ExportNotes,
+    chain: RunningBalance,
+    booked: list[tuple[int, float]],
+    quarantined: list[int],
 ) -> None:
-    """Flag running-balance breaks, and warn when the closing balance (or a totals row) is
-    not what the opening balance and the rows add up to."""
+    """Flag running-balance breaks, and warn when a closing balance (or a totals row) is not
+    what the opening balance and the rows (``booked``: line, amount) add up to; in a file of
+    several statements, each opening and the closing after it frame the rows between them."""
+    total = sum(amount for _, amount in booked)
     notes.balance_steps = max(len(chain.rows) - 1, 0)
     # a column that moves with the amounts on fewer than half the steps is no running balance
     # (csb43's initial balance on every row), or the amounts' sign or columns are wrong: one
@@ -300,16 +305,20 @@ def check_balances(
         )
     also = f", or among the {len(quarantined)} quarantined rows" if quarantined else ""
     opening, closing = notes.opening(), notes.closing()
-    # several statements in one file (an opening balance each): its rows are not told apart
-    # by statement, so no one opening and closing frame them
-    several = sum(b.kind == "opening" for b in notes.balances) > 1
-    if opening is not None and closing is not None and not several:
+    frames = [(opening, closing)] if opening is not None and closing is not None else []
+    # (one statement: its balances may both stand in the preamble, above every row)
+    several = sum(b.kind == "opening" for b in notes.balances) > 1  # (Swedbank's)
+    if several:
+        frames = _statement_frames(notes.balances)
+    for opening, closing in frames:
         sign = chain.sign()
-        reached = opening.amount + sign * total
+        within = [a for line, a in booked if opening.line < line < closing.line]
+        rows = sum(within) if several else total
+        reached = opening.amount + sign * rows
         if round(reached * CENTS) != round(closing.amount * CENTS):
             notes.warnings.append(
                 f"{notes.source}: opening balance {opening.amount:,.2f} ({notes.unit} {opening.line}) "
-                f"{'+' if sign > 0 else '-'} the rows' amounts ({total:+,.2f}) = {reached:,.2f}, "
+                f"{'+' if sign > 0 else '-'} the rows' amounts ({rows:+,.2f}) = {reached:,.2f}, "
                 f"but the closing balance is {closing.amount:,.2f} ({notes.unit} {closing.line}): "
                 f"{closing.amount - reached:+,.2f} unaccounted; rows are missing from the "
                 f"export{also}"
@@ -320,6 +329,18 @@ def check_balances(
                 f"{notes.where(line)}: the totals row says {stated:,.2f}, the rows add up to "
                 f"{total:,.2f} ({abs(stated) - abs(total):+,.2f}): rows are missing{also}"
             )
+
+
+def _statement_frames(balances: list[Balance]) -> list[tuple[Balance, Balance]]:
+    """Each opening balance with the closing one after it, in file order."""
+    frames, opening = [], None
+    for found in sorted(balances, key=lambda b: b.line):
+        if found.kind == "opening":
+            opening = found
+        elif opening is not None:
+            frames.append((opening, found))
+            opening = None
+    return frames
 
 
 def balance_gap(
