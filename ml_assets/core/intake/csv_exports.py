@@ -196,19 +196,27 @@ def signed_amount(
     # amount to the file's sign, as the rows without a mark are read
     if "direction" in record and not _blank(amount) and not _blank(record["direction"]):
         return _directed(parse_amount(amount, where), record["direction"], where)
-    flip = (spending or (layout.spending if layout else "negative")) == "positive"
-    if flip and not _blank(amount):
+    if purchases_positive(layout, spending) and not _blank(amount):
         return -parse_amount(amount, where)
     return amount
 
 
+def purchases_positive(layout: CsvPreset | None, spending: str | None) -> bool:
+    """Whether the file lists purchases as positive amounts (``spending``, else the preset's)."""
+    return (spending or (layout.spending if layout else "negative")) == "positive"
+
+
+def direction_sign(direction: object) -> int | None:
+    """-1 for a direction word of money out ("Af", "Debit", "D"), +1 for money in, else None."""
+    word = str(direction or "").strip().lower()
+    return -1 if word in MONEY_OUT else 1 if word in MONEY_IN else None
+
+
 def _directed(amount: float, direction: object, where: str) -> float:
     """An unsigned amount signed by its direction column ("Af"/"Bij", "Debit"/"Credit")."""
-    word = str(direction or "").strip().lower()
-    if word in MONEY_OUT:
-        return -abs(amount)
-    if word in MONEY_IN:
-        return abs(amount)
+    sign = direction_sign(direction)
+    if sign is not None:
+        return sign * abs(amount)
     raise SchemaError(
         f"{where}: the direction column says {direction!r}, neither money out "
         f"({', '.join(sorted(MONEY_OUT))}) nor in ({', '.join(sorted(MONEY_IN))}); fix the row, "

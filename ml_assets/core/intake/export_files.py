@@ -20,17 +20,14 @@ import polars as pl
 
 from ml_assets.core.intake.bank_formats import iter_ofx
 from ml_assets.core.intake.camt053 import iter_camt053
-from ml_assets.core.intake.column_names import (
-    MONEY_IN,
-    MONEY_OUT,
-    names_other_party,
-    party_role,
-)
+from ml_assets.core.intake.column_names import names_other_party, party_role
 from ml_assets.core.intake.csv_exports import (
     ColumnMapping,
     CsvPreset,
+    direction_sign,
     head_lines,
     iter_csv_rows,
+    purchases_positive,
     signed_amount,
 )
 from ml_assets.core.intake.export_settings import ExportSettings
@@ -182,15 +179,12 @@ class FileReading:
         cells) as the file writes it; None where it says neither."""
         mapped = {ours: theirs for theirs, ours in self.mapping.items()}
         if "direction" in mapped:  # (an unsigned amount: its direction word says)
-            word = str(record.get(mapped["direction"]) or "").strip().lower()
-            return -1 if word in MONEY_OUT else 1 if word in MONEY_IN else None
+            return direction_sign(record.get(mapped["direction"]))
         if "amount" in mapped:
             amount = amount_or_none(record.get(mapped["amount"]), self.decimal)
             if not amount:
                 return None
-            flipped = (
-                self.spending or (self.layout.spending if self.layout else None)
-            ) == "positive"
+            flipped = purchases_positive(self.layout, self.spending)
             return (1 if amount > 0 else -1) * (-1 if flipped else 1)
         debit = amount_or_none(record.get(mapped.get("debit", "")), self.decimal)
         credit = amount_or_none(record.get(mapped.get("credit", "")), self.decimal)

@@ -42,7 +42,7 @@ from ml_assets.core.intake.csv_exports import CSV_PRESETS, CellRow, fitting_pres
 from ml_assets.core.intake.records import SchemaError
 from ml_assets.core.intake.sniffing import amount_mark, amount_or_none
 from ml_assets.core.intake.statements import statement_line
-from ml_assets.core.intake.tables import HEADER_SEARCH_LINES, header_names
+from ml_assets.core.intake.tables import HEADER_SEARCH_LINES, header_names, position_name
 
 _SIGNED_SHARE = 0.25  # the share of negative amounts from which a file is taken as signed
 # money coming in: a row whose description says so shows the file's sign for income (a
@@ -321,7 +321,7 @@ def _trailing_direction(guess: LayoutGuess, body: list[CellRow]) -> None:
     words = {str(r.cells[width]).strip().lower() for r in extra}
     both = words & MONEY_OUT and words & MONEY_IN
     if words <= MONEY_OUT | MONEY_IN and (both or min(map(len, words)) > 1):
-        name = f"column {width + 1}"
+        name = position_name(width + 1)
         guess.header.append(name)
         guess.columns[name] = "direction"
         guess.why["columns"] += (

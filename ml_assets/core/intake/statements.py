@@ -310,10 +310,11 @@ def check_balances(
     several = sum(b.kind == "opening" for b in notes.balances) > 1  # (Swedbank's)
     if several:
         frames = _statement_frames(notes.balances)
+    sign = chain.sign()
     for opening, closing in frames:
-        sign = chain.sign()
-        within = [a for line, a in booked if opening.line < line < closing.line]
-        rows = sum(within) if several else total
+        rows = (
+            sum(a for line, a in booked if opening.line < line < closing.line) if several else total
+        )
         reached = opening.amount + sign * rows
         if round(reached * CENTS) != round(closing.amount * CENTS):
             notes.warnings.append(

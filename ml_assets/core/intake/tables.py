@@ -133,7 +133,13 @@ def _named_beyond(header: list[str], column_map: dict[str, str]) -> list[str]:
         for name in column_map
         if (found := re.fullmatch(r"column (\d+)", name)) and int(found.group(1)) > len(header)
     ]
-    return [f"column {i}" for i in range(len(header) + 1, max(positions, default=0) + 1)]
+    return [position_name(i) for i in range(len(header) + 1, max(positions, default=0) + 1)]
+
+
+def position_name(position: int) -> str:
+    """The name of a column its header leaves unnamed, by its 1-based position ("column 4"):
+    how column_map names it."""
+    return f"column {position}"
 
 
 def header_names(cells: list) -> list[str]:
@@ -142,11 +148,11 @@ def header_names(cells: list) -> list[str]:
     names: list[str] = []
     for position, cell in enumerate(cells, start=1):
         name = str(cell if cell is not None else "").strip().lstrip("\ufeff")
-        name = name or f"column {position}"
+        name = name or position_name(position)
         while name in names:
             name = f"{name} ({position})"
         names.append(name)
-    while names and names[-1] == f"column {len(names)}":
+    while names and names[-1] == position_name(len(names)):
         names.pop()  # a trailing delimiter, or empty cells right of the table
     return names
 
@@ -258,7 +264,9 @@ def _records(
     spills: bool = False,
 ) -> Iterator[Record]:
     """Each row as {header name: cell}. In a CSV a row of another width is malformed (a
-    truncated last line when it is short and unterminated); a trailing empty cell (a trailing
+    truncated last line when it is short and unterminated), unless the file's rows share a
+    narrower width (``narrowest``: the cells right of it are blank) or spill their last
+    column's text over more cells (``spills``: joined); a trailing empty cell (a trailing
     delimiter) is tolerated. A spreadsheet's short rows are padded, extra cells named. A CSV
     line that only continues the row above (OCBC's ``,,UBER EATS HELP.UBER``: its first cell
     empty, one cell of words) is joined to that row's cell and counted."""
@@ -324,7 +332,7 @@ def _row_record(
         return row.line, {REPEATED_HEADER: values[0]}, row.raw
     if pad or (narrowest is not None and narrowest <= len(values) < len(header)):
         values += [""] * (len(header) - len(values))
-        names = header + [f"column {i + 1}" for i in range(len(header), len(values))]
+        names = header + [position_name(i + 1) for i in range(len(header), len(values))]
         return row.line, dict(zip(names, values, strict=True)), row.raw
     if len(values) != len(header):
         truncated = row.unterminated and len(values) < len(header)
