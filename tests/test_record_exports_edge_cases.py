@@ -194,3 +194,23 @@ def test_amounts_in_minor_units_are_read_in_the_currency_s_major_unit(tmp_path):
     (detail,) = result.quarantined["detail"].to_list()
     assert "'amount' -3.99 is not a whole number of minor units" in detail
     assert scan_transactions(path, column_map=columns).kept["amount"][0] == -1250.0
+
+
+def test_a_row_whose_text_columns_are_blank_is_quarantined_naming_them(tmp_path):
+    """A budget app's row without a note (Monefy writes the category and the amount only) has no
+    text to categorize: it is quarantined, naming the blank column. Its category is a label, so
+    it never stands in for the text the model reads."""
+    path = tmp_path / "monefy.csv"
+    path.write_text(
+        "date,account,category,amount,currency,description\n"
+        "06/12/2021,Cash,Clothes,-25,USD,\n"
+        "06/12/2021,Cash,Food,-12,USD,Lunch at Joe's\n"
+    )
+    columns = {"date": "posted_date", "account": "account_id", "description": "description"}
+    result = scan_transactions(path, column_map=columns, date_format="%d/%m/%Y")
+    assert result.kept["description"].to_list() == ["Lunch at Joe's"]
+    (detail,) = result.quarantined["detail"]
+    assert detail == (
+        f"{path}:2: required field 'description' is empty ('description' blank on this line): "
+        "a row without text has nothing to categorize"
+    )

@@ -158,9 +158,14 @@ def _missing_hint(
     name: str, record: dict, column_map: dict[str, str] | None, original: dict | None
 ) -> str:
     """For a field that is not there at all: the mapped source column and the keys found; a
-    statement format's record (``column_map`` None) lacks it in the file itself."""
+    statement format's record (``column_map`` None) lacks it in the file itself. For a blank
+    description: the columns it is made of, and why the row is not kept without it."""
     if name in record:
-        return ""
+        if name != "description" or not column_map:
+            return ""
+        sources = [src for src, ours in column_map.items() if ours == name]
+        blank = f" ({', '.join(map(repr, sources))} blank on this line)" if sources else ""
+        return f"{blank}: a row without text has nothing to categorize"
     if column_map is None:
         return "; the file's record has none: fix or remove the record in the file"
     sources = [src for src, ours in column_map.items() if ours == name]
