@@ -1,13 +1,20 @@
-"""ISO 20022 CAMT.053 statements, parsed by ``pycamt`` (no entities, no network) and read by
-the standard's element paths: one row per transaction detail of every entry (``Ntry``) of every
-statement, or per entry without details.
+"""ISO 20022 cash-management messages, parsed by ``pycamt`` (no entities, no network) and
+read by the standard's element paths: camt.053 statements (``Stmt``), camt.052 account
+reports (``Rpt``) and camt.054 debit/credit notifications (``Ntfctn``), which share the entry
+structure. One row per transaction detail of every entry (``Ntry``), or per entry without
+details; the format is named ``camt053`` for all three.
 
 Amounts, currencies and signs are read where the standard puts them (the entry's own ``Amt``
 and ``CdtDbtInd``; a batch detail's ``Amt``, or ``AmtDtls/TxAmt/Amt`` before .001.08), not from
 the first ``Amt`` below an element, which can be an instructed amount in another currency or a
-charge. The id is the entry reference (``AcctSvcrRef``, with the detail's ``EndToEndId`` or
-position in a batch); placeholders such as ``NONREF`` and ``NOTPROVIDED`` are no reference, so
-those rows get derived ids.
+charge. The id is the bank's entry reference (``AcctSvcrRef``, with the detail's
+``EndToEndId`` or position in a batch; see ``_entry_ids`` for a reference the bank reuses);
+placeholders such as ``NONREF`` and ``NOTPROVIDED`` are no reference, so those rows get
+derived ids.
+
+An entry the bank has not booked (status ``PDNG`` or ``FUTR``: pending, changed or dropped
+before booking; ``INFO``: information only) is no transaction: counted as a line that is
+not one, never a row, as a JSON export's pending records are.
 
 An entry without a day, an amount or any text is quarantined by its line and, where the
 line holds other entries too (a statement written on one line), by its position in the file
@@ -16,21 +23,29 @@ line holds other entries too (a statement written on one line), by its position 
 
 from __future__ import annotations
 
+import re
 from collections import Counter
 from collections.abc import Iterator
 from pathlib import Path
 
 from ml_assets.core.intake.bank_formats import Row, has_words, reference, unreadable_file
+from ml_assets.core.intake.json_documents import PENDING
 from ml_assets.core.intake.records import SchemaError, open_binary
 from ml_assets.core.intake.statements import balance_gap
 
 
-def iter_camt053(path: Path, warnings: list[str] | None = None) -> Iterator[Row]:
-    """Entries (``Ntry``) of every statement; an entry split into transaction details is one
-    row per detail. Booking date is the day; value date when a bank leaves it out; where a
-    bank dates none of a statement's entries, the statement's day (``_statement_day``), said
-    in ``warnings``. Where a statement states its opening and closing balances, a gap the
-    booked rows leave between them is appended to ``warnings``."""
+def iter_camt053(
+    path: Path,
+    skipped: list[tuple[int, str]] | None = None,
+    warnings: list[str] | None = None,
+) -> Iterator[Row]:
+    """Entries (``Ntry``) of every statement, report or notification; an entry split into
+    transaction details is one row per detail. Booking date is the day; value date when a
+    bank leaves it out; where a bank dates none of a statement's entries, the statement's day
+    (``_statement_day``), said in ``warnings``. Where a statement states its opening and
+    closing balances, a gap the booked rows leave between them is appended to ``warnings``
+    (a notification states none: nothing to check). Entries not booked go to ``skipped`` as
+    (line, kind); a caller that keeps no such list is told their count in ``warnings``."""
     from lxml import etree
     from pycamt.parser import Camt053ParseError, Camt053Parser
 
@@ -44,32 +59,37 @@ def iter_camt053(path: Path, warnings: list[str] | None = None) -> Iterator[Row]
     # the document's own namespace, declared as the default or with a prefix (<ns2:Document>)
     namespace = etree.QName(root).namespace
     names = {None: namespace} if namespace else {}
-    statements = root.findall(".//Stmt", names) or root.findall(".//Rpt", names)
+    statements = next(
+        (found for tag in _STATEMENT_TAGS if (found := root.findall(f".//{tag}", names))), []
+    )
     if not statements:
-        error = ValueError(f"no <Stmt> or <Rpt> element under <{etree.QName(root).localname}>")
+        error = ValueError(
+            f"no <Stmt>, <Rpt> or <Ntfctn> element under <{etree.QName(root).localname}>"
+        )
         yield unreadable_file(path, error, 1, data)
         return
     entries = root.findall(".//Ntry", names)
     position = {entry: number for number, entry in enumerate(entries, start=1)}
     shared = Counter(entry.sourceline for entry in entries)  # lines holding several entries
+    ids = _entry_ids(entries, names)
+    not_booked: list[tuple[int, str]] = [] if skipped is None else skipped
     for statement in statements:
         total, unread, undated = 0.0, 0, 0
         day = _statement_day(statement, names)
         for entry in statement.findall(".//Ntry", names):
             line = entry.sourceline or 1
+            status = _status(entry, names)
+            if status in _NOT_BOOKED:
+                not_booked.append((line, _NOT_BOOKED[status]))
+                continue
             where = f"{path}:{line}" + (f", Ntry[{position[entry]}]" if shared[line] > 1 else "")
             raw = etree.tostring(entry)
-            booked = (
-                entry.findtext("./Sts/Cd", None, names)
-                or entry.findtext("./Sts", None, names)
-                or "BOOK"
-            ).strip() == "BOOK"
-            for record in _camt_entry(entry, statement, names):
+            for record in _camt_entry(entry, statement, ids[entry], names):
                 if record["posted_date"] is None and day:
                     record["posted_date"], undated = day[0], undated + 1
                 if not isinstance(record.get("amount"), float):
                     unread += 1
-                elif booked:  # pending and information entries are not in the balance
+                elif status == "BOOK":  # an entry of another status is not in the balance
                     total += record["amount"]
                 yield line, _camt_missing(where, record) or record, raw
         label = f"statement {statement.findtext('./Id', '?', names)}"
@@ -85,6 +105,55 @@ def iter_camt053(path: Path, warnings: list[str] | None = None) -> Iterator[Row]
             gap = balance_gap(f"{path}:{line}: {label}", opening, total, closing, unread)
             if gap:
                 warnings.append(gap)
+    if skipped is None and warnings is not None and not_booked:
+        kinds = Counter(kind for _, kind in not_booked)
+        warnings.append(
+            f"{path}: entries not booked, not read as transactions: "
+            + ", ".join(f"{count} {kind}(s)" for kind, count in sorted(kinds.items()))
+        )
+
+
+# the blocks holding entries: camt.053's statements, camt.052's reports, camt.054's
+# notifications (a file holds one kind)
+_STATEMENT_TAGS = ("Stmt", "Rpt", "Ntfctn")
+# entry statuses (Sts) of entries the bank has not booked: what each is counted as
+_NOT_BOOKED = {"PDNG": PENDING, "FUTR": PENDING, "INFO": "information entry"}
+
+
+def _status(entry, names) -> str:
+    """The entry's status code (``<Sts>BOOK</Sts>``, or ``<Sts><Cd>BOOK</Cd></Sts>`` from
+    .001.08), BOOK where the bank writes none."""
+    found = entry.findtext("./Sts/Cd", None, names) or entry.findtext("./Sts", None, names)
+    return (found or "").strip().upper() or "BOOK"
+
+
+def _entry_ids(entries: list, names: dict) -> dict:
+    """Each entry's id, None where it is derived from the row's content (account, day,
+    amount, text). The bank's reference (``AcctSvcrRef``) where it names one entry of the
+    file, or where every entry bearing it is the same entry written again. Some banks reuse
+    one reference for different entries (PostFinance gives the credits of one processing
+    run the same AcctSvcrRef): those entries are told apart by the bank's reference joined
+    with the entry's own (``NtryRef``) where that differs between them, else their ids are
+    derived. Each rule reads only the entry and its file, so the same file downloaded
+    twice yields the same ids and its entries are dropped as duplicates, while two
+    different entries are both kept."""
+    from lxml import etree
+
+    own = {entry: reference(_text(entry, ".//AcctSvcrRef", names)) for entry in entries}
+    entry_refs = {entry: reference(_text(entry, "./NtryRef", names)) for entry in entries}
+    variants: dict[str, set[bytes]] = {}
+    for entry, bank_ref in own.items():
+        variants.setdefault(bank_ref, set()).add(etree.tostring(entry, with_tail=False))
+    pairs = Counter((own[entry], entry_refs[entry]) for entry in entries)
+    ids = {}
+    for entry, bank_ref in own.items():
+        if bank_ref is None or len(variants[bank_ref]) == 1:
+            ids[entry] = bank_ref
+        elif entry_refs[entry] and pairs[(bank_ref, entry_refs[entry])] == 1:
+            ids[entry] = f"{bank_ref}/{entry_refs[entry]}"
+        else:
+            ids[entry] = None
+    return ids
 
 
 # where a statement's day is read, best first: the end of the period it covers, the day it
@@ -110,7 +179,8 @@ _CAMT_SOURCES = {
     "posted_date": "booking or value date (BookgDt, ValDt)",
     "amount": "Amt (or a detail's AmtDtls/TxAmt/Amt)",
     "description": "remittance text (RmtInf/Ustrd or Strd), AddtlTxInf, AddtlNtryInf, "
-    "purpose (Purp), party name or a reference of the payer's (EndToEndId, PmtInfId, InstrId)",
+    "purpose (Purp), party name, a reference of the payer's (EndToEndId, PmtInfId, InstrId) "
+    "or a bank transaction code this reader knows (BkTxCd)",
 }
 
 
@@ -145,10 +215,10 @@ def _camt_balances(statement, names) -> dict[str, tuple[float, int]]:
     return found
 
 
-def _camt_entry(entry, statement, names: dict) -> list[dict]:
+def _camt_entry(entry, statement, entry_id: str | None, names: dict) -> list[dict]:
     """One record per transaction detail (one for an entry without details), amounts and
     signs read where ISO 20022 puts them, not wherever an ``Amt`` first appears (an
-    instructed amount in another currency, a charge)."""
+    instructed amount in another currency, a charge); ``entry_id`` from ``_entry_ids``."""
     elements = [
         d
         for block in entry.findall(".//NtryDtls", names)
@@ -169,14 +239,13 @@ def _camt_entry(entry, statement, names: dict) -> list[dict]:
             else {**details[0], "CreditorName": None, "DebtorName": None}
         )
         details, own = [first], []
-    entry_reference = reference(details[0].get("TransactionID"))
     ends = [reference(d.get("EndToEndId")) for d in details]
     records = []
     for position, detail in enumerate(details):
         amount, currency, sign = own[position] if own else (booked or (None, None, None))
         if own and sign is None and booked:
             sign = booked[2]  # a batch's details share the entry's direction
-        row_id = entry_reference
+        row_id = entry_id
         if row_id and len(details) > 1:
             end = ends[position]
             row_id = f"{row_id}/{end if end and ends.count(end) == 1 else position}"
@@ -190,10 +259,9 @@ def _text(element, path: str, names: dict) -> str | None:
 
 
 def _entry_fields(entry, statement, names: dict) -> dict:
-    """What every detail of an entry shares: its reference, account, days, reversal flag and
-    additional text."""
+    """What every detail of an entry shares: its account, days, reversal flag, additional
+    text and bank transaction code (as words)."""
     return {
-        "TransactionID": _text(entry, ".//AcctSvcrRef", names),
         # the statement's account: its IBAN, or another scheme's number (Acct/Id/Othr/Id)
         "AccountIBAN": _text(statement, "./Acct/Id/IBAN", names)
         or _text(statement, "./Acct/Id/Othr/Id", names),
@@ -204,6 +272,7 @@ def _entry_fields(entry, statement, names: dict) -> dict:
         # a batch booked as one sum names its payment order (PmtInfId), or its message
         "BatchReference": _text(entry, "./NtryDtls/Btch/PmtInfId", names)
         or _text(entry, "./NtryDtls/Btch/MsgId", names),
+        "EntryCode": _code_words(entry, names),
     }
 
 
@@ -234,6 +303,7 @@ def _detail_fields(detail, names: dict) -> dict:
         "StructuredReference": next((s for s in structured if s), None),
         "Purpose": _text(detail, "./Purp/Prtry", names) or _text(detail, "./Purp/Cd", names),
         "PayerReference": next((r for r in references if r), None),
+        "DetailCode": _code_words(detail, names),
     }
     return {key: value for key, value in fields.items() if value is not None}
 
@@ -276,15 +346,85 @@ def _camt_text(detail: dict, party: str | None) -> str | None:
     return detail.get("Purpose") or (reference if has_words(reference) else None)
 
 
-def _payer_reference(detail: dict) -> str | None:
-    """The text of an entry with no party and no text: the reference its payer gave it (a
-    detail's end-to-end id, payment order or instruction; a batch's payment order), as an
-    MT940 entry without details is read by its :61: reference. A reference without a word
-    (a bare number) says nothing of the payment: None, and the entry stays quarantined."""
-    for given in (detail.get("PayerReference"), detail.get("BatchReference")):
-        if has_words(given):
-            return given
-    return None
+def _kind_or_reference(detail: dict) -> str | None:
+    """The text of an entry that names no counterparty and says nothing of the payment, best
+    first: a reference its payer gave it that reads as words (a detail's end-to-end id,
+    payment order or instruction; a batch's payment order), as an MT940 entry without details
+    is read by its :61: reference; else its bank transaction code in words (the entry's, else
+    the detail's: "received credit transfer charges") with the one party it names (a charge
+    names only the bank or the account holder); else a reference that reads as an id (a
+    batch file's ``BANKFILEID998765``). A bare number says nothing of the payment: None, and
+    the entry stays quarantined."""
+    given = (detail.get("PayerReference"), detail.get("BatchReference"))
+    worded = [text for text in given if has_words(text)]
+    code = detail.get("EntryCode") or detail.get("DetailCode")
+    named = detail.get("CreditorName") or detail.get("DebtorName")
+    kind = " ".join(part for part in (code, named) if part)
+    return (
+        next((t for t in worded if not _ID.fullmatch(t)), None) or kind or next(iter(worded), None)
+    )
+
+
+_ID = re.compile(r"\S*\d\S*")  # one token with a digit in it: a file or message id, not words
+
+
+def _code_words(element, names: dict) -> str | None:
+    """The bank transaction code (``BkTxCd``) of an entry or a detail in words: ISO's family
+    and sub-family ("card charges"), else the SWIFT transaction type a bank gives as its
+    proprietary code (``NCHG+808``: "charges"); None for a code not listed here."""
+    family = _text(element, "./BkTxCd/Domn/Fmly/Cd", names)
+    sub_family = _text(element, "./BkTxCd/Domn/Fmly/SubFmlyCd", names)
+    words = [_FAMILY_WORDS.get(family or ""), _SUB_FAMILY_WORDS.get(sub_family or "")]
+    proprietary = (_text(element, "./BkTxCd/Prtry/Cd", names) or "")[:4].upper()
+    return " ".join(w for w in words if w) or _SWIFT_WORDS.get(proprietary)
+
+
+# ISO 20022 bank transaction code families (Domn/Fmly/Cd) that name how money moved
+_FAMILY_WORDS = {
+    "RCDT": "received credit transfer",
+    "ICDT": "credit transfer",
+    "RDDT": "direct debit",
+    "IDDT": "direct debit collection",
+    "RCHQ": "cheque deposit",
+    "ICHQ": "cheque",
+    "CCRD": "card",
+    "MCRD": "card acquiring",
+    "CNTR": "counter",
+    "DRFT": "draft",
+    "RRCT": "received remittance",
+    "IRCT": "remittance",
+}
+# sub-families (SubFmlyCd) that name what the money was for, in any family
+_SUB_FAMILY_WORDS = {
+    "CHRG": "charges",
+    "FEES": "fees",
+    "COMM": "commission",
+    "INTR": "interest",
+    "TAXE": "taxes",
+    "POSD": "payment",
+    "CWDL": "cash withdrawal",
+    "CDPT": "cash deposit",
+    "SALA": "salary",
+    "STDO": "standing order",
+}
+# SWIFT transaction types (MT940's :61:), which banks also give as camt's proprietary code
+_SWIFT_WORDS = {
+    "NCHG": "charges",
+    "NINT": "interest",
+    "NCOM": "commission",
+    "NTRF": "transfer",
+    "NDDT": "direct debit",
+    "NSTO": "standing order",
+    "NCHK": "cheque",
+    "NDIV": "dividend",
+    "NFEX": "foreign exchange",
+}
+
+
+def _plain(text: str | None) -> str | None:
+    """Text as one line: line breaks and runs of spaces a bank wraps its fields with are one
+    space; soft hyphens (U+00AD, which ING writes inside dates and words) are dropped."""
+    return (" ".join(text.replace("\u00ad", "").split()) or None) if text else None
 
 
 def _camt_record(
@@ -303,9 +443,9 @@ def _camt_record(
         "posted_date": detail.get("BookingDate") or detail.get("ValueDate"),
         "amount": amount,
         "currency": currency,
-        "description": " ".join(p for p in (party, _camt_text(detail, party)) if p)
-        or _payer_reference(detail),
-        "merchant": party,
+        "description": _plain(" ".join(p for p in (party, _camt_text(detail, party)) if p))
+        or _plain(_kind_or_reference(detail)),
+        "merchant": _plain(party),
     }
     if row_id:
         record["transaction_id"] = row_id

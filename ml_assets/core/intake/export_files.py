@@ -329,7 +329,9 @@ def open_export(
         rows = iter_mt940(file, settings.encoding, warnings=notes.warnings)
         return FileReading(fmt, {}, None), rows
     if fmt == "camt053":  # states balances the rows are checked against
-        return FileReading(fmt, {}, None), iter_camt053(file, warnings=notes.warnings)
+        return FileReading(fmt, {}, None), iter_camt053(
+            file, notes.statement_lines, warnings=notes.warnings
+        )
     if fmt == "ofx":  # an investment statement's trades are counted, not rows
         return FileReading(fmt, {}, None), iter_ofx(
             file, notes.statement_lines, warnings=notes.warnings

@@ -64,6 +64,7 @@ _SUFFIX_FORMAT = {
     ".json": "jsonl",  # or a JSON document: told apart by the content (core.json_documents)
     ".csv": "csv",
     ".tsv": "csv",
+    ".tab": "csv",  # tab-separated (ABN AMRO's TXT*.TAB downloads): its delimiter sniffed
     ".ssv": "csv",  # semicolon-separated (hledger): its delimiter sniffed as any CSV's
     ".parquet": "parquet",
     ".ofx": "ofx",
@@ -122,7 +123,11 @@ _STATEMENT_STARTS = (  # how each statement format's files begin, whatever they 
     (re.compile(rb"\{1:|:20:|(.*\n)*?:20:.*\n(.*\n)*?:60[FM]:"), "mt940"),
     # OFX: its SGML header, or the XML declaration before its <?OFX?> (QuickBooks' .qbo)
     (re.compile(rb"(<\?xml[^>]*>\s*)?(OFXHEADER|<\?OFX|<OFX>)", re.IGNORECASE), "ofx"),
-    (re.compile(rb"(<\?xml[^>]*>\s*)?<(\w+:)?Document[^>]*camt\.053", re.IGNORECASE), "camt053"),
+    # ISO 20022: a camt.053 statement, camt.052 account report or camt.054 notification
+    (
+        re.compile(rb"(<\?xml[^>]*>\s*)?<(\w+:)?Document[^>]*camt\.05[234]", re.IGNORECASE),
+        "camt053",
+    ),
 )
 
 
