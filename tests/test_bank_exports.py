@@ -220,12 +220,15 @@ def test_camt053_that_is_not_xml(tmp_path):
 
 def test_mt940_statement(tmp_path):
     """Derived ids (MT940 has no reliable one); planted: a :61: line that does not parse
-    (line 9), an empty :86: description (13)."""
+    (line 9), an empty :86: (13), whose entry is described by its SWIFT type code."""
     result = scan_transactions(FIXTURES / "mt940_20260305.sta")
     assert result.rows_in == 5
-    assert reasons_by_line(result) == {9: "bad_mt940", 13: "missing_field"}
-    assert result.kept["amount"].to_list() == [-4.85, 2500.0, -60.0]
-    assert result.kept["posted_date"].to_list() == ["2026-03-01", "2026-03-02", "2026-03-04"]
+    assert reasons_by_line(result) == {9: "bad_mt940"}
+    assert result.kept["amount"].to_list() == [-4.85, 2500.0, -60.0, -12.0]
+    assert result.kept["description"][3] == "Miscellaneous"
+    assert result.kept["posted_date"].to_list() == [
+        "2026-03-01", "2026-03-02", "2026-03-04", "2026-03-05"
+    ]  # fmt: skip
     assert all(i.startswith("d-") for i in result.kept["transaction_id"])
     assert set(result.kept["account_id"]) == {"NL69INGB0123456789"}
 

@@ -167,7 +167,7 @@ def test_an_entry_without_text_is_described_by_its_bank_transaction_code(tmp_pat
     assert result.kept["description"].to_list() == [
         "card charges SEB",
         "received credit transfer",
-        "charges",
+        "Charges",
         "BANKFILEID998765",
     ]
     assert result.kept["merchant"].to_list() == [None] * 4

@@ -93,21 +93,20 @@ def test_an_mt940_in_another_code_page_is_not_kept_garbled():
 
 def test_an_mt940_entry_without_details_is_read_by_its_61_references():
     """Danske Bank writes no :86: for most entries; their text is the :61: line's customer
-    reference and bank reference, which its other entries' :86: repeat. A reference that is
-    a bare number holds no text: that entry stays quarantined."""
+    reference and bank reference, which its other entries' :86: repeat. An entry whose
+    reference is a bare number is described by its SWIFT type code (NMSC)."""
     path = FIXTURES / "danske_no_details.sta"
     result = read(path)
-    assert result.rows_in == 5
+    assert result.rows_in == 5 and result.quarantined.height == 0
     assert result.kept["description"].to_list() == [
         "DBT.DB 70201234",
         "Gebyrer ifolge nota",
         "DB faktura 1234567",
         "Rente",
+        "Miscellaneous",
     ]
-    assert result.kept["amount"].to_list() == [-50.0, -2214.0, 2000.0, 183.49]
-    assert result.kept["merchant"].to_list() == [None] * 4
-    (detail,) = result.quarantined["detail"]
-    assert detail == f"{path}:10: required field 'description' is empty"
+    assert result.kept["amount"].to_list() == [-50.0, -2214.0, 2000.0, 183.49, 3260.0]
+    assert result.kept["merchant"].to_list() == [None] * 5
 
 
 def test_an_ofx_transaction_without_name_or_memo_is_its_type_and_check_number():

@@ -32,6 +32,11 @@ from ml_assets.core.intake.bank_formats import Row, has_words, reference, unread
 from ml_assets.core.intake.json_documents import PENDING
 from ml_assets.core.intake.records import SchemaError, open_binary
 from ml_assets.core.intake.statements import balance_gap
+from ml_assets.core.intake.transaction_codes import (
+    FAMILY_WORDS,
+    SUB_FAMILY_WORDS,
+    swift_type_name,
+)
 
 
 def iter_camt053(
@@ -371,54 +376,12 @@ _ID = re.compile(r"\S*\d\S*")  # one token with a digit in it: a file or message
 def _code_words(element, names: dict) -> str | None:
     """The bank transaction code (``BkTxCd``) of an entry or a detail in words: ISO's family
     and sub-family ("card charges"), else the SWIFT transaction type a bank gives as its
-    proprietary code (``NCHG+808``: "charges"); None for a code not listed here."""
+    proprietary code (``NCHG+808``: "Charges"); None for a code not listed here."""
     family = _text(element, "./BkTxCd/Domn/Fmly/Cd", names)
     sub_family = _text(element, "./BkTxCd/Domn/Fmly/SubFmlyCd", names)
-    words = [_FAMILY_WORDS.get(family or ""), _SUB_FAMILY_WORDS.get(sub_family or "")]
-    proprietary = (_text(element, "./BkTxCd/Prtry/Cd", names) or "")[:4].upper()
-    return " ".join(w for w in words if w) or _SWIFT_WORDS.get(proprietary)
-
-
-# ISO 20022 bank transaction code families (Domn/Fmly/Cd) that name how money moved
-_FAMILY_WORDS = {
-    "RCDT": "received credit transfer",
-    "ICDT": "credit transfer",
-    "RDDT": "direct debit",
-    "IDDT": "direct debit collection",
-    "RCHQ": "cheque deposit",
-    "ICHQ": "cheque",
-    "CCRD": "card",
-    "MCRD": "card acquiring",
-    "CNTR": "counter",
-    "DRFT": "draft",
-    "RRCT": "received remittance",
-    "IRCT": "remittance",
-}
-# sub-families (SubFmlyCd) that name what the money was for, in any family
-_SUB_FAMILY_WORDS = {
-    "CHRG": "charges",
-    "FEES": "fees",
-    "COMM": "commission",
-    "INTR": "interest",
-    "TAXE": "taxes",
-    "POSD": "payment",
-    "CWDL": "cash withdrawal",
-    "CDPT": "cash deposit",
-    "SALA": "salary",
-    "STDO": "standing order",
-}
-# SWIFT transaction types (MT940's :61:), which banks also give as camt's proprietary code
-_SWIFT_WORDS = {
-    "NCHG": "charges",
-    "NINT": "interest",
-    "NCOM": "commission",
-    "NTRF": "transfer",
-    "NDDT": "direct debit",
-    "NSTO": "standing order",
-    "NCHK": "cheque",
-    "NDIV": "dividend",
-    "NFEX": "foreign exchange",
-}
+    words = [FAMILY_WORDS.get(family or ""), SUB_FAMILY_WORDS.get(sub_family or "")]
+    proprietary = (_text(element, "./BkTxCd/Prtry/Cd", names) or "")[:4]
+    return " ".join(w for w in words if w) or swift_type_name(proprietary) or None
 
 
 def _plain(text: str | None) -> str | None:

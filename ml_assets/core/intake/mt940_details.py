@@ -19,17 +19,22 @@ has no field for the other party; the ``:61:`` line's supplementary details may 
 Rabobank, ASN and SNS write the payee there). A bank without ``:86:`` (Sberbank Hungary)
 writes its details as ``:NS:`` sub-fields: those with words are read as free text. An entry
 with no details at all (most of Danske Bank's) is read by its ``:61:`` line's references and
-supplementary details, where they hold a word."""
+supplementary details, where they hold a word, else by what its SWIFT type code names
+(``NCHG``: "Charges")."""
 
 from __future__ import annotations
 
 import re
 
 from ml_assets.core.intake.bank_formats import has_words, reference
+from ml_assets.core.intake.records import SchemaError
+from ml_assets.core.intake.transaction_codes import swift_type_name
 
-# the tags of the Dutch layout that hold a value; what sits between two of them is the value
+# the tags of the Dutch layout that hold a value; what sits between two of them is the value.
+# ING leads a batch (its collections, its payments in one order) with /PREF/, the batch's
+# reference, in place of the other party's /CNTP/
 _SEPA_TAG = re.compile(
-    r"/(TRTP|IBAN|BIC|NAME|REMI|EREF|MARF|CSID|CNTP|ORDP|BENM|ADDR|ULTC|ULTD|PURP|RTRN|ISDT)/"
+    r"/(TRTP|IBAN|BIC|NAME|REMI|EREF|MARF|CSID|CNTP|ORDP|BENM|ADDR|ULTC|ULTD|PURP|RTRN|ISDT|PREF)/"
 )
 
 
@@ -43,7 +48,21 @@ def entry_text(data: dict) -> dict:
         # the text often holds that payee too (SNS, ASN): said once
         lead = "" if party.casefold() in text.casefold() else party
     description = " ".join(p for p in (lead, text) if p) or _references(data)
+    description = description or swift_type_name(data.get("id"))
     return {"description": description or None, "merchant": party or None}
+
+
+def no_text_error(where: str, data: dict) -> SchemaError:
+    """The quarantine error of an entry with nothing to describe it by: what was looked at."""
+    code = (data.get("id") or "").strip()
+    named = f"its type code {code!r} names no kind of transaction" if code else "no type code"
+    return SchemaError(
+        f"{where}: required field 'description' is missing: the entry has no :86: details, "
+        f"no reference with a word, and {named}; it stays quarantined (ask the bank for an "
+        "export with the :86: details)",
+        "missing_field",
+        "description",
+    )
 
 
 def _references(data: dict) -> str:
@@ -87,33 +106,51 @@ def _payee(value) -> str:
 
 # German banks' SEPA keywords in the purpose (DFÜ-Abkommen, Anlage 3), and ``MTLG:`` before a
 # bank's message; the text after SVWZ+ and MTLG: is free text, after the others a reference,
-# an account, a date or a code
+# an account, a date or a code. Volksbanks repeat the references in the free text with a
+# colon (``IBAN: DE83... BIC: SBCRDE66``, ``EREF: ZV01...``): read as the keywords are.
 _DK_TAG = re.compile(
     r"(EREF|KREF|MREF|CRED|DEBT|SVWZ|ABWA|ABWE|IBAN|BIC|PURP|MDAT|SQTP|ORCR|ORMR|DDAT|COAM|OAMT)"
-    r" ?\+|(MTLG):"
+    r" ?\+|(MTLG):|(EREF|KREF|MREF|CRED|IBAN|BIC) ?:"
 )
+_DK_FREE_TEXT = ("SVWZ", "MTLG")
+_DK_PIECE = 27  # the characters of one ?2x/?6x sub-field
 
 
 def _dk_purpose(details: str) -> str:
     """The purpose of German sub-fields as written (``?20``-``?29``, continued in ``?60``-
-    ``?63``): each sub-field holds 27 characters, cut mid-word, so they join without a space;
-    its free text is kept, with any text before the first keyword, and the keywords and the
-    references after them are left out."""
-    parts = re.split(r"\?(\d{2})", "".join(details.splitlines()))
-    # a bare " BIC" or " IBAN" label some banks end a sub-field with is no text (mt940 #109)
-    purpose = "".join(
-        re.sub(r" (BIC|IBAN)$", "", value)
-        for key, value in zip(parts[1::2], parts[2::2], strict=True)
-        if key[0] in "26"
-    )
+    ``?63``): its free text is kept, with any text before the first keyword, and the keywords
+    and the references after them are left out."""
+    purpose = _dk_pieces(details)
     marks = list(_DK_TAG.finditer(purpose))
     if not marks:
         return _one_line(purpose)
     kept = [purpose[: marks[0].start()]]
     for mark, following in zip(marks, [*marks[1:], None], strict=True):
-        if (mark.group(1) or mark.group(2)) in ("SVWZ", "MTLG"):
+        if (mark.group(1) or mark.group(2)) in _DK_FREE_TEXT:
             kept.append(purpose[mark.end() : following.start() if following else len(purpose)])
     return _one_line(" ".join(kept))
+
+
+def _dk_pieces(details: str) -> str:
+    """The purpose sub-fields joined: a full one (27 characters) was cut wherever it filled
+    up, mostly inside a word (``ENDABRECHN`` + ``UNG``), so it joins the next without a space;
+    a shorter one ended where the bank chose, at a word's end (``SVWZ+Apple Pay`` +
+    ``DATUM ...``), so a space follows it, unless the next runs on (``_runs_on``: some banks
+    cut at 26, ``KUNDENNUMMER 2`` + ``02227779``)."""
+    parts = re.split(r"\?(\d{2})", "".join(details.splitlines()))
+    pieces = [value for key, value in zip(parts[1::2], parts[2::2], strict=True) if key[0] in "26"]
+    text = ""
+    for piece, following in zip(pieces, [*pieces[1:], ""], strict=True):
+        # a bare " BIC" or " IBAN" label some banks end a sub-field with is no text (mt940 #109)
+        text += re.sub(r" (BIC|IBAN)$", "", piece)
+        text += "" if len(piece) >= _DK_PIECE or _runs_on(piece, following) else " "
+    return text
+
+
+def _runs_on(piece: str, following: str) -> bool:
+    """Whether the next sub-field continues this one's last word: a number cut in two, or
+    punctuation, which starts no word."""
+    return (piece[-1:].isdigit() and following[:1].isdigit()) or following[:1] in tuple(".,;:")
 
 
 def sepa_tags(details: str) -> dict[str, str]:

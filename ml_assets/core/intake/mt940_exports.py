@@ -1,8 +1,9 @@
 """SWIFT MT940 statements (banks' "MT940" or "SWIFT" download), read by the ``mt940`` library
 one entry at a time: each ``:61:`` line with its details, so one bad entry is quarantined and
 the rest are read; a download cut off part-way keeps its entries before the cut (see
-``bank_formats`` for the row shape both statement readers share). MT940 has no reliable id:
-its rows get derived ids (see ingest).
+``bank_formats`` for the row shape both statement readers share). An MT942 report (the
+day's entries so far, ending with their sums instead of a closing balance) is read the same
+way. MT940 has no reliable id: its rows get derived ids (see ingest).
 """
 
 from __future__ import annotations
@@ -16,11 +17,14 @@ from collections.abc import Iterator
 from pathlib import Path
 
 from ml_assets.core.intake.bank_formats import Row, cut_off
-from ml_assets.core.intake.mt940_details import entry_text
+from ml_assets.core.intake.mt940_details import entry_text, no_text_error
 from ml_assets.core.intake.records import SchemaError, open_binary
 from ml_assets.core.intake.statements import balance_gap
 
-_MT940_STATEMENT_END = (":62", ":64:", ":65:", ":20:", "-}")
+# what follows a statement's last entry: its closing balance (:62F:/:62M:), the available
+# balances (:64:, :65:; some banks write :65F:), an MT942 report's sums of debits and credits
+# (:90D:, :90C:; MT942 has no closing balance), the next statement, the block's end
+_MT940_STATEMENT_END = (":62", ":64", ":65", ":90D:", ":90C:", ":20:", "-}")
 
 
 def iter_mt940(
@@ -168,9 +172,20 @@ def _mt940_rows(path: Path, text: str, encoding: str, wrong: str | None) -> Iter
             "currency": currency,
             **entry_text(data),
         }
-        where = f"{path}:{line}"
-        error = SchemaError(f"{where}: {wrong}", "invalid_utf8") if wrong else None
-        yield line, error or _mt940_not_text(where, record, encoding) or record, raw
+        yield line, _mt940_record_or_error(f"{path}:{line}", record, data, encoding, wrong), raw
+
+
+def _mt940_record_or_error(
+    where: str, record: dict, data: dict, encoding: str, wrong: str | None
+) -> dict | SchemaError:
+    """The entry's record, or why it is quarantined: the file's code page is not the one it
+    was read in (``wrong``), a value holds no text in it, or nothing describes the entry."""
+    if wrong:
+        return SchemaError(f"{where}: {wrong}", "invalid_utf8")
+    error = _mt940_not_text(where, record, encoding)
+    if error is None and record["description"] is None:
+        error = no_text_error(where, data)
+    return error or record
 
 
 _MT940_ERRORS = (RuntimeError, ValueError, KeyError, decimal.InvalidOperation)
@@ -326,8 +341,9 @@ def _ends_statement(line: str) -> bool:
 
 
 def _mt940cut_off(text: str) -> int | None:
-    """The line of the last :61: when nothing closes its statement after it (every statement
-    ends with its closing balance, :62:): a download cut off there, or inside that entry."""
+    """The line of the last :61: when nothing closes its statement after it (an MT940
+    statement ends with its closing balance, :62:, an MT942 report with its sums, :90D: and
+    :90C:): a download cut off there, or inside that entry."""
     lines = text.splitlines()
     last = max((n for n, line in enumerate(lines) if line.startswith(":61:")), default=None)
     if last is None or any(_ends_statement(line) for line in lines[last + 1 :]):
