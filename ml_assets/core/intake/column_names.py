@@ -42,9 +42,9 @@ def _plain(text: str) -> str:
 SYNONYMS: dict[str, tuple[str, ...]] = {
     "posted_date": _names(
         "posted date|post date|posting date|booking date|date posted|buchungstag|"
-        "buchungsdatum|date de comptabilisation|boekdatum|fecha contable|date|"
-        "transaction date|trans date|datum|fecha|data|date operation|value date|valuta|"
-        "valutadatum|wertstellung|date de valeur|booked at|posted at|booking time|"
+        "buchungsdatum|reskontradatum|date de comptabilisation|boekdatum|fecha contable|date|"
+        "transaction date|trans date|transaktionsdatum|datum|fecha|data|date operation|"
+        "value date|valuta|valutadatum|wertstellung|date de valeur|booked at|posted at|booking time|"
         "transaction time|transaction timestamp|created|created at|"
         "日付|取引日|お取引日|取扱日|取扱日付|取引日付|ご利用日|利用日|交易日期|记账日期|交易日|日期|"
         "交易时间|"
@@ -57,8 +57,8 @@ SYNONYMS: dict[str, tuple[str, ...]] = {
     "description": _names(
         "description|transaction description|booking text|details|narrative|memo|name|"
         "verwendungszweck|beschreibung|buchungsdetails|transaktionsbeschreibung|libelle|"
-        "libelle operation|omschrijving|mededelingen|concepto|descrizione|text|reference text|"
-        "particulars|"
+        "libelle operation|omschrijving|mededelingen|concepto|descrizione completa|descrizione|"
+        "descrizione operazioni|text|reference text|particulars|desc|"
         "remittance information unstructured|remittance information|"
         "remittance information unstructured array|"
         "摘要|お取引内容|取引内容|ご利用店名|利用店名|ご利用先|内容|交易摘要|商户名称|对方户名|"
@@ -67,6 +67,9 @@ SYNONYMS: dict[str, tuple[str, ...]] = {
         "beskrivelse|beskrivning|tekst|selite|label|libelle operation bancaire|umsatztext|"
         "koezlemeny|kozlemeny|paaiskinimai|призначення платежу|деталі операції|опис операції|"
         "деталі|popis|"
+        # a reference the payer writes (N26's "Payment Reference"): the text where no other
+        # column is one, after the other party (found by its name's words: "Partner Name")
+        "payment reference|"
         # last: the text only where no other column is (Commerzbank's, Comdirect's); beside a
         # purpose text it is the booking type (see transaction_type)
         "buchungstext"
@@ -75,19 +78,19 @@ SYNONYMS: dict[str, tuple[str, ...]] = {
         "amount|transaction amount|transaction amount amount|betrag|umsatz|montant|bedrag|"
         "importe|importo|value|sum|buchungsbetrag|castka|zauctovana castka|kwota|"
         "tranzakcio oesszege|oesszeg|belopp|beløp|beløb|summa|maeaerae|сума|сума в валюті картки|"
-        "objem|"
+        "objem|cash flow|"
         "金額|取引金額|ご利用金額|利用金額|入出金|金额|交易金额|금액|거래금액|сумма|сумма операции"
     ),
     "debit": _names(
         "debit|debits|withdrawal|withdrawals|money out|paid out|debit amount|outflow|soll|ausgang|"
         "ut|uttak|uscite|addebiti|"
-        "お支払金額|お引出金額|出金|出金額|引出額|支払金額|支出|支出金额|借方金额|"
+        "お支払金額|お引出金額|出金|出金額|出金金額|引出額|支払金額|支出|支出金额|借方金额|"
         "출금|출금액|찾으신금액|расход|списание|дебет|сума списання|cума списання"
     ),
     "credit": _names(
         "credit|credits|deposit|deposits|money in|paid in|credit amount|inflow|haben|eingang|"
         "inn|innskudd|entrate|accrediti|"
-        "お預り金額|お預入金額|入金|入金額|預入額|收入|收入金额|存入|贷方金额|"
+        "お預り金額|お預入金額|入金|入金額|入金金額|預入額|收入|收入金额|存入|贷方金额|"
         "입금|입금액|맡기신금액|приход|поступление|зачисление|кредит|сума зарахування|"
         "cума зарахування"
     ),
@@ -105,13 +108,17 @@ SYNONYMS: dict[str, tuple[str, ...]] = {
     "currency": _names(
         "currency|waehrung|wahrung|devise|valuta code|ccy|transaction amount currency|"
         "iso currency code|amount currency|munt|moneda|divisa|waluta|mena|valuuta|valutacode|"
-        "muntsoort|penznem|valiuta|měna|tranzakcio devizaneme|devizanem|валюта картки|валюта|valuta rekening|valyuta"
+        "muntsoort|penznem|valiuta|měna|tranzakcio devizaneme|devizanem|валюта картки|валюта|"
+        "valuta rekening|valyuta|monn|monnaie|moeda|currency code|waehrungscode|通貨|币种|货币|통화"
     ),
     "account_id": _names(
         # (not IBAN or Kontonummer: in many exports that is the other party's account)
         "account|account number|account no|card no|card number|auftragskonto"
     ),
     "merchant": _names("merchant name|merchant|clean merchant name"),
+    # the purpose of a payment written beside the description or the other party (Outbank's
+    # "Reason" beside "Name", Neon's "Subject" beside "Description"): joined to it, after it
+    "purpose": _names("reason|subject|purpose|payment purpose"),
     # the other party of a transfer or debit, beside a purpose text ("Auftraggeber /
     # Begünstigter" + "Verwendungszweck"): both are the description, joined (as CAMT.053's are)
     "counterparty": _names(
@@ -141,9 +148,10 @@ SYNONYMS: dict[str, tuple[str, ...]] = {
 
 
 # words that make a column the other party when no name matches whole ("Nom du bénéficiaire",
-# "Tegenpartij"); not "name": an "Account Name" column is no counterparty
+# "Tegenpartij", N26's "Partner Name"); not "name": an "Account Name" column is no counterparty
 COUNTERPARTY_WORDS = (
     "naam",
+    "partner",
     "beguenstigter",
     "empfaenger",
     "counterparty",
@@ -172,10 +180,15 @@ NOT_COUNTERPARTY_WORDS = (
 )
 
 
+# a column named just "Name" in a list of transactions is the other party's (PayPal's,
+# Outbank's, Monzo's), as a merchant's name column is
+_PARTY_NAMES = frozenset({"name", *SYNONYMS["merchant"]})
+
+
 def names_other_party(name: object) -> bool:
     """Whether a column's name says it holds the other party of a transaction (its name, not
-    its account or address)."""
-    if field_of(name) == "counterparty":
+    its account or address): a payee, a payer, a merchant."""
+    if field_of(name) == "counterparty" or normalized(name) in _PARTY_NAMES:
         return True
     words = set(normalized(name).split())
     return bool(words & set(COUNTERPARTY_WORDS)) and not words & set(NOT_COUNTERPARTY_WORDS)

@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import datetime as dt
 import itertools
+import re
 
 from ml_assets.core.intake.csv_exports import CellRow
 from ml_assets.core.intake.sniffing import amount_or_none, sniff_date_format, sniff_decimal
@@ -80,6 +81,43 @@ def runs_with(body: list[CellRow], balance: int, amount: int) -> bool:
         for (b1, a1), (b2, a2) in steps
     )
     return moves >= 0.8 * len(steps)
+
+
+def balance_pair(body: list[CellRow], amounts: list[int]) -> set[int]:
+    """Of the columns of amounts, two that are the balance before and after each row (ABN
+    AMRO's headerless download: start balance, end balance, ..., amount): one is the other
+    plus a third column on most rows (a bank's sample may be edited by hand), that third
+    never zero, and the balances chain (a row's balance after is the next row's before) on at
+    least half the steps. Empty where no two are. A gross, a fee and a net (the fee often
+    zero) are no such pair."""
+    values = {i: numbers([cell(r, i) for r in body]) for i in amounts}
+    for after, before, amount in itertools.permutations(amounts, 3):
+        rows = list(zip(values[after], values[before], values[amount], strict=True))
+        if len(rows) < 2 or any(None in row or not row[2] for row in rows):
+            continue
+        adds_up = sum(abs(a - (b + m)) < 0.005 for a, b, m in rows)
+        if adds_up >= 0.8 * len(rows) and _chains(rows):
+            return {after, before}
+    return set()
+
+
+def _chains(rows: list[tuple]) -> bool:
+    """Whether one row's balance after is the next one's before, oldest or newest first, on
+    at least half the steps."""
+    steps = list(itertools.pairwise(rows))
+    linked = sum(abs(r1[0] - r2[1]) < 0.005 or abs(r2[0] - r1[1]) < 0.005 for r1, r2 in steps)
+    return linked * 2 >= len(steps)
+
+
+# a time of day ("06:50 PM", "14:37:05"): a column of them is never a transaction's text
+_TIME_OF_DAY = re.compile(r"\d{1,2}:\d{2}(:\d{2})?\s*([ap]\.?m\.?)?", re.IGNORECASE)
+
+
+def times_of_day(values: list) -> bool:
+    """Whether most of a column's filled cells are times of day (or datetime.time cells)."""
+    filled = [v for v in values if str(v).strip()]
+    times = [v for v in filled if isinstance(v, dt.time) or _TIME_OF_DAY.fullmatch(str(v).strip())]
+    return bool(filled) and len(times) * 2 > len(filled)
 
 
 # ISO 4217 codes a currency column writes (the common ones: a column of them is the currency)

@@ -3,14 +3,18 @@
 purchase has. The load never guesses a column: it reads what these guesses became in params.
 
 Columns come from their names (core.column_names) and are checked against their values: a
-date column whose values are not dates, or an amount column that holds no numbers, is not
-taken. A file without a header is mapped by its values alone: the first column of dates,
-the first column of amounts that is no running balance, the column of words (spaced words
-first) with the most different values, a column of ISO currency codes.
+date column whose values are not dates, an amount column that holds no numbers, or a text
+column with one value on every row beside texts that vary, is not taken. The description is
+the other party and the purpose where the names give both, joined by the load. A header of
+names no list knows (on line 1 or below a preamble), or a file without one, is mapped by
+its values: the first column of dates, the first column of amounts that is neither a
+running balance nor a balance before or after each row, the column of words (spaced words
+first, never times of day) with the most different values, a column of ISO currency codes.
 """
 
 from __future__ import annotations
 
+import datetime as dt
 import re
 from collections import Counter
 from dataclasses import dataclass, field
@@ -27,6 +31,7 @@ from ml_assets.core.intake.column_names import (
     party_role,
 )
 from ml_assets.core.intake.column_values import (
+    balance_pair,
     cell,
     column,
     currency_codes,
@@ -37,6 +42,7 @@ from ml_assets.core.intake.column_values import (
     numbers,
     runs_with,
     spaced,
+    times_of_day,
 )
 from ml_assets.core.intake.csv_exports import CSV_PRESETS, CellRow, fitting_presets
 from ml_assets.core.intake.records import SchemaError
@@ -90,16 +96,27 @@ def columns_by_name(header: list[str]) -> dict[str, str]:
         best.pop("direction", None)  # (a direction signs an amount column)
     chosen: dict[str, str] = {}
     for ours, (_, theirs) in sorted(best.items(), key=lambda item: item[1][0]):
-        chosen.setdefault(theirs, "description" if ours == "counterparty" else ours)
+        chosen.setdefault(theirs, "description" if ours in _TEXT_PARTS else ours)
     _other_side(header, chosen)
     if "description" not in chosen.values():
-        # a name that is a booking type and a text ("Buchungstext") is the text where no other
-        # column holds one (Commerzbank's, Comdirect's)
-        typed = [t for t, o in chosen.items() if o == "transaction_type"]
-        theirs = next((t for t in typed if normalized(t) in SYNONYMS["description"]), None)
-        if theirs is not None:
-            chosen[theirs] = "description"
+        _text_of_another_field(chosen)
     return {name: chosen[name] for name in header if name in chosen}  # in the file's order
+
+
+# fields whose column is a part of the description: the other party and the payment's purpose
+# (the load joins them, the party first, and takes the party for the merchant)
+_TEXT_PARTS = ("counterparty", "purpose")
+
+
+def _text_of_another_field(chosen: dict[str, str]) -> None:
+    """Where no column is a text by name: a name that is a booking type and a text
+    ("Buchungstext") is the text (Commerzbank's, Comdirect's); else the merchant's name
+    (PC Financial's "Merchant Name"), which the load then takes for the merchant too."""
+    typed = [t for t, o in chosen.items() if o == "transaction_type"]
+    theirs = next((t for t in typed if normalized(t) in SYNONYMS["description"]), None)
+    theirs = theirs or next((t for t, o in chosen.items() if o == "merchant"), None)
+    if theirs is not None:
+        chosen[theirs] = "description"
 
 
 # words that make a column a candidate for a field when no name matches whole ("Completed
@@ -174,7 +191,7 @@ def _by_words(header: list[str], best: dict[str, tuple[int, str]]) -> None:
             and not words_of[name] & set(_NOT_WORDS.get(ours, ()))
         ]
         found.sort(key=lambda n: not any(p in normalized(n) for p in _POSTING))
-        if found and (ours != "counterparty" or "description" in best):
+        if found and (ours != "counterparty" or {"description", "purpose"} & set(best)):
             best[ours] = (_BY_WORDS, found[0])  # after every whole-name match
             taken.add(found[0])
 
@@ -190,38 +207,76 @@ def guess_layout(rows: list[CellRow]) -> LayoutGuess | None:
         guess = LayoutGuess(row.line, header, columns_by_name(header))
         if guess.required_ok():
             _check_values(guess, good[index + 1 :])
+            varying = _varying_text(guess, good[index + 1 :])
             if guess.required_ok():
-                guess.why["columns"] = "from the header's names"
+                guess.why["columns"] = "from the header's names" + varying
                 _direction_by_values(guess, good[index + 1 :])
                 _trailing_direction(guess, good[index + 1 :])
                 _more_text(guess, good[index + 1 :])
                 guess.columns = {n: guess.columns[n] for n in header if n in guess.columns}
                 return guess
-    if good and _all_text(good[0].cells) and not any(_all_text(r.cells) for r in good[1:4]):
-        # a header whose names do not give every field: what they give (a "Currency" beside a
-        # "Wording" no name list knows, Sberbank's "Описание" beside an amount no name gives),
-        # the rest by the values
-        header = header_names(good[0].cells)
-        guess = _by_values(good[1:], header, good[0].line)
+    headers = _header_rows(good)
+    for index in headers:
+        # a header whose names do not give every field, on line 1 or below a preamble (a
+        # bank's name, the period): what they give (a "Currency" beside a "Wording" no name
+        # list knows, Sberbank's "Описание" beside an amount no name gives), the rest by the
+        # values of the rows below it
+        guess = _named_and_by_values(good[index], good[index + 1 :])
         if guess is not None:
-            named = LayoutGuess(guess.line, header, columns_by_name(header))
-            _check_values(named, good[1:])
-            have = set(named.columns.values())
-            have |= {"amount"} if have & {"debit", "credit"} else set()
-            by_values = {
-                theirs: ours
-                for theirs, ours in guess.columns.items()
-                if ours not in have and theirs not in named.columns
-            }
-            if named.columns:
-                guess.why["columns"] += f"; {', '.join(named.columns)} by name"
-            guess.columns = {**named.columns, **by_values}
-            _direction_by_values(guess, good[1:])
-            guess.columns = {n: guess.columns[n] for n in guess.header if n in guess.columns}
-            if not guess.required_ok():
-                return None
-        return guess
-    return _by_values(good, [], 0)
+            return guess
+    # (a first row of names is a header: the file is not read as one without)
+    return None if headers[:1] == [0] else _by_values(good, [], 0)
+
+
+def _header_rows(good: list[CellRow]) -> list[int]:
+    """The positions of rows that may be a header of names the lists do not know: words
+    alone above rows that are not; below the first row, also about as wide as the rows
+    under it (a preamble's "Account;Checking" is no header of five columns)."""
+    found = []
+    for index, row in enumerate(good):
+        if row.line > HEADER_SEARCH_LINES:
+            break
+        below = good[index + 1 : index + 4]
+        widest = max((len(_filled_cells(r.cells)) for r in below), default=0)
+        wide = index == 0 or len(_filled_cells(row.cells)) >= widest - 1
+        if _all_text(row.cells) and wide and not any(_all_text(r.cells) for r in below):
+            found.append(index)
+    return found
+
+
+def _filled_cells(cells: list) -> list:
+    return [c for c in cells if str(c if c is not None else "").strip()]
+
+
+def _named_and_by_values(head: CellRow, body: list[CellRow]) -> LayoutGuess | None:
+    """The columns a header's names give, the rest by the values of the rows below it."""
+    header = header_names(head.cells)
+    guess = _by_values(body, header, head.line)
+    if guess is None:
+        return None
+    named = LayoutGuess(guess.line, header, columns_by_name(header))
+    _check_values(named, body)
+    have = set(named.columns.values())
+    have |= {"amount"} if have & {"debit", "credit"} else set()
+    by_values = {
+        theirs: ours
+        for theirs, ours in guess.columns.items()
+        if ours not in have
+        and (theirs not in named.columns or _text_over_label(ours, named, theirs))
+    }
+    if named.columns:
+        guess.why["columns"] += f"; {', '.join(named.columns)} by name"
+    guess.columns = {**named.columns, **by_values}
+    _direction_by_values(guess, body)
+    guess.columns = {n: guess.columns[n] for n in guess.header if n in guess.columns}
+    return guess if guess.required_ok() else None
+
+
+def _text_over_label(ours: str, named: LayoutGuess, theirs: str) -> bool:
+    """Whether a column the values give as a text goes before the label its name gives
+    (FinPension's "Category": Deposit, Buy, Fee, the only text of a deposit): a row without a
+    text is quarantined, one without a label is not."""
+    return ours == "description" and named.columns[theirs] in ("category", "transaction_type")
 
 
 def _complement(body: list[CellRow], amount: int, width: int, taken: set[int]) -> int | None:
@@ -330,9 +385,11 @@ def _trailing_direction(guess: LayoutGuess, body: list[CellRow]) -> None:
         )
 
 
-def closest_header(rows: list[CellRow]) -> str:
-    """For an error where no layout is found: the line whose names give the most of a date,
-    an amount and a description, what they give and which is missing ("" if none gives any)."""
+def closest_header(rows: list[CellRow], unit: str = "line") -> str:
+    """For an error where no layout is found: the line (``unit``: "row" in a spreadsheet)
+    whose names give the most of a date, an amount and a description, what they give and
+    which is missing, or which named column holds values not read as what its name says
+    (one of them shown) and what to set ("" if no line names any)."""
     best: tuple[int, int, dict[str, str]] = (0, 0, {})
     for row in rows:
         if row.line > HEADER_SEARCH_LINES:
@@ -340,20 +397,78 @@ def closest_header(rows: list[CellRow]) -> str:
         if isinstance(row.cells, SchemaError):
             continue
         columns = columns_by_name(header_names(row.cells))
-        found: dict[str, str] = {}
-        for theirs, ours in columns.items():
-            if ours in ("posted_date", "amount", "description", "debit", "credit"):
-                found.setdefault("amount" if ours in ("debit", "credit") else ours, theirs)
-        if len(found) > best[0]:
+        found = {t: o for t, o in columns.items() if o in _REQUIRED_PARTS}
+        if len({_REQUIRED_PARTS[o] for o in found.values()}) > len(
+            {_REQUIRED_PARTS[o] for o in best[2].values()}
+        ):
             best = (len(found), row.line, found)
     count, line, found = best
     if not count:
         return ""
-    given = ", ".join(f"{theirs} -> {ours}" for ours, theirs in found.items())
-    missing = [f for f in ("posted_date", "amount", "description") if f not in found]
-    if not missing:  # (a named column whose values are not what its name says was dropped)
-        return f" (line {line} names {given}, but not every one of them holds such values)"
-    return f" (line {line} names {given}; no name there gives {' or '.join(missing)})"
+    given = ", ".join(f"{theirs} -> {ours}" for theirs, ours in found.items())
+    missing = [f for f in ("posted_date", "amount", "description") if f not in found.values()]
+    missing = [f for f in missing if f != "amount" or not {"debit", "credit"} & set(found.values())]
+    if missing:
+        return f" ({unit} {line} names {given}; no name there gives {' or '.join(missing)})"
+    # a named column whose values are not what its name says was dropped: which, and why
+    header = next(header_names(r.cells) for r in rows if r.line == line)
+    body = [r for r in rows if r.line > line and not isinstance(r.cells, SchemaError)]
+    said = "; ".join(_unread(found, header, body)) or "not every one of them holds such values"
+    return f" ({unit} {line} names {given}, but {said})"
+
+
+# the fields a table must give, and which each column that gives one stands for
+_REQUIRED_PARTS = {
+    "posted_date": "posted_date",
+    "amount": "amount",
+    "debit": "amount",
+    "credit": "amount",
+    "description": "description",
+}
+# formats a date column may write that the sniffed ones do not read, named in the advice
+_DATE_FORMATS = ("%d %b %y", "%Y:%m:%d", "%b %d %Y", "%b %d, %Y")
+
+
+def _unread(found: dict[str, str], header: list[str], body: list[CellRow]) -> list[str]:
+    """Why named date and amount columns were not taken: their names, a value that does not
+    read as what the name says, and what to set."""
+    said = []
+    unread: list[tuple[str, object]] = []  # amount columns, with a value that does not read
+    for theirs, ours in found.items():
+        # (a "Pending" in a date column is a pending row's mark, not how the dates read)
+        values = [
+            v
+            for v in column(body, header.index(theirs))
+            if any(ch.isdigit() for ch in str(v)) or ours != "posted_date"
+        ]
+        values = [v for v in values if str(v).strip()]
+        if ours == "posted_date" and values and date_share(values) < 0.5:
+            example = next((v for v in values if date_share([v]) < 1), values[0])
+            fits = next((f for f in _DATE_FORMATS if all(_reads_as(v, f) for v in values)), None)
+            said.append(
+                f"column {theirs!r} holds dates not read, e.g. {str(example).strip()!r}: set "
+                "raw_transactions.date_format to "
+                + (f"'{fits}'" if fits else "the strftime pattern it writes (like '%d.%m.%Y')")
+            )
+        elif ours in ("amount", "debit", "credit") and values and number_share(values) < 0.5:
+            read = zip(values, numbers(values), strict=True)
+            unread.append((theirs, next((v for v, n in read if n is None), values[0])))
+    if unread:
+        names = ", ".join(repr(theirs) for theirs, _ in unread)
+        said.append(
+            f"{'columns' if len(unread) > 1 else 'column'} {names} hold amounts not read, e.g. "
+            f"{str(unread[0][1]).strip()!r}: map a column of plain amounts in "
+            "raw_transactions.column_map, or set decimal if it writes a decimal comma"
+        )
+    return said
+
+
+def _reads_as(value: object, date_format: str) -> bool:
+    try:
+        dt.datetime.strptime(str(value).strip(), date_format)
+    except ValueError:
+        return False
+    return True
 
 
 def _all_text(cells: list) -> bool:
@@ -389,6 +504,55 @@ def _check_values(guess: LayoutGuess, body: list[CellRow]) -> None:
             _filled_date_column(guess, body, positions, theirs)
 
 
+def _varying_text(guess: LayoutGuess, body: list[CellRow]) -> str:
+    """A text column that holds one value on every row (UBS's "Description": the account's
+    product name) is no row's text where other columns of text vary: those whose names say
+    they are texts (its "Description 1" to "3", joined, one of them varying), else the one of
+    spaced words with the most different values. A party's column stays: one payee on every
+    row is a fact. Returns what was changed, in words ("" for nothing)."""
+    if len(body) < 2:
+        return ""
+    positions = {name: i for i, name in enumerate(guess.header)}
+    constant = [
+        theirs
+        for theirs, ours in guess.columns.items()
+        if ours == "description"
+        and not names_other_party(theirs)
+        and distinct(body, positions[theirs]) == 1
+        and all(str(cell(r, positions[theirs])).strip() for r in body)
+    ]
+    if not constant:
+        return ""
+    free = [n for n in guess.header if n not in guess.columns]
+    named = [n for n in free if _named_text(n) and distinct(body, positions[n])]
+    varying = named if any(distinct(body, positions[n]) > 1 for n in named) else []
+    if not varying and len(body) >= 3:  # (two rows may share a text by chance)
+        worded = [
+            n
+            for n in free
+            if spaced(body, positions[n])
+            and distinct(body, positions[n]) > 1
+            and number_share(column(body, positions[n])) < 0.5
+            and date_share(column(body, positions[n])) < 0.5
+            and not times_of_day(column(body, positions[n]))
+        ]
+        varying = sorted(worded, key=lambda n: -distinct(body, positions[n]))[:1]
+    if not varying:
+        return ""
+    for theirs in constant:
+        del guess.columns[theirs]
+    for name in varying:
+        guess.columns[name] = "description"
+    return f"; {', '.join(constant)} holds one value on every row: the text is {', '.join(varying)}"
+
+
+def _named_text(name: str) -> bool:
+    """Whether a column's name says it holds text: a text's name, or one of its words
+    ("Description 1")."""
+    words = set(normalized(name).split())
+    return field_of(name) in ("description", "purpose") or bool(words & set(_WORDS["description"]))
+
+
 def _purpose_text(name: str, values: list) -> bool:
     """A "Reference" column that is no id (repeated, or blank on some rows) but words: the
     payment's reference text (Starling's "PRET A MANGER LONDON" beside its "Counter Party"),
@@ -422,6 +586,13 @@ def _filled_date_column(
             return
 
 
+# words that make a column of currency codes another amount's: a security's, the original
+# amount's of a payment abroad, a transfer's other side
+_OTHER_AMOUNT_WORDS = frozenset(
+    {"asset", "original", "foreign", "transfer", "target", "source", "exchange", "instructed"}
+)
+
+
 def _by_values(rows: list[CellRow], header: list[str], line: int) -> LayoutGuess | None:
     """Columns by their values, for a header of unknown names or a file without one (whose
     first line is already a transaction: ``line`` 0, columns named by position)."""
@@ -438,11 +609,24 @@ def _by_values(rows: list[CellRow], header: list[str], line: int) -> LayoutGuess
         if i not in dates and number_share(column(body, i)) >= 0.8 and money_like(column(body, i))
     ]
     texts = [
-        i for i in range(width) if i not in dates and i not in numbers and distinct(body, i) > 1
+        i
+        for i in range(width)
+        if i not in dates
+        and i not in numbers
+        and distinct(body, i) > 1
+        and not times_of_day(column(body, i))
     ]
-    numbers = [i for i in numbers if not any(runs_with(body, i, j) for j in numbers if j != i)]
+    pair = balance_pair(body, numbers)
+    numbers = [
+        i
+        for i in numbers
+        if i not in pair and not any(runs_with(body, i, j) for j in numbers if j != i)
+    ]
     codes = [i for i in range(width) if currency_codes(column(body, i))]
     texts = [i for i in texts if i not in codes]
+    # (a column of codes named for another amount's currency, FinPension's "Asset Currency"
+    # beside its "Cash Flow" in francs, is no row's currency)
+    codes = [i for i in codes if not set(normalized(names[i]).split()) & _OTHER_AMOUNT_WORDS]
     if not dates or not numbers or not texts:
         return None
     # a text is words: a column of references or ids (digits alone) is no description, and
@@ -467,6 +651,12 @@ def _by_values(rows: list[CellRow], header: list[str], line: int) -> LayoutGuess
         f"{how}: by the values (the first column of dates, the first of amounts that is no "
         "running balance, the column of words with the most different values)"
     )
+    if pair:
+        before, after = (names[i] for i in sorted(pair))
+        guess.why["columns"] += (
+            f"; {before} and {after} differ by the amount on most rows: the balance before and "
+            "after it, no amount"
+        )
     if "debit" in columns.values():
         guess.why["columns"] += (
             "; a second column of amounts filled where the first is blank: debit and credit "

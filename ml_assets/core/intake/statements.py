@@ -21,17 +21,19 @@ from ml_assets.core.intake.sniffing import amount_or_none
 _BALANCE = re.compile(
     r"(?i)\b(beginning|opening|starting|previous|prior|ending|closing|new|current|ledger)\s+"
     r"balance\b|\bbalance\s+(brought|carried)\s+forward\b|\bbalance\s+[bc]/f\b|\b(anfangs|end|beginn?|eind)saldo\b|\b(alter|neuer)?\s*kontostand\b|"
-    r"\bsolde\s+(initial|final|de\s+d[ée]but|de\s+fin|au)\b|\bsaldo\s+(iniziale|finale|inicial|final|zum|per|am|vom)\b|"
+    r"\bsolde\s+(initial|final|de\s+d[ée]but|de\s+fin|au)\b|\b(ancien|nouveau)\s+solde\b|"
+    r"\bsaldo\s+(iniziale|finale|inicial|final|anterior|zum|per|am|vom)\b|"
     r"\burspr[üu]nglicher\s+saldo\b|\blikutis\s+(prad|pabaig)\w*|"
     r"\bskyldig\s+beløp\s+fra\s+forrige\b|\b(inngående|utgående)\s+saldo\b|"
     r"\bbalance\s+at\s+(the\s+)?(start|beginning|end)\s+of\b"
 )
 _CLOSING = re.compile(
     r"(?i)ending|closing|current|\bnew\b|ledger|endsaldo|eindsaldo|neuer|final|fin|kontostand$|"
-    r"carried|\bc/f\b|\bend\s+of\b|pabaig"
+    r"nouveau|carried|\bc/f\b|\bend\s+of\b|pabaig"
 )
 _OPENING = re.compile(
-    r"(?i)beginning|opening|starting|previous|prior|anfang|beginsaldo|alter|initial|d[ée]but|urspr|prad|"
+    r"(?i)beginning|opening|starting|previous|prior|anfang|beginsaldo|alter|initial|iniziale|inicial|"
+    r"anterior|ancien|d[ée]but|urspr|prad|"
     r"forrige|inngående|"
     r"brought|\bb/f\b|\b(start|beginning)\s+of\b"
 )
@@ -53,13 +55,14 @@ def _pending_status(name: object, value: object) -> bool:
 
 _TOTAL = re.compile(r"(?i)^\s*(total|totals|sum|summe|gesamt|totaal|totale|grand total)\b")
 # a dated row with an amount is a balance or turnover line only where its whole text is a
-# phrase no shop is named (Swedbank's "Likutis pradžiai", "Apyvarta"): "New Balance" sells
-# shoes, "Total" fuel, "TOTAL WINE & MORE" wine
+# phrase no shop is named (Swedbank's "Likutis pradžiai", "Apyvarta", BancoPosta's
+# "|SALDO FINALE", a bar before or after it): "New Balance" sells shoes, "Total" fuel,
+# "TOTAL WINE & MORE" wine
 _DATED_BALANCE = re.compile(
-    r"(?i)\s*((opening|closing|beginning|ending|starting)\s+balance|balance\s+(brought|carried)"
-    r"\s+forward|likutis\s+(pradžiai|pabaigai)|(anfangs|end)saldo|saldo\s+(iniziale|finale|"
-    r"inicial|final)|solde\s+(initial|final)|skyldig\s+beløp\s+fra\s+forrige\s+faktura|"
-    r"(inngående|utgående)\s+saldo)\s*:?\s*"
+    r"(?i)[\s|]*((opening|closing|beginning|ending|starting)\s+balance|balance\s+(brought|"
+    r"carried)\s+forward|likutis\s+(pradžiai|pabaigai)|(anfangs|end)saldo|saldo\s+(iniziale|"
+    r"finale|inicial|final|anterior)|solde\s+(initial|final)|(ancien|nouveau)\s+solde|"
+    r"skyldig\s+beløp\s+fra\s+forrige\s+faktura|(inngående|utgående)\s+saldo)[\s|]*:?[\s|]*"
 )
 _DATED_TOTAL = re.compile(r"(?i)\s*(turnover|apyvarta|umsatz\s+gesamt)\s*:?\s*")
 # an amount with two decimals inside text, not part of a date ("31/01/2026 1 234,56 €")
