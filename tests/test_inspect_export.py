@@ -410,7 +410,7 @@ def test_a_currency_the_amounts_write_is_the_rows_currency(tmp_path, capsys):
 
 
 def test_a_currency_column_wins_over_the_setting_and_two_symbols_say_nothing(tmp_path):
-    from ml_assets.core.intake.inspect_export import currency_named
+    from ml_assets.core.intake.currency_clues import currency_named
 
     path = tmp_path / "export.csv"
     path.write_text(
@@ -458,7 +458,7 @@ def test_code_and_id_columns_are_no_labels_and_a_party_found_by_its_words_leads(
 
 
 def test_currency_codes_written_against_the_number_are_read():
-    from ml_assets.core.intake.inspect_export import currency_named
+    from ml_assets.core.intake.currency_clues import currency_named
 
     assert currency_named(["12,50EUR", "EUR3.20"], []) == ("EUR", "in the amounts, e.g. '12,50EUR'")
     assert currency_named(["12 EURO"], []) is None  # a word, not a code

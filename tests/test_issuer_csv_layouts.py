@@ -224,10 +224,10 @@ def test_a_headerless_file_whose_first_number_runs_as_a_balance(tmp_path, capsys
     assert set(result.kept["currency"]) == {"EUR"}
 
 
-def test_baltic_text_in_cp1257_gets_a_hint_for_its_letters(tmp_path, capsys):
+def test_baltic_text_in_cp1257_is_read_in_cp1257(tmp_path, capsys):
     """Danske Bank Lithuania's export: cp1257, whose ų, ž and ė read as Windows-1252's ø, þ
-    and ë. inspect keeps Windows-1252 (the detector says Slovak of some Spanish text too) and
-    says which setting reads the letters right."""
+    and ë. Where the detector names a Baltic language and cp1257 gives its letters, inspect
+    reads the file in cp1257 and writes the setting."""
     export = tmp_path / "danske.csv"
     rows = [
         ("2026-03-01", "Paslaugų ir komisinių pajamos už pervedimus", "-20,00"),
@@ -237,9 +237,9 @@ def test_baltic_text_in_cp1257_gets_a_hint_for_its_letters(tmp_path, capsys):
     ]
     text = "Data;Aprašymas;Suma\n" + "".join(";".join(row) + "\n" for row in rows)
     export.write_bytes(text.encode("cp1257"))
-    out, section, _, _ = loaded(export, capsys)
-    assert section["encoding"] == "cp1252" and "set encoding: cp1257" in out
-    assert "reads it as Lithuanian in cp1257" in out
+    out, section, result, _ = loaded(export, capsys)
+    assert section["encoding"] == "cp1257" and "Windows-1257, Lithuanian text" in out
+    assert result.kept["description"][2].startswith("Mokėjimo nurodymas")
 
 
 def test_a_text_column_joins_where_the_named_parties_and_purpose_are_blank(tmp_path, capsys):

@@ -24,6 +24,7 @@ import yaml
 
 from ml_assets.core.intake.column_names import INTAKE_FIELDS
 from ml_assets.core.intake.csv_exports import CellRow, head_lines, iter_csv_rows
+from ml_assets.core.intake.currency_clues import currency_named, currency_pointed_to
 from ml_assets.core.intake.export_settings import READING_KEYS, matches
 from ml_assets.core.intake.ingest import (
     TABLE_FORMATS,
@@ -45,10 +46,13 @@ from ml_assets.core.intake.layout_guess import (
 from ml_assets.core.intake.qif import date_order, day_first_format, file_dates
 from ml_assets.core.intake.records import RAW_SCHEMA, SchemaError, open_binary
 from ml_assets.core.intake.sniffing import (
+    SwappedOrder,
+    day_first,
     detect_encoding,
     sniff_date_format,
     sniff_decimal,
     sniff_delimiter,
+    swapped_order,
 )
 from ml_assets.core.intake.spreadsheets import number_formats, open_sheet
 from ml_assets.core.params import PartitionsParams, RawTransactionsParams, section_name
@@ -63,12 +67,15 @@ DEFAULT_START = dt.date(2026, 1, 1)  # partitions.start_date's default (params.y
 
 @dataclass
 class Inspection:
-    """One file's findings (label, text), the reading keys that read it, and what they read."""
+    """One file's findings (label, text), the reading keys that read it, and what they read;
+    ``confirm`` holds, by setting, the value inspect chose from hints and what to check of
+    it (a comment behind that line of the printed settings)."""
 
     file: Path
     fmt: str | None
     facts: list[tuple[str, str]] = field(default_factory=list)
     settings: dict[str, object] = field(default_factory=dict)
+    confirm: dict[str, tuple[object, str]] = field(default_factory=dict)
     result: ScanResult | None = None
     error: str | None = None
 
@@ -213,51 +220,17 @@ def _inspect_table(found: Inspection) -> None:
         raise errors[0]  # unreadable, or not in this encoding: say so, not "no header"
     guess = guess_layout(rows)
     if guess is None:
+        unit = "line" if found.fmt == "csv" else "row"  # (a spreadsheet's rows are numbered)
         raise SchemaError(
             f"{file}: no header line found in the first rows that gives a date, an amount and "
-            f"a description, and the values give none either{closest_header(rows)}; set "
+            f"a description, and the values give none either{closest_header(rows, unit)}; set "
             "raw_transactions.header_line and column_map by hand (see the README's 'Your own "
             "data')"
         )
-    body = [r for r in rows if r.line > guess.line and not isinstance(r.cells, SchemaError)]
+    read = [r for r in rows if not isinstance(r.cells, SchemaError)]
+    body = [r for r in read if r.line > guess.line]
     _describe_header(found, guess, rows)
-    _choose_reading(found, guess, body, delimiter)
-
-
-# what an amount cell or an amount column's name may say of the currency ("£1,234.50",
-# "12,50 CHF", "Betrag (EUR)", "Betrag (€)", "入出金(円)"); "$", "¥" and "元" name several
-# currencies, so they say nothing
-_SYMBOLS = {
-    "£": "GBP", "€": "EUR", "₹": "INR", "₩": "KRW", "₽": "RUB", "₺": "TRY", "zł": "PLN",
-    "円": "JPY", "Kč": "CZK", "₪": "ILS", "₱": "PHP", "₫": "VND", "฿": "THB",
-}  # fmt: skip
-_CODES = re.compile(
-    r"(?<![A-Za-z])(EUR|GBP|CHF|USD|CAD|AUD|NZD|SEK|NOK|DKK|PLN|CZK|HUF|RON|JPY|CNY|INR|SGD|HKD|"
-    r"ZAR|MXN|BRL|UAH|RUB|TRY|KRW|THB|ILS)(?![A-Za-z])",
-    re.I,
-)
-
-
-def currency_named(amounts: list, names: list[str]) -> tuple[str, str] | None:
-    """The one currency the amount cells or the amount columns' names write, and where it was
-    read; None where they write none, or several."""
-    texts = [a for a in amounts if isinstance(a, str)]
-    seen: dict[str, str] = {}
-    for text in texts:
-        for symbol, code in _SYMBOLS.items():
-            if symbol in text:
-                seen.setdefault(code, f"{symbol!r} in the amounts, e.g. {text.strip()!r}")
-        for code in _CODES.findall(text):
-            seen.setdefault(code.upper(), f"in the amounts, e.g. {text.strip()!r}")
-    for name in names:
-        for code in _CODES.findall(str(name)):
-            seen.setdefault(code.upper(), f"the column name {name!r}")
-        for symbol, code in _SYMBOLS.items():
-            if symbol in str(name):
-                seen.setdefault(code, f"the column name {name!r}")
-        if "元" in str(name) and "额" in str(name):  # yuan, in simplified script: renminbi
-            seen.setdefault("CNY", f"the column name {name!r}")
-    return next(iter(seen.items())) if len(seen) == 1 else None
+    _choose_reading(found, guess, read, body, delimiter)
 
 
 def _currency_formatted(
@@ -298,9 +271,10 @@ def _describe_header(found: Inspection, guess: LayoutGuess, rows: list) -> None:
 
 
 def _choose_reading(
-    found: Inspection, guess: LayoutGuess, body: list, delimiter: str | None
+    found: Inspection, guess: LayoutGuess, read: list, body: list, delimiter: str | None
 ) -> None:
-    """Decimal mark, date format, sign and preset or column_map for the settings."""
+    """Decimal mark, currency, date format, sign and preset or column_map for the settings,
+    from the rows below the header (``body``) and, for the currency, every row ``read``."""
     positions = {name: i for i, name in enumerate(guess.header)}
     source = {ours: theirs for theirs, ours in guess.columns.items()}
     amounts = [
@@ -310,42 +284,21 @@ def _choose_reading(
         if f in source and positions[source[f]] < len(r.cells)
     ]
     decimal, why = sniff_decimal([a for a in amounts if isinstance(a, str)], delimiter)
-    amount_names = [source[f] for f in ("amount", "debit", "credit") if f in source]
-    if "currency" in source and currency_named([], amount_names) is not None:
-        # the amount column names its currency (monobank's "Сума в валюті картки (UAH)"): a
-        # currency column beside it is another amount's (the operation's, EUR for a purchase
-        # abroad), not this one's
-        del guess.columns[source.pop("currency")]
-    if "currency" not in source:
-        found_currency = currency_named(amounts, amount_names)
-        if found_currency is None and found.fmt == "xlsx" and found.settings.get("sheet"):
-            found_currency = _currency_formatted(found, guess, positions, source)
-        if found_currency is not None:
-            found.settings["currency"], said = found_currency
-            found.facts.append(("currency", f"{found.settings['currency']} ({said})"))
-        else:  # said, so a franc or krone account is not read as dollars without a word
-            found.facts.append(
-                ("currency", "none in the file: USD unless raw_transactions.currency says")
-            )
+    _choose_currency(found, guess, amounts, read)
     found.facts.append(("amounts", f"decimal {'comma' if decimal == ',' else 'point'} ({why})"))
     if decimal == ",":
         found.settings["decimal"] = ","
-    dates = [
-        r.cells[positions[source["posted_date"]]]
-        for r in body
-        if positions[source["posted_date"]] < len(r.cells)
-    ]
-    texts = [d for d in dates if isinstance(d, str) and d.strip()]
-    cells = [d for d in dates if isinstance(d, dt.date)]
-    if len(cells) >= len(texts):  # a spreadsheet's date cells need no format
-        date_format, why = None, f"{len(cells)} date cells, {len(texts)} text"
-    else:
-        date_format, _, why = sniff_date_format(texts, day_first_hint=decimal == ",")
-    found.facts.append(
-        ("dates", f"{date_format or 'ISO (YYYY-MM-DD or YYYYMMDD) or date cells'} ({why})")
-    )
+    signs = _day_first_signs(found, guess, body, decimal, delimiter)
+    dates = _date_texts(guess, body)
+    date_format, ties, why = _sniff_dates(dates, signs)
     choose_sign(guess, body, decimal)
     guess.preset = matching_preset(guess, date_format)
+    swapped = swapped_order(dates, date_format, ties) if date_format else None
+    if swapped is not None and guess.preset is None:  # (a preset fixes its bank's order)
+        _doubt_date_order(found, date_format, swapped, signs)
+    else:
+        shown = date_format or "ISO (YYYY-MM-DD or YYYYMMDD) or date cells"
+        found.facts.append(("dates", f"{shown} ({why})"))
     if guess.preset is not None:
         found.settings["csv_preset"] = guess.preset
         found.facts.append(("columns", f"csv_preset {guess.preset} fits the header and the sign"))
@@ -363,6 +316,133 @@ def _choose_reading(
         else "purchases positive: flipped"
     )
     found.facts.append(("sign", f"{sign} ({guess.why['sign']})"))
+
+
+def _choose_currency(found: Inspection, guess: LayoutGuess, amounts: list, read: list) -> None:
+    """``currency`` for the settings where the file has no currency column: the one its
+    amounts or their columns' names write, else the one its account numbers point to (see
+    currency_pointed_to). Where nothing does, the rows are USD, and the findings say so."""
+    source = {ours: theirs for theirs, ours in guess.columns.items()}
+    amount_names = [source[f] for f in ("amount", "debit", "credit") if f in source]
+    if "currency" in source and currency_named([], amount_names) is not None:
+        # the amount column names its currency (monobank's "Сума в валюті картки (UAH)"): a
+        # currency column beside it is another amount's (the operation's, EUR for a purchase
+        # abroad), not this one's
+        del guess.columns[source.pop("currency")]
+    if "currency" in source:
+        return
+    named = currency_named(amounts, amount_names)
+    if named is None and found.fmt == "xlsx" and found.settings.get("sheet"):
+        positions = {name: i for i, name in enumerate(guess.header)}
+        named = _currency_formatted(found, guess, positions, source)
+    if named is not None:
+        found.settings["currency"], said = named
+        found.facts.append(("currency", f"{found.settings['currency']} ({said})"))
+        return
+    pointed = currency_pointed_to(read, guess.header)
+    if pointed is not None:
+        code, said = pointed
+        found.settings["currency"] = code
+        found.facts.append(
+            ("currency", f"{code}, as {said} shows (the file writes no currency): confirm it")
+        )
+        found.confirm["currency"] = (code, f"from {said}: confirm it")
+        return
+    # said, so a franc or krone account is not read as dollars without a word
+    found.facts.append(
+        ("currency", "none in the file: USD unless raw_transactions.currency says so: every "
+         "row is read as USD; set currency (e.g. currency: EUR) for an account in another")
+    )  # fmt: skip
+
+
+# the words of English column names for a date, an amount or a text: a name with another word
+# ("Buchungstag", "Importe", "Libellé") is a sign of a European bank, which writes the day first
+_ENGLISH = (
+    "date dates posted post posting booking booked transaction transactions trans txn value "
+    "amount amounts description details detail narrative memo name payee merchant text "
+    "reference particulars desc debit debits credit credits withdrawal withdrawals deposit "
+    "deposits money in out paid outflow inflow sum time timestamp created at of the payment "
+    "purpose subject reason note notes original converted total net local card operation "
+    "activity entry effective settlement settled processed partner counterparty"
+)
+_ENGLISH_WORDS = frozenset(_ENGLISH.split())
+
+
+def _day_first_signs(
+    found: Inspection, guess: LayoutGuess, body: list, decimal: str, delimiter: str | None
+) -> list[str]:
+    """What in the file points to a European bank, which writes the day first: a decimal
+    comma, a ';' separator, column names in another language than English, a currency other
+    than the dollar."""
+    signs = []
+    if decimal == ",":
+        signs.append("the decimal comma")
+    if delimiter == ";":
+        signs.append("the ';' separator")
+    keys = ("posted_date", "amount", "debit", "credit", "description")
+    names = [theirs for theirs, ours in guess.columns.items() if ours in keys]
+    foreign = [n for n in names if not set(re.findall(r"[^\W\d_]+", n.lower())) <= _ENGLISH_WORDS]
+    if foreign:
+        signs.append(f"the column name {foreign[0]!r}")
+    currency = found.settings.get("currency") or _currency_column_code(guess, body)
+    if currency is not None and currency != "USD":
+        signs.append(f"the currency {currency}")
+    return signs
+
+
+def _currency_column_code(guess: LayoutGuess, body: list) -> str | None:
+    """The one code a currency column holds on every row, else None."""
+    column = next(
+        (i for i, n in enumerate(guess.header) if guess.columns.get(n) == "currency"), None
+    )
+    if column is None:
+        return None
+    codes = {str(r.cells[column]).strip().upper() for r in body if column < len(r.cells)}
+    return codes.pop() if len(codes) == 1 else None
+
+
+def _date_texts(guess: LayoutGuess, body: list) -> list:
+    """The date column's cells: texts, or a spreadsheet's date cells."""
+    column = next(i for i, n in enumerate(guess.header) if guess.columns.get(n) == "posted_date")
+    return [r.cells[column] for r in body if column < len(r.cells)]
+
+
+def _sniff_dates(dates: list, signs: list[str]) -> tuple[str | None, list[str], str]:
+    """sniff_date_format of the date column, day first where ``signs`` say and the dates
+    read both ways; a spreadsheet's date cells need no format."""
+    texts = [d for d in dates if isinstance(d, str) and d.strip()]
+    cells = [d for d in dates if isinstance(d, dt.date)]
+    if len(cells) >= len(texts):
+        return None, [], f"{len(cells)} date cells, {len(texts)} text"
+    return sniff_date_format(texts, day_first_hint=bool(signs))
+
+
+def _doubt_date_order(
+    found: Inspection, chosen: str, swapped: SwappedOrder, signs: list[str]
+) -> None:
+    """The findings and the settings' comment for dates that read with the day or the month
+    first: both readings of one, the order chosen and what chose it."""
+    rival, example = swapped.rival, swapped.example
+    orders = {f: "day first" if day_first(f) else "month first" for f in (chosen, rival)}
+    readings = " or ".join(
+        f"{dt.datetime.strptime(example, f).date()} ({f!r}, {orders[f]})" for f in (chosen, rival)
+    )
+    if swapped.settled_by is not None:
+        because = f"as the dates suggest ({swapped.settled_by})"
+    elif signs:
+        because = f"as {_joined(signs)} suggest{'s' if len(signs) == 1 else ''}"
+    else:
+        because = "as US banks write them: nothing in the file says which"
+    found.facts.append(
+        ("dates", f"AMBIGUOUS: every date reads both ways ({example!r} is {readings}); "
+         f"read {orders[chosen]}, {because}. Confirm date_format below, or set it to {rival!r}")
+    )  # fmt: skip
+    both = f"{chosen!r} is {orders[chosen]}, {rival!r} {orders[rival]}"
+    found.confirm["date_format"] = (chosen, f"confirm: every date reads both ways; {both}")
+
+
+def _joined(items: list[str]) -> str:
+    return items[0] if len(items) == 1 else f"{', '.join(items[:-1])} and {items[-1]}"
 
 
 def _describe_result(found: Inspection) -> None:
@@ -485,17 +565,29 @@ def report(path: Path, inspections: list[Inspection]) -> str:
         "# paste into a small params file (or redirect this output to one), then:",
         "#   python -m ml_assets days --params my-params.yaml",
     ]
-    return (
-        "\n".join(lines)
-        + "\n"
-        + yaml.dump(
-            params_block(path, readable),
-            Dumper=_ParamsDumper,
-            sort_keys=False,
-            allow_unicode=True,
-            width=100,
-        )
+    params = yaml.dump(
+        params_block(path, readable),
+        Dumper=_ParamsDumper,
+        sort_keys=False,
+        allow_unicode=True,
+        width=100,
     )
+    return "\n".join(lines) + "\n" + _commented(params, readable)
+
+
+def _commented(params: str, inspections: list[Inspection]) -> str:
+    """The settings with a comment behind each ``key: value`` line an inspection asks the
+    user to confirm (a date order or a currency it chose from hints)."""
+    comments = {
+        (key, value): text for found in inspections for key, (value, text) in found.confirm.items()
+    }
+    keys = {key for key, _ in comments}
+    lines = []
+    for line in params.splitlines():
+        key, _, value = line.strip().partition(": ")
+        text = comments.get((key, yaml.safe_load(value))) if key in keys else None
+        lines.append(f"{line}  # {text}" if text else line)
+    return "\n".join(lines) + "\n"
 
 
 # what a YAML stream may not hold, even in a comment (YAML 1.1's printable set, as PyYAML reads it)

@@ -14,6 +14,7 @@ import csv
 import datetime as dt
 import re
 from collections import Counter
+from typing import NamedTuple
 
 from ml_assets.core.intake.records import SchemaError, parse_amount
 
@@ -30,11 +31,13 @@ DATE_FORMATS = (
     "%Y.%m.%d.",  # Hungarian banks' (Erste, OTP)
     "%Y.%m.%d",
     "%Y%m%d",
+    "%Y:%m:%d",  # Danske Bank Lithuania's "2012:03:01"
     "%d-%m-%Y",
     "%m-%d-%Y",
     "%d-%b-%Y",
     "%d-%b-%y",
     "%d %b %Y",
+    "%d %b %y",  # Woolworths Money's "19 Oct 15"
     "%b %d, %Y",
     "%d %B %Y",
     "%B %d, %Y",
@@ -45,14 +48,23 @@ DATE_FORMATS = (
     "%d.%m.%y %H:%M",
     "%d/%m/%Y %H:%M",
 )
-_DAY_FIRST = {f for f in DATE_FORMATS if f.index("%d") < f.find("%m") or "%b" in f or "%B" in f}
+
+
+def day_first(fmt: str) -> bool:
+    """Whether a date format writes the day before the month ("%d/%m/%Y", "%d %b %y")."""
+    return fmt.find("%d") < fmt.find("%m") or "%b" in fmt or "%B" in fmt
+
+
+_DAY_FIRST = {f for f in DATE_FORMATS if day_first(f)}
 
 
 def detect_encoding(head: bytes) -> tuple[str, str]:
     """(encoding, why) of a text file from its first bytes: a byte-order mark, else UTF-8 when
-    the bytes decode as UTF-8, else cp1252 (what US and Western European banks write) when they
-    read as Western text, else the legacy code page of another script (Japanese, Chinese,
-    Korean, Cyrillic, Central European, Greek) that ``charset_normalizer`` finds, else cp1252."""
+    the bytes decode as UTF-8; else, when they read as Western text, cp1257 where the detector
+    finds Baltic text and its letters are there (see _spells_baltic), else cp1252 (what US and
+    Western European banks write); else the legacy code page of another script (Japanese,
+    Chinese, Korean, Cyrillic, Central European, Greek) that ``charset_normalizer`` finds,
+    else cp1252."""
     if head.startswith(b"\xef\xbb\xbf"):
         return "utf-8-sig", "UTF-8 with a byte-order mark"
     if head.startswith((b"\xff\xfe", b"\xfe\xff")):
@@ -67,6 +79,11 @@ def detect_encoding(head: bytes) -> tuple[str, str]:
         where = f"not UTF-8 (byte 0x{byte} on line {line})"
         if _reads_as_western(head):
             other = _other_european(head)
+            if other and other[0] == "cp1257" and _spells_baltic(head):
+                return "cp1257", (
+                    f"{where}; Windows-1257, {other[1]} text (its ė, ų, š, ž read as ë, ø, ð, þ "
+                    "in Windows-1252)"
+                )
             if other:  # a hint, not a choice: the detector says so of some Italian text too
                 page, language = other
                 return "cp1252", (
@@ -130,6 +147,22 @@ def _other_european(head: bytes) -> tuple[str, str] | None:
     return None
 
 
+# Lithuanian and Latvian letters cp1257 writes where cp1252 has ë, ø, û, ð and þ: letters
+# Western text spells few words with (Dutch "België", Danish "ø", French "août"), seldom two
+# of them in one file, and never a third of its accented letters
+_BALTIC_LETTERS = "ėųūšžĖŲŪŠŽ"
+
+
+def _spells_baltic(head: bytes) -> bool:
+    """Whether ``head`` read as cp1257 has two or more of the Baltic letters above, and they
+    make a third or more of its accented letters: the Italian, Spanish or Czech text the
+    detector also calls Lithuanian has none of them, or one ('ø' for Czech 'ř')."""
+    text = head.decode("cp1257", errors="replace")
+    accented = [c for c in text if c.isalpha() and not c.isascii()]
+    baltic = [c for c in accented if c in _BALTIC_LETTERS]
+    return len({c.lower() for c in baltic}) >= 2 and 3 * len(baltic) >= len(accented)
+
+
 def _other_code_page(head: bytes) -> str | None:
     from charset_normalizer import from_bytes
 
@@ -164,9 +197,9 @@ _CURRENCY = re.compile(
     r"(?i)^(usd|eur|gbp|chf|cad|aud|sek|nok|dkk|pln|czk|jpy)\s*|\s*(usd|eur|gbp|chf|cad|aud|sek|nok|dkk|pln|czk|jpy)$"
 )
 _SYMBOLS = str.maketrans({c: "" for c in "$€£¥₹\u00a0\u202f '’"})
-# amounts that read one way only: two decimals (or one) after the mark, grouped thousands before
-_DECIMAL_COMMA = re.compile(r"^-?(\d{1,3}(\.\d{3})*|\d+),\d{1,2}$")
-_DECIMAL_POINT = re.compile(r"^-?(\d{1,3}(,\d{3})*|\d+)\.\d{1,2}$")
+# the one digit group a thousands separator is followed by, and the groups before it: "1.234"
+# and "12,345" read both ways, "1.2345", "0.500", "1000.000" and "1.234.567" one way only
+_THOUSANDS_GROUP = re.compile(r"[1-9]\d{0,2}")
 
 
 # right-to-left and other direction marks an export writes around an amount in Arabic script
@@ -206,16 +239,15 @@ def amount_mark(value: object) -> int | None:
 
 def sniff_decimal(values: list[str], delimiter: str | None = None) -> tuple[str, str]:
     """(decimal mark, why) from amount texts: the mark of the values only one reading fits
-    ("1.234,56", "12,50" vs "2,474.74", "4.85"). Without any, a semicolon-separated file is
-    taken as European (its comma is free for decimals), anything else as using a point."""
+    ("1.234,56", "12,50", "1000.000000" vs "2,474.74", "4.85"; see only_decimal_mark).
+    Without any, a semicolon-separated file is taken as European (its comma is free for
+    decimals), anything else as using a point."""
     votes: Counter = Counter()
     values = [v for v in values if isinstance(v, str) and v.strip()]
     for value in values:
-        bare = _bare(value).strip("()").rstrip("-").removesuffix("CR").removesuffix("DR")
-        if _DECIMAL_COMMA.match(bare) and not _DECIMAL_POINT.match(bare):
-            votes[","] += 1
-        elif _DECIMAL_POINT.match(bare) and not _DECIMAL_COMMA.match(bare):
-            votes["."] += 1
+        mark = only_decimal_mark(value)
+        if mark is not None:
+            votes[mark] += 1
     if votes:
         mark, count = votes.most_common(1)[0]
         example = "1.234,56" if mark == "," else "2,474.74"
@@ -223,6 +255,40 @@ def sniff_decimal(values: list[str], delimiter: str | None = None) -> tuple[str,
     if delimiter == ";":
         return ",", "no amount decides; a semicolon-separated file, so a decimal comma"
     return ".", "no amount decides; a decimal point"
+
+
+def only_decimal_mark(value: str) -> str | None:
+    """The decimal mark an amount text can only be read with, or None where it reads both
+    ways ("1,234", "1.234") or is no amount. A thousands separator is followed by exactly
+    three digits and comes after one to three digits (no leading zero), so a mark followed by
+    any other number of digits ("12,50", "1000.000000"), or after "0" or four digits or more
+    ("0.500", "1000,000"), or after the other mark ("1.234,56"), is the decimal mark; a mark
+    written twice ("1.234.567") separates thousands."""
+    bare = _bare(value).strip("()").rstrip("-").removesuffix("CR").removesuffix("DR").strip()
+    bare = bare.removeprefix("-")
+    if not re.fullmatch(r"\d[\d.,]*\d|\d", bare) or ",," in bare or ".." in bare:
+        return None
+    marks = [c for c in bare if c in ".,"]
+    if not marks:
+        return None
+    last = marks[-1]
+    other = "," if last == "." else "."
+    if marks.count(last) > 1:  # thousands: "1.234.567", and the decimal is the other mark
+        return other if _grouped(bare, last) and other not in bare else None
+    whole, fraction = bare.split(last)
+    if other in whole:
+        return last if _grouped(whole, other) else None
+    if len(fraction) != 3 or not _THOUSANDS_GROUP.fullmatch(whole):
+        return last
+    return None
+
+
+def _grouped(text: str, separator: str) -> bool:
+    """Whether ``text`` is digits grouped in threes by ``separator`` ("1.234.567")."""
+    first, *groups = text.split(separator)
+    return bool(_THOUSANDS_GROUP.fullmatch(first)) and all(
+        len(g) == 3 and g.isdigit() for g in groups
+    )
 
 
 def normalize_amount(
@@ -293,33 +359,72 @@ def sniff_date_format(
     iso = sum(_parses_iso(t) for t in texts)
     if iso * 2 > len(texts):
         return None, [], f"ISO dates ({iso} of {len(texts)} values)"
-    scored = []
-    for fmt in DATE_FORMATS:
-        days = [d for t in texts if (d := _strptime(t, fmt)) is not None]
-        if days:
-            ordered = days == sorted(days) or days == sorted(days, reverse=True)
-            span = (max(days) - min(days)).days
-            scored.append(
-                (-len(days), span, not ordered, (fmt in _DAY_FIRST) != day_first_hint, fmt)
-            )
-    scored.sort()
+    scored = sorted(
+        score for fmt in DATE_FORMATS if (score := _score(texts, fmt, day_first_hint)) is not None
+    )
     if not scored or -scored[0][0] * 2 <= len(texts):
-        return None, [], f"no known date format reads most of {len(texts)} values like {texts[0]!r}"
+        yearless = ", which write no year" if all(map(_yearless, texts)) else ""
+        why = f"no known date format reads most of {len(texts)} values like {texts[0]!r}"
+        return None, [], why + yearless
     best = scored[0]
-    ties = [s[4] for s in scored[1:] if s[0] == best[0]]
+    rivals = [s for s in scored[1:] if s[0] == best[0]]
+    ties = [s[4] for s in rivals]
     why = f"reads {-best[0]} of {len(texts)} values"
     if ties:
-        why += f"; {', '.join(ties)} read{'s' if len(ties) == 1 else ''} them too ({_tie_break(best, scored)})"
+        reason = _tie_break(best, rivals[0]) or "the file's conventions"
+        why += f"; {', '.join(ties)} read{'s' if len(ties) == 1 else ''} them too ({reason})"
     return best[4], ties, why
 
 
-def _tie_break(best: tuple, scored: list[tuple]) -> str:
-    rival = next(s for s in scored[1:] if s[0] == best[0])
+class SwappedOrder(NamedTuple):
+    """A date format that reads the same dates with the day and month the other way round."""
+
+    rival: str  # the other order's format
+    settled_by: str | None  # what in the dates chose the first: a shorter span, the rows' order
+    example: str  # a date both read ("06/12/2021")
+
+
+def swapped_order(values: list, fmt: str, ties: list[str]) -> SwappedOrder | None:
+    """Where ``fmt`` and one of its ``ties`` (as sniff_date_format returns them) read every
+    date with the day and month the other way round: that format, what in the dates chose
+    ``fmt`` (None where nothing in them did, only the day_first_hint or the order formats
+    are tried in), and a date both read."""
+    rival = next((t for t in ties if day_first(t) != day_first(fmt)), None)
+    if rival is None:
+        return None
+    texts = [v.strip() for v in values if isinstance(v, str) and any(map(str.isdigit, v))]
+    chosen, other = _score(texts, fmt, False), _score(texts, rival, False)
+    if chosen is None or other is None:
+        return None
+    example = next(t for t in texts if _strptime(t, fmt) and _strptime(t, rival))
+    return SwappedOrder(rival, _tie_break(chosen, other), example)
+
+
+def _score(texts: list[str], fmt: str, day_first_hint: bool) -> tuple | None:
+    """How well ``fmt`` reads ``texts``, smaller first: (-values read, span in days, out of
+    order, against the hint, fmt); None where it reads none."""
+    days = [d for t in texts if (d := _strptime(t, fmt)) is not None]
+    if not days:
+        return None
+    ordered = days == sorted(days) or days == sorted(days, reverse=True)
+    span = (max(days) - min(days)).days
+    return (-len(days), span, not ordered, (fmt in _DAY_FIRST) != day_first_hint, fmt)
+
+
+def _tie_break(best: tuple, rival: tuple) -> str | None:
+    """What in the dates puts ``best`` ahead of ``rival`` (two _score tuples reading as many
+    values), or None where nothing in them does."""
     if best[1] < rival[1]:
         return f"a span of {best[1]} days against {rival[1]}"
     if best[2] < rival[2]:
         return "the rows stay in date order"
-    return "the file's conventions"
+    return None
+
+
+def _yearless(text: str) -> bool:
+    """A day and a month alone ("4月30日", "30/04"): no format dates it to a year."""
+    numbers = re.findall(r"\d+", text)
+    return len(numbers) == 2 and all(len(n) <= 2 for n in numbers)
 
 
 def _parses_iso(text: str) -> bool:

@@ -1,0 +1,113 @@
+"""What an export says of its currency without a currency column, for ``inspect``: a symbol or
+code in its amounts or their columns' names ("£1,234.50", "Betrag (EUR)", "入出金(円)"), and
+where it names none, what points to one: an IBAN's country, a UK sort code, a "NON-GBP" fee.
+The load never guesses a currency; inspect writes what these find for the user to confirm."""
+
+from __future__ import annotations
+
+import re
+
+from ml_assets.core.intake.csv_exports import CellRow
+
+# what an amount cell or an amount column's name may say of the currency ("£1,234.50",
+# "12,50 CHF", "Betrag (EUR)", "Betrag (€)", "入出金(円)"); "$", "¥" and "元" name several
+# currencies, so they say nothing
+_SYMBOLS = {
+    "£": "GBP", "€": "EUR", "₹": "INR", "₩": "KRW", "₽": "RUB", "₺": "TRY", "zł": "PLN",
+    "円": "JPY", "Kč": "CZK", "₪": "ILS", "₱": "PHP", "₫": "VND", "฿": "THB",
+}  # fmt: skip
+_CODES = re.compile(
+    r"(?<![A-Za-z])(EUR|GBP|CHF|USD|CAD|AUD|NZD|SEK|NOK|DKK|PLN|CZK|HUF|RON|JPY|CNY|INR|SGD|HKD|"
+    r"ZAR|MXN|BRL|UAH|RUB|TRY|KRW|THB|ILS)(?![A-Za-z])",
+    re.I,
+)
+
+
+def currency_named(amounts: list, names: list[str]) -> tuple[str, str] | None:
+    """The one currency the amount cells or the amount columns' names write, and where it was
+    read; None where they write none, or several."""
+    texts = [a for a in amounts if isinstance(a, str)]
+    seen: dict[str, str] = {}
+    for text in texts:
+        for symbol, code in _SYMBOLS.items():
+            if symbol in text:
+                seen.setdefault(code, f"{symbol!r} in the amounts, e.g. {text.strip()!r}")
+        for code in _CODES.findall(text):
+            seen.setdefault(code.upper(), f"in the amounts, e.g. {text.strip()!r}")
+    for name in names:
+        for code in _CODES.findall(str(name)):
+            seen.setdefault(code.upper(), f"the column name {name!r}")
+        for symbol, code in _SYMBOLS.items():
+            if symbol in str(name):
+                seen.setdefault(code, f"the column name {name!r}")
+        if "元" in str(name) and "额" in str(name):  # yuan, in simplified script: renminbi
+            seen.setdefault("CNY", f"the column name {name!r}")
+    return next(iter(seen.items())) if len(seen) == 1 else None
+
+
+# the currency of the accounts of a country, by the two letters an IBAN starts with; and an
+# IBAN's length there (with the mod-97 check it tells an IBAN from an ISIN or a reference)
+_IBAN_COUNTRIES = {
+    "CH": ("CHF", 21), "LI": ("CHF", 21), "GB": ("GBP", 22), "NO": ("NOK", 15),
+    "SE": ("SEK", 24), "DK": ("DKK", 18), "PL": ("PLN", 28), "CZ": ("CZK", 24),
+    "HU": ("HUF", 28), "AT": ("EUR", 20), "BE": ("EUR", 16), "HR": ("EUR", 21),
+    "CY": ("EUR", 28), "EE": ("EUR", 20), "FI": ("EUR", 18), "FR": ("EUR", 27),
+    "DE": ("EUR", 22), "GR": ("EUR", 27), "IE": ("EUR", 22), "IT": ("EUR", 27),
+    "LV": ("EUR", 21), "LT": ("EUR", 20), "LU": ("EUR", 20), "MT": ("EUR", 31),
+    "NL": ("EUR", 18), "PT": ("EUR", 25), "SK": ("EUR", 24), "SI": ("EUR", 19),
+    "ES": ("EUR", 24),
+}  # fmt: skip
+_IBAN = re.compile(r"(?<![A-Z0-9])([A-Z]{2})(\d{2})((?: ?[A-Z0-9]){11,30})")
+# a UK sort code ("'99-88-74": the quote keeps a spreadsheet from reading it as a date); as
+# dd-mm-yy dates look the same, only in a column or beside a label that names it
+_SORT_CODE = re.compile(r"'?(\d{2}-\d{2}-\d{2})")
+# a card fee for a payment in another currency names the account's: "NON-GBP TRANS FEE"
+_NON_CURRENCY = re.compile(r"\bNON-(GBP|EUR|CHF|SEK|NOK|DKK|PLN|CZK|HUF)\b")
+
+
+def currency_pointed_to(rows: list[CellRow], header: list[str]) -> tuple[str, str] | None:
+    """(currency, what points to it) where the file's cells point to one currency and no
+    other: an IBAN's country (CH -> CHF, a euro-area country -> EUR), a UK sort code, a
+    "NON-GBP" fee; None where they point nowhere or to several (a Swiss account paying into
+    German ones). A hint for inspect to write out and the user to confirm: the load never
+    guesses a currency."""
+    sort_columns = {i for i, name in enumerate(header) if "sort code" in str(name).lower()}
+    pointed: dict[str, str] = {}
+    for row in rows:
+        for position, cell in enumerate(row.cells):
+            if not isinstance(cell, str):
+                continue
+            for code, said in _currency_clues(cell, position in sort_columns):
+                pointed.setdefault(code, said)
+    return next(iter(pointed.items())) if len(pointed) == 1 else None
+
+
+def _currency_clues(text: str, sort_code_column: bool) -> list[tuple[str, str]]:
+    clues = [(currency, f"the IBAN {iban}") for iban, currency in _ibans(text)]
+    labelled = sort_code_column or "sort code" in text.lower()
+    if labelled and (code := _SORT_CODE.search(text)):
+        clues.append(("GBP", f"the UK sort code {code.group(1)}"))
+    clues += [
+        (m.group(1), f"{m.group()!r} in {text.strip()!r}") for m in _NON_CURRENCY.finditer(text)
+    ]
+    return clues
+
+
+def _ibans(text: str) -> list[tuple[str, str]]:
+    """(IBAN, its country's currency) of each valid IBAN in ``text`` (spaces allowed)."""
+    found = []
+    for match in _IBAN.finditer(text):
+        country = _IBAN_COUNTRIES.get(match.group(1))
+        if country is None:
+            continue
+        currency, length = country
+        iban = match.group().replace(" ", "")[:length]
+        if len(iban) == length and _iban_checks(iban):
+            found.append((iban, currency))
+    return found
+
+
+def _iban_checks(iban: str) -> bool:
+    """The IBAN's mod-97 check (ISO 13616): its check digits, moved behind, make it 1."""
+    moved = iban[4:] + iban[:4]
+    return int("".join(str(int(c, 36)) for c in moved)) % 97 == 1
