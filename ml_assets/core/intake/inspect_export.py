@@ -36,15 +36,11 @@ from ml_assets.core.intake.ingest import (
     skipped_files,
 )
 from ml_assets.core.intake.inspect_records import inspect_records
-from ml_assets.core.intake.layout_guess import (
-    LayoutGuess,
-    choose_sign,
-    closest_header,
-    guess_layout,
-    matching_preset,
-)
+from ml_assets.core.intake.layout_guess import LayoutGuess, guess_layout, matching_preset
+from ml_assets.core.intake.layout_refusal import closest_header
 from ml_assets.core.intake.qif import date_order, day_first_format, file_dates
 from ml_assets.core.intake.records import RAW_SCHEMA, SchemaError, open_binary
+from ml_assets.core.intake.sign_guess import choose_sign
 from ml_assets.core.intake.sniffing import (
     SwappedOrder,
     day_first,

@@ -19,8 +19,9 @@ import polars as pl
 
 from ml_assets.core.intake.column_names import field_of
 from ml_assets.core.intake.json_documents import SHAPES, looks_like_plaid, open_json
-from ml_assets.core.intake.layout_guess import columns_by_name, sign_of
+from ml_assets.core.intake.layout_guess import columns_by_name
 from ml_assets.core.intake.records import RAW_SCHEMA
+from ml_assets.core.intake.sign_guess import sign_of
 
 # Starling's feed items: the uid is the id (its "reference" is the payment's text, read after
 # the other party's name), categoryUid a savings space's id, spendingCategory the label; the

@@ -1,6 +1,6 @@
 """Guessing how a table-shaped export is laid out, for ``inspect``: which line is the header
-(or that there is none), which of its columns gives each of our fields, and which sign a
-purchase has. The load never guesses a column: it reads what these guesses became in params.
+(or that there is none) and which of its columns gives each of our fields (which sign a
+purchase has: ``sign_guess``; why no layout fits: ``layout_refusal``). The load never guesses a column: it reads what these guesses became in params.
 
 Columns come from their names (core.column_names) and are checked against their values: a
 date column whose values are not dates, an amount column that holds no numbers, or a text
@@ -14,9 +14,6 @@ first, never times of day) with the most different values, a column of ISO curre
 
 from __future__ import annotations
 
-import datetime as dt
-import re
-from collections import Counter
 from dataclasses import dataclass, field
 
 from ml_assets.core.intake.column_names import (
@@ -46,18 +43,8 @@ from ml_assets.core.intake.column_values import (
 )
 from ml_assets.core.intake.csv_exports import CSV_PRESETS, CellRow, fitting_presets
 from ml_assets.core.intake.records import SchemaError
-from ml_assets.core.intake.sniffing import amount_mark, amount_or_none
-from ml_assets.core.intake.statements import statement_line
+from ml_assets.core.intake.sign_guess import INCOME
 from ml_assets.core.intake.tables import HEADER_SEARCH_LINES, header_names, position_name
-
-_SIGNED_SHARE = 0.25  # the share of negative amounts from which a file is taken as signed
-# money coming in: a row whose description says so shows the file's sign for income (a
-# card's "INTERNET PAYMENT - THANK YOU")
-_INCOME = re.compile(
-    r"(?i)payroll|salary|salaire|gehalt|lohn|deposit|direct dep|interest|refund|"
-    r"payment\W{0,3}thank you|thank you for your payment|autopay payment|payment received|"
-    r"gutschrift|virement en votre faveur"
-)
 
 
 @dataclass
@@ -307,7 +294,7 @@ def _debit_first(body: list[CellRow], one: int, other: int, text: int) -> tuple[
 
     def income(position: int) -> int:
         filled = [r for r in body if str(cell(r, position)).strip()]
-        return sum(bool(_INCOME.search(str(cell(r, text)))) for r in filled)
+        return sum(bool(INCOME.search(str(cell(r, text)))) for r in filled)
 
     if income(one) != income(other):
         credit = one if income(one) > income(other) else other
@@ -383,92 +370,6 @@ def _trailing_direction(guess: LayoutGuess, body: list[CellRow]) -> None:
             f"; {name}, right of the header's names on {len(extra)} row(s), -> direction by "
             f"its values ({', '.join(sorted(words))})"
         )
-
-
-def closest_header(rows: list[CellRow], unit: str = "line") -> str:
-    """For an error where no layout is found: the line (``unit``: "row" in a spreadsheet)
-    whose names give the most of a date, an amount and a description, what they give and
-    which is missing, or which named column holds values not read as what its name says
-    (one of them shown) and what to set ("" if no line names any)."""
-    best: tuple[int, int, dict[str, str]] = (0, 0, {})
-    for row in rows:
-        if row.line > HEADER_SEARCH_LINES:
-            break
-        if isinstance(row.cells, SchemaError):
-            continue
-        columns = columns_by_name(header_names(row.cells))
-        found = {t: o for t, o in columns.items() if o in _REQUIRED_PARTS}
-        if len({_REQUIRED_PARTS[o] for o in found.values()}) > len(
-            {_REQUIRED_PARTS[o] for o in best[2].values()}
-        ):
-            best = (len(found), row.line, found)
-    count, line, found = best
-    if not count:
-        return ""
-    given = ", ".join(f"{theirs} -> {ours}" for theirs, ours in found.items())
-    missing = [f for f in ("posted_date", "amount", "description") if f not in found.values()]
-    missing = [f for f in missing if f != "amount" or not {"debit", "credit"} & set(found.values())]
-    if missing:
-        return f" ({unit} {line} names {given}; no name there gives {' or '.join(missing)})"
-    # a named column whose values are not what its name says was dropped: which, and why
-    header = next(header_names(r.cells) for r in rows if r.line == line)
-    body = [r for r in rows if r.line > line and not isinstance(r.cells, SchemaError)]
-    said = "; ".join(_unread(found, header, body)) or "not every one of them holds such values"
-    return f" ({unit} {line} names {given}, but {said})"
-
-
-# the fields a table must give, and which each column that gives one stands for
-_REQUIRED_PARTS = {
-    "posted_date": "posted_date",
-    "amount": "amount",
-    "debit": "amount",
-    "credit": "amount",
-    "description": "description",
-}
-# formats a date column may write that the sniffed ones do not read, named in the advice
-_DATE_FORMATS = ("%d %b %y", "%Y:%m:%d", "%b %d %Y", "%b %d, %Y")
-
-
-def _unread(found: dict[str, str], header: list[str], body: list[CellRow]) -> list[str]:
-    """Why named date and amount columns were not taken: their names, a value that does not
-    read as what the name says, and what to set."""
-    said = []
-    unread: list[tuple[str, object]] = []  # amount columns, with a value that does not read
-    for theirs, ours in found.items():
-        # (a "Pending" in a date column is a pending row's mark, not how the dates read)
-        values = [
-            v
-            for v in column(body, header.index(theirs))
-            if any(ch.isdigit() for ch in str(v)) or ours != "posted_date"
-        ]
-        values = [v for v in values if str(v).strip()]
-        if ours == "posted_date" and values and date_share(values) < 0.5:
-            example = next((v for v in values if date_share([v]) < 1), values[0])
-            fits = next((f for f in _DATE_FORMATS if all(_reads_as(v, f) for v in values)), None)
-            said.append(
-                f"column {theirs!r} holds dates not read, e.g. {str(example).strip()!r}: set "
-                "raw_transactions.date_format to "
-                + (f"'{fits}'" if fits else "the strftime pattern it writes (like '%d.%m.%Y')")
-            )
-        elif ours in ("amount", "debit", "credit") and values and number_share(values) < 0.5:
-            read = zip(values, numbers(values), strict=True)
-            unread.append((theirs, next((v for v, n in read if n is None), values[0])))
-    if unread:
-        names = ", ".join(repr(theirs) for theirs, _ in unread)
-        said.append(
-            f"{'columns' if len(unread) > 1 else 'column'} {names} hold amounts not read, e.g. "
-            f"{str(unread[0][1]).strip()!r}: map a column of plain amounts in "
-            "raw_transactions.column_map, or set decimal if it writes a decimal comma"
-        )
-    return said
-
-
-def _reads_as(value: object, date_format: str) -> bool:
-    try:
-        dt.datetime.strptime(str(value).strip(), date_format)
-    except ValueError:
-        return False
-    return True
 
 
 def _all_text(cells: list) -> bool:
@@ -665,99 +566,6 @@ def _by_values(rows: list[CellRow], header: list[str], line: int) -> LayoutGuess
     worded.sort(key=lambda i: (-spaced(body, i), -distinct(body, i)))
     _more_text(guess, body, [names[i] for i in worded])
     return guess
-
-
-def choose_sign(guess: LayoutGuess, body: list[CellRow], decimal: str) -> None:
-    """Which sign a purchase has: credit or debit marks on the amounts show it, else rows
-    that say they are income (payroll, deposit, refund), else the share of negative amounts
-    (a quarter or more: the file signs them; fewer: a card listing its purchases positive)."""
-    if set(guess.columns.values()) & {"debit", "credit"}:
-        guess.why["sign"] = "unsigned debit and credit columns"
-        return
-    positions = {name: i for i, name in enumerate(guess.header)}
-    source = {ours: theirs for theirs, ours in guess.columns.items()}
-    body = _voting(guess, body)
-    if "direction" in source:
-        said = "unsigned amounts, signed by the direction column"
-        at = positions[source["direction"]]
-        body = [r for r in body if not str(cell(r, at)).strip()]
-        if not body:
-            guess.why["sign"] = said
-            return
-        # a column that marks only some rows (M&S Bank's "CR"): the others by the file's sign
-        _sign_by_amounts(guess, body, decimal, positions, source)
-        guess.why["sign"] = f"{said} where it is filled; the rest: {guess.why['sign']}"
-        return
-    _sign_by_amounts(guess, body, decimal, positions, source)
-
-
-def _sign_by_amounts(
-    guess: LayoutGuess, body: list[CellRow], decimal: str, positions: dict, source: dict
-) -> None:
-    amounts = column(body, positions[source["amount"]])
-    texts = column(body, positions[source["description"]])
-    guess.spending, guess.why["sign"] = sign_of(amounts, texts, decimal)
-
-
-def sign_of(amounts: list, texts: list, decimal: str = ".") -> tuple[str, str]:
-    """(spending, why) for a file's amounts (cells as written) and their rows' texts: credit or
-    debit marks show which way the money went; else rows that say they are income (payroll,
-    deposit, refund) show income's sign; else a quarter or more of the amounts negative says
-    the file signs them, fewer that it lists purchases positive (a card's)."""
-    signs = [
-        (n, str(t))
-        for a, t in zip(amounts, texts, strict=False)
-        if (n := amount_or_none(a, decimal))
-    ]
-    marks = Counter(m for a in amounts if (m := amount_mark(a)) is not None)
-    unmarked = [n for a in amounts if amount_mark(a) is None and (n := amount_or_none(a, decimal))]
-    if marks and all(n > 0 for n in unmarked):
-        # "100.00 CR" beside unmarked amounts: those are the purchases, shown positive (a
-        # card statement's); "12.50 DR" beside them: those are the money in
-        said = " and ".join(
-            f"{marks[m]} marked {w}" for m, w in ((1, "CR"), (-1, "DR")) if marks[m]
-        )
-        spending = "positive" if marks[1] and not marks[-1] else "negative"
-        return spending, f"{said}, the others unsigned"
-    income = [n for n, t in signs if _INCOME.search(t)]
-    negative = sum(n < 0 for n, _ in signs)
-    # income rows shown positive tell the sign only where some amount is negative: in a file
-    # of positive amounts alone (M&S Bank's card: "+ £1,100.00" beside "£67.40") they are
-    # marked some other way, and the purchases are positive
-    if income and (negative or not all(n > 0 for n in income)):
-        positive = sum(n > 0 for n in income) * 2 >= len(income)
-        said = f"{'positive' if positive else 'negative'}"
-        why = f"{len(income)} income row(s) (payroll, deposit, refund, ...) are {said}"
-        return ("negative" if positive else "positive"), why
-    # a file that writes a fair share of its amounts negative signs them (a bank account with
-    # more money in than out, as a savings account's); a card that lists purchases positive
-    # has a few negative payments and refunds at most
-    spending = "negative" if negative >= _SIGNED_SHARE * len(signs) else "positive"
-    said = "most rows are spending"
-    if spending == "negative":  # (a few rows can be a small card statement too)
-        said = "signed" if negative * 2 >= len(signs) else "signed; a card that lists its "
-        said += "" if negative * 2 >= len(signs) else "purchases positive: set spending: positive"
-    return spending, f"{negative} of {len(signs)} amounts are negative ({said})"
-
-
-def _voting(guess: LayoutGuess, body: list[CellRow]) -> list[CellRow]:
-    """The rows whose amounts tell the file's sign: transactions, booked or pending, that
-    name what they are; not a balance line or a title, nor a hold without a text (PayPal's
-    "General Authorization" rows, of the other sign than the payment they hold for)."""
-    ours = [guess.columns.get(name, name) for name in guess.header]
-    texts = [i for i, name in enumerate(ours) if name == "description"]
-    voting = []
-    for row in body:
-        if isinstance(row.cells, SchemaError):
-            continue
-        if statement_line(dict(zip(ours, row.cells, strict=False))) not in (
-            None,
-            "pending transaction",
-        ):
-            continue
-        if any(str(cell(row, i)).strip() for i in texts):
-            voting.append(row)
-    return voting
 
 
 def matching_preset(guess: LayoutGuess, date_format: str | None) -> str | None:

@@ -1,0 +1,121 @@
+"""Which sign a purchase has in a table-shaped export, for ``inspect``: credit or debit marks
+on the amounts, else rows that say they are income (payroll, deposit, refund), else the share
+of negative amounts (a quarter or more: the file signs them; fewer: a card that lists its
+purchases positive). Records read by their names (JSON, Parquet) are judged the same way."""
+
+from __future__ import annotations
+
+import re
+from collections import Counter
+from typing import TYPE_CHECKING
+
+from ml_assets.core.intake.column_values import cell, column
+from ml_assets.core.intake.csv_exports import CellRow
+from ml_assets.core.intake.records import SchemaError
+from ml_assets.core.intake.sniffing import amount_mark, amount_or_none
+from ml_assets.core.intake.statements import statement_line
+
+if TYPE_CHECKING:
+    from ml_assets.core.intake.layout_guess import LayoutGuess
+
+_SIGNED_SHARE = 0.25  # the share of negative amounts from which a file is taken as signed
+# money coming in: a row whose description says so shows the file's sign for income (a
+# card's "INTERNET PAYMENT - THANK YOU")
+INCOME = re.compile(
+    r"(?i)payroll|salary|salaire|gehalt|lohn|deposit|direct dep|interest|refund|"
+    r"payment\W{0,3}thank you|thank you for your payment|autopay payment|payment received|"
+    r"gutschrift|virement en votre faveur"
+)
+
+
+def choose_sign(guess: LayoutGuess, body: list[CellRow], decimal: str) -> None:
+    """Which sign a purchase has: credit or debit marks on the amounts show it, else rows
+    that say they are income (payroll, deposit, refund), else the share of negative amounts
+    (a quarter or more: the file signs them; fewer: a card listing its purchases positive)."""
+    if set(guess.columns.values()) & {"debit", "credit"}:
+        guess.why["sign"] = "unsigned debit and credit columns"
+        return
+    positions = {name: i for i, name in enumerate(guess.header)}
+    source = {ours: theirs for theirs, ours in guess.columns.items()}
+    body = _voting(guess, body)
+    if "direction" in source:
+        said = "unsigned amounts, signed by the direction column"
+        at = positions[source["direction"]]
+        body = [r for r in body if not str(cell(r, at)).strip()]
+        if not body:
+            guess.why["sign"] = said
+            return
+        # a column that marks only some rows (M&S Bank's "CR"): the others by the file's sign
+        _sign_by_amounts(guess, body, decimal, positions, source)
+        guess.why["sign"] = f"{said} where it is filled; the rest: {guess.why['sign']}"
+        return
+    _sign_by_amounts(guess, body, decimal, positions, source)
+
+
+def _sign_by_amounts(
+    guess: LayoutGuess, body: list[CellRow], decimal: str, positions: dict, source: dict
+) -> None:
+    amounts = column(body, positions[source["amount"]])
+    texts = column(body, positions[source["description"]])
+    guess.spending, guess.why["sign"] = sign_of(amounts, texts, decimal)
+
+
+def sign_of(amounts: list, texts: list, decimal: str = ".") -> tuple[str, str]:
+    """(spending, why) for a file's amounts (cells as written) and their rows' texts: credit or
+    debit marks show which way the money went; else rows that say they are income (payroll,
+    deposit, refund) show income's sign; else a quarter or more of the amounts negative says
+    the file signs them, fewer that it lists purchases positive (a card's)."""
+    signs = [
+        (n, str(t))
+        for a, t in zip(amounts, texts, strict=False)
+        if (n := amount_or_none(a, decimal))
+    ]
+    marks = Counter(m for a in amounts if (m := amount_mark(a)) is not None)
+    unmarked = [n for a in amounts if amount_mark(a) is None and (n := amount_or_none(a, decimal))]
+    if marks and all(n > 0 for n in unmarked):
+        # "100.00 CR" beside unmarked amounts: those are the purchases, shown positive (a
+        # card statement's); "12.50 DR" beside them: those are the money in
+        said = " and ".join(
+            f"{marks[m]} marked {w}" for m, w in ((1, "CR"), (-1, "DR")) if marks[m]
+        )
+        spending = "positive" if marks[1] and not marks[-1] else "negative"
+        return spending, f"{said}, the others unsigned"
+    income = [n for n, t in signs if INCOME.search(t)]
+    negative = sum(n < 0 for n, _ in signs)
+    # income rows shown positive tell the sign only where some amount is negative: in a file
+    # of positive amounts alone (M&S Bank's card: "+ £1,100.00" beside "£67.40") they are
+    # marked some other way, and the purchases are positive
+    if income and (negative or not all(n > 0 for n in income)):
+        positive = sum(n > 0 for n in income) * 2 >= len(income)
+        said = f"{'positive' if positive else 'negative'}"
+        why = f"{len(income)} income row(s) (payroll, deposit, refund, ...) are {said}"
+        return ("negative" if positive else "positive"), why
+    # a file that writes a fair share of its amounts negative signs them (a bank account with
+    # more money in than out, as a savings account's); a card that lists purchases positive
+    # has a few negative payments and refunds at most
+    spending = "negative" if negative >= _SIGNED_SHARE * len(signs) else "positive"
+    said = "most rows are spending"
+    if spending == "negative":  # (a few rows can be a small card statement too)
+        said = "signed" if negative * 2 >= len(signs) else "signed; a card that lists its "
+        said += "" if negative * 2 >= len(signs) else "purchases positive: set spending: positive"
+    return spending, f"{negative} of {len(signs)} amounts are negative ({said})"
+
+
+def _voting(guess: LayoutGuess, body: list[CellRow]) -> list[CellRow]:
+    """The rows whose amounts tell the file's sign: transactions, booked or pending, that
+    name what they are; not a balance line or a title, nor a hold without a text (PayPal's
+    "General Authorization" rows, of the other sign than the payment they hold for)."""
+    ours = [guess.columns.get(name, name) for name in guess.header]
+    texts = [i for i, name in enumerate(ours) if name == "description"]
+    voting = []
+    for row in body:
+        if isinstance(row.cells, SchemaError):
+            continue
+        if statement_line(dict(zip(ours, row.cells, strict=False))) not in (
+            None,
+            "pending transaction",
+        ):
+            continue
+        if any(str(cell(row, i)).strip() for i in texts):
+            voting.append(row)
+    return voting
