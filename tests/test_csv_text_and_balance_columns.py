@@ -372,3 +372,25 @@ def test_finpension_cash_flow_is_the_amount_and_its_category_the_text(tmp_path, 
         "Buy Test Fund CHF",
         "Buy Test Fund USD",
     ]
+
+
+def test_a_text_the_values_give_joins_where_the_named_one_is_blank(tmp_path, capsys):
+    """Danske Bank Lithuania's download writes its rows a few cells left of its header, so
+    its names give the date and a text ("Memo") but the amounts lie under "MemoConv": those
+    come from the values. Where "Memo" is blank, the column of words the values chose (the
+    party, under "City") still makes the text: no row is quarantined for want of one."""
+    export = tmp_path / "danske.csv"
+    export.write_text(
+        "Date,Bank,Branch,Address,City,Country,Name,Memo,MemoConv,MemoDet,Amount,\n"
+        '2012:03:01,,"",",Vilnius,LT","Paslaugų pajamos","Mokestis už pervedimą",,'
+        '"Mokėjimo operacija: suma 1,01 USD",-7.8,\n'
+        '2012:03:02,CITIBANK NA,"",",Vilnius,LT","ACME LLC","Mokėjimo nurodymas ACME",,,889.81,\n'
+        '2012:03:05,,"",",Vilnius,LT","Paslaugų pajamos","Mokestis už pervedimą",,'
+        '"Mokėjimo operacija: suma 500 LTL",-0.46,\n'
+        '2012:03:06,SEB,"",",Vilnius,LT","UAB Verslas","Mokėjimo nurodymas Verslas",,,120.00,\n'
+    )
+    out, section, result, _ = loaded(export, capsys)
+    assert result.rows_in == result.kept.height == 4
+    assert result.kept["amount"].to_list() == [-7.8, 889.81, -0.46, 120.0]
+    assert result.kept["description"][1] == "ACME LLC"
+    assert "Memo" in section["column_map"] and "where the others are blank" in out

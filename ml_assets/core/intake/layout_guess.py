@@ -251,9 +251,15 @@ def _named_and_by_values(head: CellRow, body: list[CellRow]) -> LayoutGuess | No
         if ours not in have
         and (theirs not in named.columns or _text_over_label(ours, named, theirs))
     }
+    # the values' texts a name's text displaced: one of them still joins the description on
+    # rows the named text leaves blank (Danske Bank Lithuania's blank "Memo" lines)
+    displaced = [t for t, o in guess.columns.items() if o == "description" and t not in by_values]
+    for theirs in displaced:
+        guess.why["columns"] = guess.why["columns"].replace(_joined_where_blank(theirs), "")
     if named.columns:
         guess.why["columns"] += f"; {', '.join(named.columns)} by name"
     guess.columns = {**named.columns, **by_values}
+    _more_text(guess, body, [t for t in displaced if t not in guess.columns])
     _direction_by_values(guess, body)
     guess.columns = {n: guess.columns[n] for n in guess.header if n in guess.columns}
     return guess if guess.required_ok() else None
@@ -321,8 +327,12 @@ def _more_text(
             continue
         if any(str(cell(r, positions[name])).strip() for r in blank):
             guess.columns[name] = "description"
-            guess.why["columns"] += f"; {name} -> description where the others are blank"
+            guess.why["columns"] += _joined_where_blank(name)
             return
+
+
+def _joined_where_blank(name: str) -> str:
+    return f"; {name} -> description where the others are blank"
 
 
 def _direction_by_values(guess: LayoutGuess, body: list[CellRow]) -> None:
