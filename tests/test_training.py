@@ -523,3 +523,51 @@ def test_early_stopping_keeps_the_pass_with_the_best_valid_score(
     kept = predict_logits(model, sequences, 16, tokenizer.pad_token_id, torch.device("cpu"))
     np.testing.assert_allclose(kept["category"], passes[0], atol=1e-5)
     assert not np.allclose(passes[0], passes[-1], atol=1e-5)
+
+
+def test_added_pieces_train_while_the_pretrained_vectors_stay_frozen(
+    tiny_tokenizer_dir, backbone_source, tmp_path
+):
+    """With the word embeddings frozen, ``train_added_pieces`` trains the rows of the pieces
+    the pruning added (they start as [UNK]'s vector): those rows move, every other row of the
+    table is bit-identical, [UNK]'s own included. Off, no row moves."""
+    from ml_assets.core.params import MultitaskModelParams
+    from ml_assets.core.text.id_map import added_piece_ids
+    from ml_assets.training.finetune import LabeledSet, finetune
+    from ml_assets.training.model import MultiTaskModel
+
+    tokenizer = FolderTokenizer.load(tiny_tokenizer_dir)
+    new_to_old = read_json(tiny_tokenizer_dir / "id_map.json")["new_to_old"]
+    unk_old = new_to_old[tokenizer.unk_token_id]
+    grown = [*new_to_old, unk_old, unk_old]  # two pieces added for characters the backbone lacks
+    added = added_piece_ids(grown, unk_old)
+    assert added == [len(new_to_old), len(new_to_old) + 1]
+    mlm, _ = load_pruned_mlm(backbone_source, grown, num_layers=2, seed=0)
+    mlm.save_pretrained(tmp_path / "backbone")
+    texts = [t.lower() for t in SAMPLE_DESCRIPTIONS] * 4
+    sequences = encode_texts(tokenizer, texts, 32)
+    for i, row in enumerate(sequences):  # the added pieces stand in the middle of every row
+        row[1] = added[i % 2]
+    labels = {"category": np.arange(len(sequences)) % 2}
+    data = LabeledSet(sequences, labels)
+
+    def trained(train_added: bool) -> tuple[torch.Tensor, torch.Tensor]:
+        torch.manual_seed(0)
+        model = MultiTaskModel.from_backbone(tmp_path / "backbone", {"category": ["a", "b"]}, 0.1)
+        before = model.encoder.get_input_embeddings().weight.detach().clone()
+        config = MultitaskModelParams(
+            batch_size=8, max_epochs=1, max_steps=4, eval_every=2, patience=5,
+            head_learning_rate=1e-2, warmup_steps=0, seed=0, label_smoothing=0.0,
+            train_added_pieces=train_added,
+        )  # fmt: skip
+        finetune(
+            model, data, data, config, pad_id=tokenizer.pad_token_id,
+            device=torch.device("cpu"), log=lambda _m: None, added_pieces=added,
+        )  # fmt: skip
+        return before, model.encoder.get_input_embeddings().weight.detach()
+
+    before, after = trained(True)
+    moved = (before != after).any(dim=1).nonzero().flatten().tolist()
+    assert moved == added
+    before, after = trained(False)
+    assert torch.equal(before, after)

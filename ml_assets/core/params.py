@@ -435,6 +435,12 @@ class MultitaskModelParams(_Section):
         "move, and the encoder would no longer read the pieces of unseen merchants alike "
         "(+2.5 pt on held-out)",
     )
+    train_added_pieces: bool = Field(
+        False,
+        description="with the word embeddings frozen, still train the vectors of the pieces "
+        "pruned_tokenizer added for characters the backbone lacks (they start as [UNK]'s and "
+        "hold nothing pretrained), at head_learning_rate without weight decay",
+    )
     early_stopping_rows: Literal["seen_and_heldout", "heldout_merchants", "all"] = Field(
         "seen_and_heldout",
         description="what early stopping watches: seen_and_heldout: every valid row, scored as "
@@ -521,6 +527,7 @@ class BaselineModelParams(_Section):
     label_smoothing: float = Field(0.1, ge=0, lt=1)
     layer_lr_decay: float = Field(1.0, gt=0, le=1)
     freeze_word_embeddings: bool = False
+    train_added_pieces: bool = False
     early_stopping_rows: Literal["seen_and_heldout", "heldout_merchants", "all"] = "all"
     token_mask_prob: float = Field(0.0, ge=0, lt=1)
     weight_average_decay: float = Field(0.0, ge=0, lt=1)

@@ -153,6 +153,19 @@ def encoder_groups(model: MultiTaskModel, learning_rate: float, decay: float) ->
     ]
 
 
+def added_piece_group(model: MultiTaskModel, rows: Sequence[int], learning_rate: float) -> dict:
+    """An optimizer group that trains only ``rows`` of the frozen word-embedding table: the
+    pieces added for characters the backbone lacks, which start as [UNK]'s vector and hold
+    nothing pretrained to keep. The other rows' gradients are zeroed, and no weight decay
+    applies (decoupled decay would shrink every row)."""
+    table = model.encoder.get_input_embeddings().weight
+    mask = torch.zeros(table.shape[0], 1, dtype=table.dtype, device=table.device)
+    mask[torch.as_tensor(list(rows), dtype=torch.long)] = 1.0
+    table.requires_grad_(True)
+    table.register_hook(lambda grad: grad * mask.to(grad.device))
+    return {"named_params": [("added_pieces", table)], "lr": learning_rate, "weight_decay": 0.0}
+
+
 def _copy_into(targets: list[torch.Tensor], sources: list[torch.Tensor]) -> None:
     for target, source in zip(targets, sources, strict=True):
         target.copy_(source)
@@ -266,6 +279,7 @@ def finetune(
     checkpoint_root: Path | None = None,
     hooks: TrainingHooks | None = None,
     valid_score: Callable[[dict[str, np.ndarray]], float] | None = None,
+    added_pieces: Sequence[int] = (),
 ) -> FinetuneResult:
     """Train with validation every ``eval_every`` steps and early stopping on it.
 
@@ -291,17 +305,25 @@ def finetune(
     torch.manual_seed(config.seed)
     if config.lora_r > 0:
         add_lora(model, config.lora_r, config.lora_alpha)
+    groups = [
+        *encoder_groups(model, config.learning_rate, config.layer_lr_decay),
+        {"named_params": list(model.heads.named_parameters()), "lr": config.head_learning_rate},
+    ]
     if config.freeze_word_embeddings:
         # Only pieces of training text get gradients: the others (a merchant never seen in
         # training) would keep pretrained vectors the updated encoder no longer reads alike.
         model.encoder.get_input_embeddings().weight.requires_grad_(False)
+        if config.train_added_pieces and len(added_pieces):
+            table = model.encoder.get_input_embeddings().weight
+            groups = [  # (the table trains in its own group alone)
+                {**g, "named_params": [(n, q) for n, q in g["named_params"] if q is not table]}
+                for g in groups
+            ]
+            groups.append(added_piece_group(model, added_pieces, config.head_learning_rate))
     total = training_steps(len(train.sequences), config)
     run = TrainingRun(
         model,
-        [
-            *encoder_groups(model, config.learning_rate, config.layer_lr_decay),
-            {"named_params": list(model.heads.named_parameters()), "lr": config.head_learning_rate},
-        ],
+        groups,
         weight_decay=config.weight_decay,
         warmup_steps=config.warmup_steps,
         total_steps=total,

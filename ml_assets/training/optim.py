@@ -11,7 +11,9 @@ import torch
 def make_optimizer(
     groups: list[dict], weight_decay: float, device: torch.device
 ) -> torch.optim.AdamW:
-    """AdamW (fused kernels on CUDA); biases and LayerNorm weights get no weight decay (BERT)."""
+    """AdamW (fused kernels on CUDA); biases and LayerNorm weights get no weight decay (BERT),
+    nor a group that says ``"weight_decay": 0.0`` (rows of a table trained in part: decoupled
+    decay would shrink the rows that get no gradient)."""
     param_groups = []
     for group in groups:
         decay, no_decay = [], []
@@ -19,7 +21,8 @@ def make_optimizer(
             if not param.requires_grad:
                 continue
             (no_decay if param.ndim < 2 or "LayerNorm" in name else decay).append(param)
-        param_groups.append({"params": decay, "lr": group["lr"], "weight_decay": weight_decay})
+        decayed = group.get("weight_decay", weight_decay)
+        param_groups.append({"params": decay, "lr": group["lr"], "weight_decay": decayed})
         param_groups.append({"params": no_decay, "lr": group["lr"], "weight_decay": 0.0})
     return torch.optim.AdamW(param_groups, fused=device.type == "cuda")
 

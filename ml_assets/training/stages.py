@@ -228,6 +228,7 @@ def train_multitask_model(
         pooling = trained_pooling(backbone)
     torch.manual_seed(settings.seed)  # head initialization: same recipe, same starting point
     net = MultiTaskModel.from_backbone(backbone_dir, heads, settings.dropout, pooling)
+    added = _added_pieces(tokenizer_dir) if settings.train_added_pieces else []
     result = finetune(
         net,
         sets["train"],
@@ -241,6 +242,7 @@ def train_multitask_model(
         checkpoint_root=checkpoint_root,
         hooks=hooks,
         valid_score=valid_score,
+        added_pieces=added,
     )
     bag = {}
     if settings.ngram_bag:
@@ -430,3 +432,13 @@ def train_baseline_model(
             log=log,
             hooks=hooks,
         )
+
+
+def _added_pieces(tokenizer_dir: Path) -> list[int]:
+    """The ids of the pieces ``pruned_tokenizer`` added for characters the backbone lacks."""
+    from ml_assets.core.text.id_map import added_piece_ids
+    from ml_assets.core.text.tokenizer_folder import FolderTokenizer
+
+    new_to_old = read_json(tokenizer_dir / TOKENIZER_ID_MAP)["new_to_old"]
+    unk = FolderTokenizer.load(tokenizer_dir).unk_token_id
+    return added_piece_ids(new_to_old, new_to_old[unk]) if unk is not None else []

@@ -86,6 +86,10 @@ class FolderTokenizer:
     def unk_token(self) -> str | None:
         return self.special_tokens.get("unk_token")
 
+    @property
+    def unk_token_id(self) -> int | None:
+        return self._role_id("unk_token")
+
     def encode(
         self, texts: Sequence[str], max_length: int | None = None, *, special_tokens: bool = True
     ) -> list[list[int]]:
