@@ -6,7 +6,9 @@ share, here too.
 Each reader yields (line, record in our column names or the SchemaError, raw bytes) per
 transaction, like the JSONL and CSV readers: one bad transaction is quarantined with its line
 and the rest are read. A file the library cannot read at all is one quarantined row
-(``unreadable_file``) naming the file and, where the library says, the line. A file cut off
+(``unreadable_file``) naming the file and, where the library says, the line; an OFX file
+whose closing tags a program rewrote out of nesting is read without the closing tags of its
+value-holding elements, with a warning (``_ofx_tree_tolerant``). A file cut off
 mid-download (an OFX without ``</OFX>``, an MT940 whose last entry no closing balance follows)
 keeps the entries before the cut and quarantines one ``truncated_file`` row in place of the rest.
 
@@ -26,6 +28,8 @@ from pathlib import Path
 from ml_assets.core.intake.records import SchemaError, open_binary
 
 Row = tuple[int, dict | SchemaError, bytes]
+# what a statement's entry of 0.00 is counted as: a notice that moves no money, no transaction
+ZERO_AMOUNT_NOTICE = "zero-amount notice"
 _OFX_FIELDS = {  # OFX element -> our field, for errors
     "FITID": "transaction_id",
     "DTPOSTED": "posted_date",
@@ -50,6 +54,15 @@ _NO_REFERENCE = {"", "NONE", "NONREF", "NOREF", "NOTPROVIDED"}  # placeholders b
 def reference(value: str | None) -> str | None:
     """A bank's reference as written, or None for none or a placeholder (``NONREF``)."""
     return None if (value or "").strip().upper() in _NO_REFERENCE else value.strip()
+
+
+def is_utf8(data: bytes) -> bool:
+    """Whether the bytes are valid UTF-8 (ASCII is)."""
+    try:
+        data.decode("utf-8")
+    except UnicodeDecodeError:
+        return False
+    return True
 
 
 def _line_of(text: str, offset: int) -> int:
@@ -88,19 +101,30 @@ def iter_ofx(
     # ofxtools reads a file cut off mid-download as if it ended there: every OFX closes </OFX>
     truncated = not re.search(r"</OFX\s*>", text, flags=re.IGNORECASE)
     try:
-        tree, overruled = _ofx_tree(data)
+        tree, overruled, repaired = _ofx_tree_tolerant(data)
     except Exception as err:  # noqa: BLE001 - any parser failure is this file's quarantine row
         # ofxtools counts positions in the body, which starts at <OFX> (the header stripped)
         body = re.search(r"<OFX\s*>", text, flags=re.IGNORECASE)
         position = re.search(r"position=\[(\d+)", str(err))
         start = ((body.start() if body else 0) + int(position.group(1))) if position else 0
-        yield unreadable_file(path, err, _line_of(text, start), data)
+        line = _line_of(text, start)
+        if isinstance(err, _markup_errors()):
+            yield malformed_tags(path, err, line, data)
+        else:
+            yield unreadable_file(path, err, line, data)
         return
     root = tree.getroot()
     if overruled and warnings is not None:
         warnings.append(
             f"{path}: the OFX header says CHARSET:{overruled}, but the text is UTF-8 (its "
             "accented letters are UTF-8's multi-byte sequences): read as UTF-8"
+        )
+    if repaired and warnings is not None:
+        warnings.append(
+            f"{path}: the OFX file's closing tags are nested wrongly (</MEMO></NAME></FITID> "
+            "closing elements that hold a value, as a program that rewrote the file writes "
+            "them, not a bank): read without the closing tags of those elements, as OFX 1 "
+            "(SGML) writes them; check its rows against the bank's statement"
         )
     if skipped is not None:
         skipped.extend(_ofx_investments(root, text))
@@ -130,6 +154,23 @@ def iter_ofx(
     if truncated:
         last = _line_of(text, len(text.rstrip()))
         yield last, cut_off(f"{path}:{last}", "before </OFX>"), data[-2000:]
+
+
+def malformed_tags(path: Path, err: Exception, line: int, data: bytes) -> Row:
+    """The quarantine row of an OFX file whose tags do not nest even with the closing tags of
+    its value-holding elements left out: the file's markup is broken, which a bank's own
+    download never is, so downloading it again is no help; the original is."""
+    return (
+        line,
+        SchemaError(
+            f"{path}:{line}: the OFX file's tags are malformed ({type(err).__name__}: {err}): "
+            "they do not nest, which a bank's download never does (a program that opened and "
+            "saved the file rewrote them); load the file as the bank gave it, or correct the "
+            "tags from this line on",
+            "unreadable_file",
+        ),
+        data[:2000],
+    )
 
 
 def cut_off(where: str, how: str) -> SchemaError:
@@ -170,7 +211,7 @@ def _ofx_tree(data: bytes) -> tuple[object, str | None]:
     tree = OFXTree()
     found = _OFX_BODY.match(data)
     declared = _declared_code_page(data)
-    if found and declared is not None and not data.isascii() and _is_utf8(data):
+    if found and declared is not None and not data.isascii() and is_utf8(data):
         _parse_body(tree, data[found.start(1) :])
         return tree, declared
     try:
@@ -180,6 +221,46 @@ def _ofx_tree(data: bytes) -> tuple[object, str | None]:
             raise
         _parse_body(tree, data[found.start(1) :])
     return tree, None
+
+
+# a closing tag, and the opening tag of an element that holds a value (text follows it)
+_END_TAG = re.compile(rb"</([A-Za-z0-9._]+)\s*>")
+_VALUE_TAG = re.compile(rb"<([A-Za-z0-9._]+)>[ \t]*[^<\s]")
+
+
+def _ofx_tree_tolerant(data: bytes) -> tuple[object, str | None, bool]:
+    """``_ofx_tree``'s tree and overruled charset, and whether the file was read only with its
+    value-holding elements' closing tags left out. A program that rewrites an OFX 1 file as
+    if it were XML (BeautifulSoup's output of American Express's download) closes each
+    element after everything that follows it (``<TRNAMT>-143.94 <FITID>... </FITID>
+    </TRNAMT>``), so the closing tags pop aggregates too early. OFX 1 (SGML) writes no
+    closing tag for an element that holds a value, and ofxtools closes such an element where
+    its value ends: without those tags the aggregates nest as the bank wrote them. A file
+    that fails either way keeps its first complaint."""
+    try:
+        tree, overruled = _ofx_tree(data)
+        return tree, overruled, False
+    except _markup_errors() as err:
+        valued = {name.upper() for name in _VALUE_TAG.findall(data)}
+        stripped = _END_TAG.sub(lambda m: b"" if m.group(1).upper() in valued else m[0], data)
+        if stripped == data:
+            raise
+        try:
+            tree, overruled = _ofx_tree(stripped)
+        except Exception:  # noqa: BLE001 - the first complaint names the file's fault
+            raise err from None
+        return tree, overruled, True
+
+
+def _markup_errors() -> tuple[type[Exception], ...]:
+    """The errors of tags that do not nest: ofxtools' and ElementTree's ParseError, and
+    ElementTree's IndexError for a closing tag with no element left open ("pop from empty
+    stack"); not a header ofxtools cannot read, nor a value it cannot convert."""
+    from xml.etree.ElementTree import ParseError as TreeError
+
+    from ofxtools.Parser import ParseError
+
+    return ParseError, TreeError, IndexError
 
 
 def _declared_code_page(data: bytes) -> str | None:
@@ -200,17 +281,9 @@ def _parse_body(tree, body: bytes) -> None:
     decodes as UTF-8, else Windows-1252, the charset US banks declare."""
     from ofxtools.header import OFXHeaderV1
 
-    charset = "NONE" if _is_utf8(body) else "1252"  # "NONE" is ofxtools' name for UTF-8
+    charset = "NONE" if is_utf8(body) else "1252"  # "NONE" is ofxtools' name for UTF-8
     header = str(OFXHeaderV1(102, charset=charset)).encode("ascii")
     tree.parse(io.BytesIO(header + body))
-
-
-def _is_utf8(data: bytes) -> bool:
-    try:
-        data.decode("utf-8")
-    except UnicodeDecodeError:
-        return False
-    return True
 
 
 _OFX_ACCOUNTS = {"STMTRS": "BANKACCTFROM", "CCSTMTRS": "CCACCTFROM", "INVSTMTRS": "INVACCTFROM"}
@@ -270,12 +343,28 @@ def _ofx_record(transaction, where: str) -> dict:
     record = {
         "posted_date": dt.datetime.strptime(day, "%Y%m%d").date(),
         "amount": float(_ofx_value(transaction, "TRNAMT", where, required=True)),
-        "description": " ".join(p for p in (party, memo) if p) or _ofx_kind(transaction),
+        "description": _ofx_text(party, memo) or _ofx_kind(transaction),
     }
     fitid = _ofx_value(transaction, "FITID", where)
     if fitid:
         record["transaction_id"] = fitid
     return record
+
+
+def _ofx_text(party: str | None, memo: str | None) -> str | None:
+    """NAME then MEMO; one of them alone where the other begins it. US banks cut MEMO's text
+    at NAME's 32 characters and write both (``<NAME>AUTOMATIC WITHDRAWAL, ELECTRIC``, ``<MEMO>
+    AUTOMATIC WITHDRAWAL, ELECTRIC BILL WEB(S )``), or write one text twice: the longer says
+    it all, once. Compared with spaces collapsed and case ignored."""
+    if party and memo:
+        short, long = sorted((party, memo), key=lambda t: len(_folded(t)))
+        if _folded(long).startswith(_folded(short)):
+            return long
+    return " ".join(p for p in (party, memo) if p) or None
+
+
+def _folded(text: str) -> str:
+    return " ".join(text.split()).casefold()
 
 
 def _ofx_kind(transaction) -> str | None:

@@ -14,7 +14,13 @@ derived ids.
 
 An entry the bank has not booked (status ``PDNG`` or ``FUTR``: pending, changed or dropped
 before booking; ``INFO``: information only) is no transaction: counted as a line that is
-not one, never a row, as a JSON export's pending records are.
+not one, never a row, as a JSON export's pending records are. So is an entry of 0.00: a
+notice that moves no money.
+
+The text is UTF-8 unless the file declares another encoding (``<?xml ... encoding=...?>``),
+or ``raw_transactions.encoding`` says which. German banks' FinTS/HBCI camt.052 comes without
+a declaration and in Windows-1252 (``Umbuchung f\xfcr``): a file that declares none and is
+not UTF-8 is read as Windows-1252, said in the file's warnings.
 
 An entry without a day, an amount or any text is quarantined by its line and, where the
 line holds other entries too (a statement written on one line), by its position in the file
@@ -28,7 +34,14 @@ from collections import Counter
 from collections.abc import Iterator
 from pathlib import Path
 
-from ml_assets.core.intake.bank_formats import Row, has_words, reference, unreadable_file
+from ml_assets.core.intake.bank_formats import (
+    ZERO_AMOUNT_NOTICE,
+    Row,
+    has_words,
+    is_utf8,
+    reference,
+    unreadable_file,
+)
 from ml_assets.core.intake.json_documents import PENDING
 from ml_assets.core.intake.records import SchemaError, open_binary
 from ml_assets.core.intake.statements import balance_gap
@@ -43,6 +56,7 @@ def iter_camt053(
     path: Path,
     skipped: list[tuple[int, str]] | None = None,
     warnings: list[str] | None = None,
+    encoding: str | None = None,
 ) -> Iterator[Row]:
     """Entries (``Ntry``) of every statement, report or notification; an entry split into
     transaction details is one row per detail. Booking date is the day; value date when a
@@ -50,17 +64,29 @@ def iter_camt053(
     (``_statement_day``), said in ``warnings``. Where a statement states its opening and
     closing balances, a gap the booked rows leave between them is appended to ``warnings``
     (a notification states none: nothing to check). Entries not booked go to ``skipped`` as
-    (line, kind); a caller that keeps no such list is told their count in ``warnings``."""
+    (line, kind); a caller that keeps no such list is told their count in ``warnings``.
+    ``encoding``: the text's, over what the file declares (see the module docstring)."""
     from lxml import etree
     from pycamt.parser import Camt053ParseError, Camt053Parser
 
     with open_binary(path) as handle:
         data = handle.read()
     try:
-        root = Camt053Parser(data).tree  # parsed without entities or network access
+        text, read_as = _camt_text_bytes(data, encoding)
+        root = Camt053Parser(text).tree  # parsed without entities or network access
     except (etree.XMLSyntaxError, Camt053ParseError, ValueError) as err:
-        yield unreadable_file(path, err, getattr(err, "lineno", None) or 1, data)
+        line = getattr(err, "lineno", None) or 1
+        if encoding or (not is_utf8(data) and not _declared_encoding(data)):
+            yield _not_in_encoding(path, err, line, data, encoding)
+        else:
+            yield unreadable_file(path, err, line, data)
         return
+    if read_as and warnings is not None:
+        warnings.append(
+            f"{path}: the text is not UTF-8 and the file declares no encoding (<?xml ... "
+            f"encoding=...?>): read as {read_as}, the code page of German banks' FinTS "
+            "camt.052; set raw_transactions.encoding if its accented letters read wrong"
+        )
     # the document's own namespace, declared as the default or with a prefix (<ns2:Document>)
     namespace = etree.QName(root).namespace
     names = {None: namespace} if namespace else {}
@@ -86,6 +112,9 @@ def iter_camt053(
             status = _status(entry, names)
             if status in _NOT_BOOKED:
                 not_booked.append((line, _NOT_BOOKED[status]))
+                continue
+            if _moves_nothing(entry, names):
+                not_booked.append((line, ZERO_AMOUNT_NOTICE))
                 continue
             where = f"{path}:{line}" + (f", Ntry[{position[entry]}]" if shared[line] > 1 else "")
             raw = etree.tostring(entry)
@@ -116,6 +145,77 @@ def iter_camt053(
             f"{path}: entries not booked, not read as transactions: "
             + ", ".join(f"{count} {kind}(s)" for kind, count in sorted(kinds.items()))
         )
+
+
+# UTF-16 and UTF-32 byte-order marks: lxml reads such a file by its mark
+_WIDE_MARKS = (b"\xff\xfe", b"\xfe\xff", b"\x00\x00\xfe\xff")
+# an XML declaration's encoding (``<?xml version="1.0" encoding="ISO-8859-1"?>``)
+_DECLARED = re.compile(rb"""\A(?:\xef\xbb\xbf)?\s*<\?xml[^>]*?\bencoding\s*=\s*["']([^"']*)""")
+_DECLARED_TEXT = re.compile(r"""\A(\s*<\?xml[^>]*?\bencoding\s*=\s*)(["'])[^"']*\2""")
+# the code page read where a file is not UTF-8 and declares none: German banks' (a superset
+# of Latin-1 but for five bytes it leaves undefined, read as Latin-1 where they occur)
+_FALLBACK = "Windows-1252 (cp1252)"
+
+
+def _camt_text_bytes(data: bytes, encoding: str | None) -> tuple[bytes, str | None]:
+    """The file as the parser reads it, and the code page it was read in where the file
+    declares none and is not UTF-8 (else None). ``encoding`` set: the text decoded by it and
+    handed on as UTF-8, its declaration saying so. Raises ValueError (UnicodeDecodeError)
+    where the text is not in ``encoding``."""
+    if encoding:
+        return _as_utf8(data.decode(encoding)), None
+    if data.startswith(_WIDE_MARKS) or _declared_encoding(data) or is_utf8(data):
+        return data, None
+    try:
+        text = data.decode("cp1252")
+    except UnicodeDecodeError:
+        text = data.decode("latin-1")
+    return _as_utf8(text), _FALLBACK
+
+
+def _declared_encoding(data: bytes) -> str | None:
+    found = _DECLARED.match(data[:200])
+    return found.group(1).decode("ascii", "replace") if found else None
+
+
+def _as_utf8(text: str) -> bytes:
+    """Decoded text as UTF-8 bytes, an encoding its declaration names changed to UTF-8."""
+    text = _DECLARED_TEXT.sub(r'\1"UTF-8"', text.removeprefix("\ufeff"), count=1)
+    return text.encode("utf-8")
+
+
+def _not_in_encoding(
+    path: Path, err: Exception, line: int, data: bytes, encoding: str | None
+) -> Row:
+    """The quarantine row of a file whose text is not in the encoding it was read in: the
+    setting's, or (none set, none declared) UTF-8 and then Windows-1252. Downloading the same
+    bytes again is no help; the setting is."""
+    how = (
+        f"read as raw_transactions.encoding {encoding!r}, it fails"
+        if encoding
+        else "its text is not UTF-8 and it declares no encoding; read as Windows-1252 "
+        "(cp1252), it fails too"
+    )
+    return (
+        line,
+        SchemaError(
+            f"{path}:{line}: not a readable camt file: {how} ({type(err).__name__}: {err}); "
+            "set raw_transactions.encoding to the encoding the bank writes (latin-1, cp1252, "
+            "utf-16)",
+            "unreadable_file",
+        ),
+        data[:2000],
+    )
+
+
+def _moves_nothing(entry, names) -> bool:
+    """Whether the entry's own amount is zero: a notice booked at 0.00 (a changed mandate,
+    an announcement), which moves no money."""
+    amount = _camt_amount(entry, names)
+    try:
+        return amount is not None and float(amount[0]) == 0
+    except ValueError:
+        return False
 
 
 # the blocks holding entries: camt.053's statements, camt.052's reports, camt.054's

@@ -328,9 +328,11 @@ def open_export(
             notes.settings.update(encoding=settings.encoding)
         rows = iter_mt940(file, settings.encoding, warnings=notes.warnings)
         return FileReading(fmt, {}, None), rows
-    if fmt == "camt053":  # states balances the rows are checked against
+    if fmt == "camt053":  # states balances the rows are checked against; its text as set
+        if settings.encoding:
+            notes.settings.update(encoding=settings.encoding)
         return FileReading(fmt, {}, None), iter_camt053(
-            file, notes.statement_lines, warnings=notes.warnings
+            file, notes.statement_lines, warnings=notes.warnings, encoding=settings.encoding
         )
     if fmt == "ofx":  # an investment statement's trades are counted, not rows
         return FileReading(fmt, {}, None), iter_ofx(

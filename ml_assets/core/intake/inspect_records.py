@@ -18,7 +18,12 @@ from pathlib import Path
 import polars as pl
 
 from ml_assets.core.intake.column_names import field_of
-from ml_assets.core.intake.json_documents import SHAPES, looks_like_plaid, open_json
+from ml_assets.core.intake.json_documents import (
+    REMITTANCE_NAMES,
+    SHAPES,
+    looks_like_plaid,
+    open_json,
+)
 from ml_assets.core.intake.layout_guess import columns_by_name
 from ml_assets.core.intake.records import RAW_SCHEMA
 from ml_assets.core.intake.sign_guess import sign_of
@@ -158,8 +163,9 @@ def column_map_of(names: list[str], sample: list[dict]) -> dict[str, str]:
     described = [theirs for theirs, ours in mapping.items() if ours == "description"]
     for name in names:
         # the other party; and a text's other form beside it (GoCardless writes one record's
-        # remittance as ``remittanceInformationUnstructured``, another's as ``...Array``)
-        other_form = any(name.startswith(d) for d in described)
+        # remittance as ``remittanceInformationUnstructured``, another's as ``...Array``, a
+        # third's as ``remittanceInformationStructured``)
+        other_form = any(name.startswith(d) for d in described) or name in REMITTANCE_NAMES
         if name not in mapping and (field_of(name) == "counterparty" or other_form):
             mapping[name] = "description"
     if "description" not in {*mapping.values(), *names}:

@@ -20,6 +20,14 @@ output), is a document; a file of one record per line is JSONL, read line by lin
 never hides the others. The records are taken where these shapes put them, never guessed from
 arbitrary structure: a document of another shape is an error naming its keys.
 
+GoCardless' records are the Berlin Group's (NextGenPSD2, which banks' PSD2 APIs return as
+well): the remittance text is ``remittanceInformationUnstructured``, or
+``remittanceInformationStructured`` (a string, or an object whose ``reference`` is read), or
+their ``...Array`` forms; a record with none of these and no party name (a card payment's)
+is read by its ``additionalInformation``, given as its remittance text. The document's own
+``account`` (``{"iban": ...}``) is each record's ``account_id``, the column_map's account
+column where it maps one.
+
 Pending transactions (GoCardless' ``pending`` block, a record with ``"pending": true`` or
 ``"status": "pending"``) are not final: the bank changes or drops them before booking. They
 are counted as not transactions, as a QIF's category list is, never rows; so are Plaid's
@@ -58,6 +66,17 @@ PLAID_NAMES = frozenset(
     {"iso_currency_code", "personal_finance_category.primary", "payment_channel"}
 )
 _SYNC_BLOCKS = ("added", "modified", "removed")
+# the Berlin Group's remittance texts: the unstructured one, and the structured reference (a
+# creditor's RF reference, an order number) that some banks give instead
+REMITTANCE_NAMES = (
+    "remittanceInformationUnstructured",
+    "remittanceInformationUnstructuredArray",
+    "remittanceInformationStructured",
+    "remittanceInformationStructuredArray",
+)
+_BERLIN_GROUP_TEXTS = ("creditorName", "debtorName", *REMITTANCE_NAMES)
+# a Berlin Group account reference's identifiers, best first
+_ACCOUNT_IDS = ("iban", "bban", "maskedPan", "pan", "msisdn")
 _BOOKED_FEED_STATUSES = ("SETTLED", "REFUNDED")  # Starling's; a refund is an item of its own
 _LATER_LINES = 50  # lines looked at to tell a JSONL file with a bad first line from a document
 _BOM = b"\xef\xbb\xbf"
@@ -235,10 +254,22 @@ def _document(path: Path, value: object, skipped: list[tuple[int, str]]) -> Json
         else:
             taken.append((number, where, item))
     paths = tuple(where for where, _, _ in positions)
-    return JsonExport(shape, _document_records(path, taken), paths, skipped)
+    account = _account_of(value) if shape == "booked_pending" else None
+    return JsonExport(shape, _document_records(path, taken, account), paths, skipped)
 
 
-def _document_records(path: Path, taken: list[tuple[int, str, object]]) -> Records:
+def _account_of(document: dict) -> str | None:
+    """The account a Berlin Group transactions document is of (its ``account``: an IBAN, or
+    another identifier the account reference gives), or None."""
+    reference = document.get("account")
+    if not isinstance(reference, dict):
+        return None
+    return next((str(v) for k in _ACCOUNT_IDS if (v := reference.get(k))), None)
+
+
+def _document_records(
+    path: Path, taken: list[tuple[int, str, object]], account: str | None = None
+) -> Records:
     for number, where, item in taken:
         raw = json.dumps(item, ensure_ascii=False, default=str).encode()
         if not isinstance(item, dict):
@@ -251,7 +282,9 @@ def _document_records(path: Path, taken: list[tuple[int, str, object]]) -> Recor
         if where.startswith("accountStatement.transactionList"):
             record = _fio_record(item)
         else:
-            record = _plaid_currency(flattened(item))
+            record = _plaid_currency(flattened(_berlin_group_texts(item)))
+        if account and "account_id" not in record:
+            record["account_id"] = account
         if where.startswith("transactions.booked["):
             record = _booking_date(record)
         if where.startswith("modified["):  # a newer version of a transaction added before
@@ -265,8 +298,41 @@ def _jsonl_records(path: Path, skipped: list[tuple[int, str]]) -> Records:
             if is_pending(record):
                 skipped.append((number, PENDING))
                 continue
-            record = _plaid_currency(flattened(record))
+            record = _plaid_currency(flattened(_berlin_group_texts(record)))
         yield number, record, raw
+
+
+def _berlin_group_texts(item: dict) -> dict:
+    """A Berlin Group record (one with a ``transactionAmount``) with its structured remittance
+    as text (an object's ``reference``, each of an array's) and, where it has no remittance
+    text and no party name, its ``additionalInformation`` as its remittance text; any other
+    record as it is."""
+    if "transactionAmount" not in item:
+        return item
+    record = dict(item)
+    for name in ("remittanceInformationStructured", "remittanceInformationStructuredArray"):
+        if name in record:
+            record[name] = _reference_text(record[name])
+    extra = record.get("additionalInformation")
+    if _text_in(extra) and not any(_text_in(record.get(k)) for k in _BERLIN_GROUP_TEXTS):
+        record["remittanceInformationUnstructured"] = extra
+    return record
+
+
+def _reference_text(value: object) -> object:
+    """A structured remittance as text: a string as it is, an object's ``reference``, an
+    array's each."""
+    if isinstance(value, dict):
+        return value.get("reference")
+    if isinstance(value, list):
+        return [text for v in value if isinstance(text := _reference_text(v), str)]
+    return value
+
+
+def _text_in(value: object) -> bool:
+    if isinstance(value, list):
+        return any(_text_in(v) for v in value)
+    return isinstance(value, str) and bool(value.strip())
 
 
 def _fio_record(item: dict) -> dict:
