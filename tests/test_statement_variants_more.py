@@ -54,12 +54,12 @@ def test_mt940_led_by_the_banks_header_lines_is_told_by_its_content(name, amount
 
 
 def test_a_folder_reads_its_mt940_and_skips_text_files_that_are_none(tmp_path):
-    """A :20: line without an opening balance after it is no statement: a CSV, a QIF and
-    notes saved as .txt or without an extension are skipped, the ING statement beside them
-    read."""
+    """A :20: line without an opening balance after it is no statement: a QIF and notes saved
+    as .txt or without an extension are skipped, the ING statement beside them read (a .txt
+    that is a table of transactions is read as CSV: test_export_content_sniffing)."""
     (tmp_path / "ing_mt940.txt").write_bytes((FIXTURES / "ing_mt940.txt").read_bytes())
     others = {
-        "export.txt": "Date,Description,Amount\n2026-03-03,:20: off at KIOSK,-5.00\n",
+        "export.txt": "exported on the 3rd, total -5.00\n:20: off at KIOSK\n",
         "money.txt": "!Type:Bank\nD03/03/2026\nT-7.50\nPKPN BV\n^\n",
         "notes": "exported on the 3rd\nbank: ING\n:20: is the statement's reference\n",
     }

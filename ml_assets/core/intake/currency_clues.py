@@ -1,6 +1,7 @@
 """What an export says of its currency without a currency column, for ``inspect``: a symbol or
 code in its amounts or their columns' names ("£1,234.50", "Betrag (EUR)", "入出金(円)"), and
-where it names none, what points to one: an IBAN's country, a UK sort code, a "NON-GBP" fee.
+where it names none, what points to one: an IBAN's country, a UK sort code, a "NON-GBP" fee,
+the signs of an Indian bank (lakh digit grouping, "Rs", "Narration").
 The load never guesses a currency; inspect writes what these find for the user to confirm."""
 
 from __future__ import annotations
@@ -8,6 +9,7 @@ from __future__ import annotations
 import re
 
 from ml_assets.core.intake.csv_exports import CellRow
+from ml_assets.core.intake.sniffing import LAKH_GROUPED
 
 # what an amount cell or an amount column's name may say of the currency ("£1,234.50",
 # "12,50 CHF", "Betrag (EUR)", "Betrag (€)", "入出金(円)"); "$", "¥" and "元" name several
@@ -63,16 +65,25 @@ _IBAN = re.compile(r"(?<![A-Z0-9])([A-Z]{2})(\d{2})((?: ?[A-Z0-9]){11,30})")
 _SORT_CODE = re.compile(r"'?(\d{2}-\d{2}-\d{2})")
 # a card fee for a payment in another currency names the account's: "NON-GBP TRANS FEE"
 _NON_CURRENCY = re.compile(r"\bNON-(GBP|EUR|CHF|SEK|NOK|DKK|PLN|CZK|HUF)\b")
+# what an Indian bank's export writes: an amount in lakh grouping ("1,25,000.00"), and in its
+# column names the rupee as "Rs", "INR" or "₹" ("Amount(in Rs)") and "Narration" for the text
+# (a description's "INR" is a purchase abroad's currency, not the account's)
+_LAKH_AMOUNT = re.compile(rf"(?<![\d,.])(?:{LAKH_GROUPED.pattern})(?:\.\d+)?(?![\d,])")
+_RUPEE = re.compile(r"(?<![A-Za-z])(Rs\.?|INR|₹)(?![A-Za-z])")
+_INDIAN_TEXT_NAMES = ("narration",)
 
 
 def currency_pointed_to(rows: list[CellRow], header: list[str]) -> tuple[str, str] | None:
     """(currency, what points to it) where the file's cells point to one currency and no
     other: an IBAN's country (CH -> CHF, a euro-area country -> EUR), a UK sort code, a
-    "NON-GBP" fee; None where they point nowhere or to several (a Swiss account paying into
-    German ones). A hint for inspect to write out and the user to confirm: the load never
-    guesses a currency."""
+    "NON-GBP" fee, an Indian bank's lakh grouping, "Rs" or "Narration"; None where they point
+    nowhere or to several (a Swiss account paying into German ones). A hint for inspect to
+    write out and the user to confirm: the load never guesses a currency."""
     sort_columns = {i for i, name in enumerate(header) if "sort code" in str(name).lower()}
     pointed: dict[str, str] = {}
+    for name in map(str, header):
+        if name.strip().lower() in _INDIAN_TEXT_NAMES or _RUPEE.search(name):
+            pointed.setdefault("INR", f"the column name {name.strip()!r}, as Indian banks write")
     for row in rows:
         for position, cell in enumerate(row.cells):
             if not isinstance(cell, str):
@@ -90,6 +101,8 @@ def _currency_clues(text: str, sort_code_column: bool) -> list[tuple[str, str]]:
     clues += [
         (m.group(1), f"{m.group()!r} in {text.strip()!r}") for m in _NON_CURRENCY.finditer(text)
     ]
+    if lakh := _LAKH_AMOUNT.search(text):
+        clues.append(("INR", f"the Indian digit grouping of {lakh.group()!r}"))
     return clues
 
 

@@ -1,5 +1,5 @@
-"""Reading transactions: export files of every format (by extension), a column map or CSV
-preset, defensive record-by-record parsing, and a quarantine for bad rows.
+"""Reading transactions: export files of every format (by extension, or by content where a
+file's extension hides a text table or a statement), a column map or CSV preset, defensive record-by-record parsing, and a quarantine for bad rows.
 
 Every input row ends in exactly one place: kept, quarantined (with the reason, the field and
 the source file and line) or dropped as a duplicate (an exact repeat of a kept row, or a repeat
@@ -14,7 +14,9 @@ Banks that give no transaction id get a derived one (records.derived_id), counte
 
 from __future__ import annotations
 
+import functools
 import hashlib
+import itertools
 import json
 import re
 from collections import Counter
@@ -30,7 +32,7 @@ from ml_assets.core.intake.accounting import (  # noqa: F401 - ingest's API
     quarantine_summary,
 )
 from ml_assets.core.intake.column_names import INTAKE_FIELDS
-from ml_assets.core.intake.csv_exports import preset
+from ml_assets.core.intake.csv_exports import head_lines, iter_csv_rows, preset
 from ml_assets.core.intake.export_files import (
     STATEMENT_FORMATS,  # noqa: F401 - ingest's API
     TABLE_FORMATS,
@@ -42,15 +44,17 @@ from ml_assets.core.intake.export_files import (
 )
 from ml_assets.core.intake.export_settings import ExportSettings
 from ml_assets.core.intake.json_documents import SUPERSEDES
+from ml_assets.core.intake.layout_guess import guess_layout
 from ml_assets.core.intake.minor_units import to_major_units
 from ml_assets.core.intake.records import (  # RAW_SCHEMA and SchemaError are ingest's API too
     RAW_PREVIEW_CHARS,
     RAW_SCHEMA,
     TRANSACTION_IDS,
     SchemaError,
+    open_binary,
     read_validated_jsonl,  # noqa: F401 - ingest's API
 )
-from ml_assets.core.intake.sniffing import amount_or_none
+from ml_assets.core.intake.sniffing import amount_or_none, detect_encoding, sniff_delimiter
 from ml_assets.core.intake.statements import (
     ExportNotes,
     RunningBalance,
@@ -99,9 +103,15 @@ def list_input_files(path: Path, fmt: str) -> list[Path]:
 
 
 def format_of(path: Path, fmt: str, strict: bool = True) -> str | None:
+    """The format ``fmt`` names, or for ``auto`` the one the extension names, unless the
+    content is another: a statement in a file of no export extension (see
+    statement_by_content), a text table in a spreadsheet's or a .txt file (see
+    table_by_content)."""
     if fmt != "auto":
         return fmt
-    found = format_by_extension(path) or statement_by_content(path)
+    found = format_by_extension(path)
+    if found is None or found == "xlsx":
+        found = statement_by_content(path) or table_by_content(path) or found
     if found is None and strict:
         raise SchemaError(
             f"{path}: cannot tell the format from the extension; set raw_transactions.format"
@@ -143,6 +153,61 @@ def statement_by_content(path: Path) -> str | None:
     except OSError:
         return None
     return next((fmt for start, fmt in _STATEMENT_STARTS if start.match(head)), None)
+
+
+# extensions banks give text tables too: a CSV saved as ".xls" (Swedbank) or ".xlsx", a
+# "delimited .txt" (HDFC)
+TEXT_TABLE_SUFFIXES = (".xls", ".xlsx", ".txt")
+_TABLE_SAMPLE_ROWS = 60  # rows a text table's layout is guessed from (as inspect's header search)
+
+
+def content_kind(path: Path) -> str:
+    """What a file's first bytes are: "ole2" (the old Excel format), "zip" (an .xlsx),
+    "html" (a web page, which many banks save as .xls), "binary", or "text"."""
+    try:
+        with open_binary(path) as handle:
+            head = handle.read(4096)
+    except OSError:
+        return "binary"
+    if head.startswith(b"\xd0\xcf\x11\xe0"):
+        return "ole2"
+    if head.startswith(b"PK\x03\x04"):
+        return "zip"
+    start = head.removeprefix(b"\xef\xbb\xbf").lstrip().lower()
+    if start.startswith((b"<!doctype html", b"<html", b"<table", b"<meta", b"<head")):
+        return "html"
+    return "binary" if b"\x00" in head else "text"
+
+
+def table_by_content(path: Path) -> str | None:
+    """ "csv" for a spreadsheet's or a .txt file (TEXT_TABLE_SUFFIXES) whose content is text
+    lines of delimited values under a header a layout fits (a date, an amount and a text):
+    the extension said otherwise, the bytes say CSV. None for anything else (a README.txt,
+    a real .xls), so a folder's other files stay unread."""
+    suffixes = [x.lower() for x in path.suffixes]
+    if suffixes[-1:] == [".gz"]:
+        suffixes = suffixes[:-1]
+    if not suffixes or suffixes[-1] not in TEXT_TABLE_SUFFIXES or not path.is_file():
+        return None
+    stat = path.stat()
+    return "csv" if _holds_text_table(path, stat.st_size, stat.st_mtime_ns) else None
+
+
+@functools.lru_cache(maxsize=256)  # (a folder's listing, its scan and inspect ask each file)
+def _holds_text_table(path: Path, size: int, modified: int) -> bool:
+    """Whether the text at ``path`` is a table with a header a layout fits; ``size`` and
+    ``modified`` key the cache to the file's version."""
+    if path.name.startswith(".") or content_kind(path) != "text":
+        return False
+    with open_binary(path) as handle:
+        encoding = detect_encoding(handle.read(1 << 16))[0]
+    delimiter = sniff_delimiter(head_lines(path, encoding))
+    rows = iter_csv_rows(path, encoding, delimiter)
+    try:
+        guess = guess_layout(list(itertools.islice(rows, _TABLE_SAMPLE_ROWS)))
+    finally:
+        rows.close()
+    return guess is not None and guess.line > 0
 
 
 def skipped_files(path: Path, fmt: str) -> list[Path]:

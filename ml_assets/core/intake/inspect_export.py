@@ -23,12 +23,15 @@ import polars as pl
 import yaml
 
 from ml_assets.core.intake.column_names import INTAKE_FIELDS
+from ml_assets.core.intake.column_values import column, date_share, money_like, number_share
 from ml_assets.core.intake.csv_exports import CellRow, head_lines, iter_csv_rows
 from ml_assets.core.intake.currency_clues import currency_named, currency_pointed_to
 from ml_assets.core.intake.export_settings import READING_KEYS, matches
 from ml_assets.core.intake.ingest import (
     TABLE_FORMATS,
+    TEXT_TABLE_SUFFIXES,
     ScanResult,
+    content_kind,
     format_by_extension,
     format_of,
     list_input_files,
@@ -39,7 +42,7 @@ from ml_assets.core.intake.inspect_records import inspect_records
 from ml_assets.core.intake.layout_guess import LayoutGuess, guess_layout, matching_preset
 from ml_assets.core.intake.layout_refusal import closest_header
 from ml_assets.core.intake.qif import date_order, day_first_format, file_dates
-from ml_assets.core.intake.records import RAW_SCHEMA, SchemaError, open_binary
+from ml_assets.core.intake.records import RAW_SCHEMA, SchemaError, currency_note, open_binary
 from ml_assets.core.intake.sign_guess import choose_sign
 from ml_assets.core.intake.sniffing import (
     SwappedOrder,
@@ -110,7 +113,23 @@ _SAVE_AS = {
 
 
 def _unread_kind(file: Path) -> str:
-    kind = _SAVE_AS.get(file.suffix.lower())
+    """Why a file is not read, told by its bytes where its extension is a spreadsheet's or
+    .txt (a bank's "Excel" download is often a web page or CSV text), and what to do."""
+    suffix = file.suffix.lower()
+    content = content_kind(file) if suffix in TEXT_TABLE_SUFFIXES else None
+    if content == "html":
+        return (
+            f"an HTML table saved as {file.suffix} (a web page, not a spreadsheet) is not read: "
+            "open it in a browser or a spreadsheet and save it as CSV"
+        )
+    if content == "text":
+        what = "text, not a spreadsheet" if suffix != ".txt" else "text"
+        return (
+            f"{what}, but no line there is a header over delimited rows that gives a date, an "
+            "amount and a description: if it is a table of transactions, rename it to .csv and "
+            "inspect it again to be told what is missing"
+        )
+    kind = _SAVE_AS.get(suffix)
     if kind is not None:
         return f"{kind} ({file.suffix}) is not read: save it as .xlsx or CSV, or download CSV"
     return "not an export by its extension or content; set raw_transactions.format"
@@ -122,10 +141,12 @@ def inspect_file(file: Path, qif_day_first: list[str] | None = None) -> Inspecti
     if fmt is None:
         found.error = f"{file}: {_unread_kind(file)}"
         return found
-    by_extension = format_by_extension(file) is not None
+    by_extension = format_by_extension(file)
     gzip = file.suffix.lower() == ".gz"
     shown = "".join(file.suffixes[-2:]) if gzip else file.suffix
-    how = f"the extension {shown}" if by_extension else "its content"
+    how = f"the extension {shown}" if by_extension == fmt else "its content"
+    if by_extension != fmt and fmt == "csv":
+        how += f": lines of delimited values under a header, though named {shown}"
     found.facts.append(("format", f"{fmt} (by {how})"))
     try:
         if fmt in TABLE_FORMATS:
@@ -216,17 +237,82 @@ def _inspect_table(found: Inspection) -> None:
         raise errors[0]  # unreadable, or not in this encoding: say so, not "no header"
     guess = guess_layout(rows)
     if guess is None:
-        unit = "line" if found.fmt == "csv" else "row"  # (a spreadsheet's rows are numbered)
-        raise SchemaError(
-            f"{file}: no header line found in the first rows that gives a date, an amount and "
-            f"a description, and the values give none either{closest_header(rows, unit)}; set "
-            "raw_transactions.header_line and column_map by hand (see the README's 'Your own "
-            "data')"
-        )
+        raise _no_layout(file, rows, "line" if found.fmt == "csv" else "row")
     read = [r for r in rows if not isinstance(r.cells, SchemaError)]
     body = [r for r in read if r.line > guess.line]
     _describe_header(found, guess, rows)
     _choose_reading(found, guess, read, body, delimiter)
+
+
+def _no_layout(file: Path, rows: list, unit: str) -> SchemaError:
+    """The error for a table no layout fits (``unit``: "row" in a spreadsheet, whose rows
+    are numbered): the line whose names come closest, or what the values of a file without
+    a header read as; for a file of one line, which columns to map."""
+    read = [r for r in rows if not isinstance(r.cells, SchemaError)]
+    if len(read) == 1 and (one_line := _one_line_map(read[0])):
+        return SchemaError(
+            f"{file}: the file holds one {unit}, without a header: {one_line}", "bad_header"
+        )
+    why = closest_header(rows, unit) or _values_unread(read)
+    return SchemaError(
+        f"{file}: no header line found in the first rows that gives a date, an amount and a "
+        f"description, and the values give none either{why}; set raw_transactions.header_line "
+        "and column_map by hand (see the README's 'Your own data')",
+        "bad_header",
+    )
+
+
+# a value shaped as a date (day, month as a number or a name, year) that no format may read:
+# "10-Nov-9", whose one-digit year no strftime pattern reads
+_DATE_SHAPE = re.compile(r"\d{1,4}[-/. ](?:[A-Za-z]{3,9}|\d{1,2})[-/. ]\d{1,4}")
+
+
+def _values_unread(rows: list) -> str:
+    """For a file without a header: the column whose values look like dates too few of which
+    a date format reads for a date column (four in five), one unread shown ("" where there
+    is none)."""
+    width = max((len(r.cells) for r in rows), default=0)
+    for position in range(width):
+        values = [str(v).strip() for v in column(rows, position) if str(v).strip()]
+        if values and all(_DATE_SHAPE.fullmatch(v) for v in values) and date_share(values) < 0.8:
+            example = next(v for v in values if date_share([v]) < 1)
+            return (
+                f" (column {position + 1} holds dates no date format reads, e.g. {example!r}: "
+                "save the export with two- or four-digit years, or convert that column)"
+            )
+    return ""
+
+
+def _one_line_map(row: CellRow) -> str | None:
+    """For a file of one row without a header: which of its cells read as a date, an amount
+    and a text (spaced words first, the longest), and the settings that read it; None where
+    the row has not each of them."""
+    cells = [str(c).strip() if not isinstance(c, dt.date) else c for c in row.cells]
+    filled = [(i, c) for i, c in enumerate(cells) if str(c).strip()]
+    date = next((i for i, c in filled if date_share([c]) == 1), None)
+    amount = next(
+        (i for i, c in filled if i != date and number_share([c]) == 1 and money_like([c])), None
+    )
+    worded = [(i, str(c)) for i, c in filled if i not in (date, amount) and _worded(str(c))]
+    if date is None or amount is None or not worded:
+        return None
+    text = max(worded, key=lambda ic: (" " in ic[1], len(ic[1])))[0]
+    parts = dict(sorted({date: "posted_date", amount: "amount", text: "description"}.items()))
+    shown = ", ".join(
+        f"column {i + 1} ({str(cells[i])[:40]!r}) as {ours}" for i, ours in parts.items()
+    )
+    mapping = ", ".join(f"'{i + 1}': {ours}" for i, ours in parts.items())
+    date_format = sniff_date_format([str(cells[date])])[0]
+    dated = f" and date_format: {date_format!r}" if date_format else ""
+    return (
+        f"its values read {shown}; one row is too few to tell a layout from, so confirm them "
+        f"and set raw_transactions.header_line: 0, column_map: {{{mapping}}}{dated} (and "
+        "spending: positive if a purchase is written positive)"
+    )
+
+
+def _worded(text: str) -> bool:
+    return sum(c.isalpha() for c in text) >= 2
 
 
 def _currency_formatted(
@@ -281,6 +367,7 @@ def _choose_reading(
     ]
     decimal, why = sniff_decimal([a for a in amounts if isinstance(a, str)], delimiter)
     _choose_currency(found, guess, amounts, read)
+    _note_currency_codes(found, guess, body)
     found.facts.append(("amounts", f"decimal {'comma' if decimal == ',' else 'point'} ({why})"))
     if decimal == ",":
         found.settings["decimal"] = ","
@@ -384,6 +471,21 @@ def _day_first_signs(
     if currency is not None and currency != "USD":
         signs.append(f"the currency {currency}")
     return signs
+
+
+def _note_currency_codes(found: Inspection, guess: LayoutGuess, body: list) -> None:
+    """What the load does with the codes of the currency column that are not ISO 4217's
+    current ones: an old name read as its code (RMB as CNY), a withdrawn or unknown code
+    kept as written (see records.currency_note)."""
+    column = next(
+        (i for i, n in enumerate(guess.header) if guess.columns.get(n) == "currency"), None
+    )
+    if column is None:
+        return
+    codes = {str(r.cells[column]).strip().upper() for r in body if column < len(r.cells)}
+    for code in sorted(c for c in codes if len(c) == 3 and c.isalpha()):
+        if (note := currency_note(code)) is not None:
+            found.facts.append(("currency", f"column {guess.header[column]!r}: {note}"))
 
 
 def _currency_column_code(guess: LayoutGuess, body: list) -> str | None:
@@ -546,9 +648,9 @@ def report(path: Path, inspections: list[Inspection]) -> str:
         names = ", ".join(str(p.relative_to(path)) for p in skipped[:5])
         more = f" and {len(skipped) - 5} more" if len(skipped) > 5 else ""
         lines += [
-            f"# skipped: {len(skipped)} file(s) the load does not read (neither an export's "
-            f"extension nor a statement inside): {names}{more}; rename an export to its format's "
-            "extension or set raw_transactions.format",
+            f"# skipped: {len(skipped)} file(s) the load does not read (no export's extension, no "
+            f"statement or table of transactions inside): {names}{more}; rename an export to its "
+            "format's extension or set raw_transactions.format",
             "#",
         ]
     # a cell's line break (a multi-line description) shown escaped keeps each finding a comment,

@@ -10,6 +10,7 @@ import gzip
 import hashlib
 import json
 import math
+import re
 from pathlib import Path
 from typing import BinaryIO
 
@@ -143,7 +144,7 @@ def coerce_record(
             "bad_currency",
             "currency",
         )
-    out["currency"] = currency.upper()
+    out["currency"] = iso_currency(currency)
     for label in ("merchant", "category", "transaction_type"):
         if out[label] is not None and not isinstance(out[label], str):
             raise SchemaError(
@@ -174,6 +175,75 @@ def _missing_hint(
     return f"{mapped}; the record has {found}; fix raw_transactions.column_map or csv_preset"
 
 
+# ISO 4217's current codes (list one, with its funds and precious metals)
+ISO_4217 = frozenset(
+    """AED AFN ALL AMD ANG AOA ARS AUD AWG AZN BAM BBD BDT BGN BHD BIF BMD BND BOB BOV BRL BSD
+    BTN BWP BYN BZD CAD CDF CHE CHF CHW CLF CLP CNY COP COU CRC CUC CUP CVE CZK DJF DKK DOP DZD
+    EGP ERN ETB EUR FJD FKP GBP GEL GHS GIP GMD GNF GTQ GYD HKD HNL HTG HUF IDR ILS INR IQD IRR
+    ISK JMD JOD JPY KES KGS KHR KMF KPW KRW KWD KYD KZT LAK LBP LKR LRD LSL LYD MAD MDL MGA MKD
+    MMK MNT MOP MRU MUR MVR MWK MXN MXV MYR MZN NAD NGN NIO NOK NPR NZD OMR PAB PEN PGK PHP PKR
+    PLN PYG QAR RON RSD RUB RWF SAR SBD SCR SDG SEK SGD SHP SLE SLL SOS SRD SSP STN SVC SYP SZL
+    THB TJS TMT TND TOP TRY TTD TWD TZS UAH UGX USD USN UYI UYU UYW UZS VED VES VND VUV WST XAF
+    XAG XAU XBA XBB XBC XBD XCD XCG XDR XOF XPD XPF XPT XSU XTS XUA XXX YER ZAR ZMW ZWG ZWL""".split()  # noqa: SIM905 - a table of codes
+)
+# withdrawn codes an old statement rightly writes (ISO 4217 list three): the euro's
+# predecessors and others replaced since; kept as written, the rows' money was in them
+WITHDRAWN_CURRENCIES = frozenset(
+    """ATS BEF CYP DEM EEK ESP FIM FRF GRD HRK IEP ITL LTL LUF LVL MTL NLG PTE SIT SKK BYR MRO
+    STD VEF ZMK GHC ROL TRL""".split()  # noqa: SIM905
+)
+# names banks still write for a current currency, which ISO 4217 calls by another code: the
+# renminbi's "RMB", the rouble's pre-1998 "RUR", the Turkish lira's "YTL" of 2005-2008
+CURRENCY_ALIASES = {"RMB": "CNY", "RUR": "RUB", "YTL": "TRY"}
+
+
+def iso_currency(code: str) -> str:
+    """The ISO 4217 code of a currency code as a bank writes it (upper-cased, an alias
+    replaced: "rmb" -> "CNY")."""
+    upper = code.strip().upper()
+    return CURRENCY_ALIASES.get(upper, upper)
+
+
+def currency_note(code: str) -> str | None:
+    """What to tell of a currency code the rows keep, or None for a current ISO 4217 code."""
+    upper = code.strip().upper()
+    if upper in CURRENCY_ALIASES:
+        return f"{upper} is read as {CURRENCY_ALIASES[upper]}, its ISO 4217 code"
+    if upper in WITHDRAWN_CURRENCIES:
+        return f"{upper} is a withdrawn ISO 4217 code, kept as written"
+    if upper in ISO_4217:
+        return None
+    return (
+        f"{upper} is no ISO 4217 code: the rows keep it; set raw_transactions.currency (or map "
+        "another column to currency) if the file means another"
+    )
+
+
+# a date in ISO's basic format with a time the value marks as one: a "T", a fraction of a
+# second or OFX's bracketed zone ("20240102T0830", "20091224120000[0:GMT]"); the digits alone
+# ("2024010100000001") are a transaction number
+_BASIC_DATE_TIME = re.compile(r"(\d{8})(?:T\d{4,6}|\d{6}\.\d+|\d{4,6}(?:\.\d+)?\[[^\]]*\])")
+
+
+def iso_date(text: str) -> dt.date | None:
+    """The date an ISO value is, or None: "2024-01-02", "2024-01-02 08:30:00" or
+    "2024-01-02T08:30+01:00" (a date, then a time), the eight digits "20240102", or those
+    with a marked time (see _BASIC_DATE_TIME). The whole value is the date: a transaction
+    number's first digits ("2024010100000001") are none."""
+    text = text.strip()
+    if basic := _BASIC_DATE_TIME.fullmatch(text):
+        text = basic.group(1)
+    if text.isdigit() and len(text) != 8:
+        return None
+    rest = text[10:]
+    if rest and not (rest[0] in "T " and rest[1:2].isdigit()):
+        return None
+    try:
+        return dt.date.fromisoformat(text[:10])
+    except ValueError:
+        return None
+
+
 def _parse_date(value: object, where: str, date_format: str | None) -> str:
     if isinstance(value, dt.datetime):
         return value.date().isoformat()
@@ -183,7 +253,10 @@ def _parse_date(value: object, where: str, date_format: str | None) -> str:
     try:
         if date_format:
             return dt.datetime.strptime(text, date_format).date().isoformat()
-        return dt.date.fromisoformat(text[:10]).isoformat()
+        day = iso_date(text)
+        if day is None:
+            raise ValueError(text)
+        return day.isoformat()
     except ValueError as err:
         hint = (
             f"format {date_format!r}"

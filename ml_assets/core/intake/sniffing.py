@@ -16,7 +16,7 @@ import re
 from collections import Counter
 from typing import NamedTuple
 
-from ml_assets.core.intake.records import SchemaError, parse_amount
+from ml_assets.core.intake.records import SchemaError, iso_date, parse_amount
 
 DELIMITERS = (",", ";", "\t", "|")
 # strftime formats tried on a date column; the order breaks no tie (see sniff_date_format)
@@ -61,8 +61,9 @@ _DAY_FIRST = {f for f in DATE_FORMATS if day_first(f)}
 def detect_encoding(head: bytes) -> tuple[str, str]:
     """(encoding, why) of a text file from its first bytes: a byte-order mark, else UTF-8 when
     the bytes decode as UTF-8; else, when they read as Western text, cp1257 where the detector
-    finds Baltic text and its letters are there (see _spells_baltic), else cp1252 (what US and
-    Western European banks write); else the legacy code page of another script (Japanese,
+    finds Baltic text and its letters are there (see _spells_baltic), cp1250 where it finds
+    Central European text and that text's letters are there (see _central_european_letters),
+    else cp1252 (what US and Western European banks write); else the legacy code page of another script (Japanese,
     Chinese, Korean, Cyrillic, Central European, Greek) that ``charset_normalizer`` finds,
     else cp1252."""
     if head.startswith(b"\xef\xbb\xbf"):
@@ -83,6 +84,11 @@ def detect_encoding(head: bytes) -> tuple[str, str]:
                 return "cp1257", (
                     f"{where}; Windows-1257, {other[1]} text (its ė, ų, š, ž read as ë, ø, ð, þ "
                     "in Windows-1252)"
+                )
+            if other and other[0] == "cp1250" and (letters := _central_european_letters(head)):
+                return "cp1250", (
+                    f"{where}; Windows-1250, {other[1]} text (its {', '.join(letters)} read as "
+                    f"{', '.join(_as_cp1252(letters))} in Windows-1252)"
                 )
             if other:  # a hint, not a choice: the detector says so of some Italian text too
                 page, language = other
@@ -163,6 +169,33 @@ def _spells_baltic(head: bytes) -> bool:
     return len({c.lower() for c in baltic}) >= 2 and 3 * len(baltic) >= len(accented)
 
 
+# the letters of Central European languages cp1250 writes where cp1252 has another character,
+# and the š and ž both share (which Western text seldom spells with)
+_CENTRAL_EUROPEAN_LETTERS = frozenset(
+    c
+    for c in bytes(range(0x80, 0x100)).decode("cp1250", errors="ignore")
+    if c.isalpha() and c.encode("cp1250") != c.encode("cp1252", errors="ignore")
+) | set("šžŠŽ")
+
+
+def _central_european_letters(head: bytes) -> list[str]:
+    """The Central European letters (see above) that ``head`` read as cp1250 spells inside
+    its words, where two or more of them do, else none: Italian text, which the detector
+    calls Czech or Croatian at times, ends its words with the accents (più, città, è) that
+    cp1250 reads as ů, ŕ, č; Czech spells its letters mid-word (účtu, Měna, Původní)."""
+    text = head.decode("cp1250", errors="replace").lower()
+    inside = {
+        c
+        for c, after in zip(text, text[1:], strict=False)
+        if c in _CENTRAL_EUROPEAN_LETTERS and after.isalpha()
+    }
+    return sorted(inside, key=text.index) if len(inside) >= 2 else []
+
+
+def _as_cp1252(letters: list[str]) -> list[str]:
+    return [c.encode("cp1250").decode("cp1252", errors="replace") for c in letters]
+
+
 def _other_code_page(head: bytes) -> str | None:
     from charset_normalizer import from_bytes
 
@@ -200,6 +233,9 @@ _SYMBOLS = str.maketrans({c: "" for c in "$€£¥₹\u00a0\u202f '’"})
 # the one digit group a thousands separator is followed by, and the groups before it: "1.234"
 # and "12,345" read both ways, "1.2345", "0.500", "1000.000" and "1.234.567" one way only
 _THOUSANDS_GROUP = re.compile(r"[1-9]\d{0,2}")
+# Indian grouping (lakh, crore): two-digit groups before the last three, "1,25,000" and
+# "12,50,00,000"; written with commas, so only where the decimal mark is the point
+LAKH_GROUPED = re.compile(r"[1-9]\d?(,\d{2})+,\d{3}")
 
 
 # right-to-left and other direction marks an export writes around an amount in Arabic script
@@ -284,7 +320,10 @@ def only_decimal_mark(value: str) -> str | None:
 
 
 def _grouped(text: str, separator: str) -> bool:
-    """Whether ``text`` is digits grouped in threes by ``separator`` ("1.234.567")."""
+    """Whether ``text`` is digits grouped in threes by ``separator`` ("1.234.567"), or by
+    commas in the Indian way ("1,25,000")."""
+    if separator == "," and LAKH_GROUPED.fullmatch(text):
+        return True
     first, *groups = text.split(separator)
     return bool(_THOUSANDS_GROUP.fullmatch(first)) and all(
         len(g) == 3 and g.isdigit() for g in groups
@@ -316,7 +355,10 @@ def normalize_amount(
         text, negative = text[1:], not negative
     thousands = "." if decimal == "," else ","
     whole, _, fraction = text.partition(decimal)
-    if thousands in whole and not re.fullmatch(rf"\d{{1,3}}(\{thousands}\d{{3}})+", whole):
+    grouped = re.fullmatch(rf"\d{{1,3}}(\{thousands}\d{{3}})+", whole) or (
+        decimal == "." and LAKH_GROUPED.fullmatch(whole)
+    )
+    if thousands in whole and not grouped:
         raise SchemaError(
             f"{where}: field {named!r} {value!r}: the {thousands!r} is not a thousands "
             f"separator where the decimal mark is {decimal!r}; fix the row, or set "
@@ -428,11 +470,7 @@ def _yearless(text: str) -> bool:
 
 
 def _parses_iso(text: str) -> bool:
-    try:
-        dt.date.fromisoformat(text[:10])
-    except ValueError:
-        return False
-    return True
+    return iso_date(text) is not None
 
 
 # the years a bank statement's dates fall in: "11111111" (a registry code) is no 1111-11-11
@@ -440,6 +478,8 @@ _YEARS = range(1950, 2101)
 
 
 def _strptime(text: str, fmt: str) -> dt.date | None:
+    if text.isdigit() and len(text) != 8:  # a number or an id, not a date ("2024111" is both)
+        return None
     try:
         day = dt.datetime.strptime(text, fmt).date()
     except ValueError:
