@@ -20,13 +20,10 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 import polars as pl
-import yaml
 
-from ml_assets.core.intake.column_names import INTAKE_FIELDS
-from ml_assets.core.intake.column_values import column, date_share, money_like, number_share
 from ml_assets.core.intake.csv_exports import CellRow, head_lines, iter_csv_rows
 from ml_assets.core.intake.currency_clues import currency_named, currency_pointed_to
-from ml_assets.core.intake.export_settings import READING_KEYS, matches
+from ml_assets.core.intake.export_settings import READING_KEYS
 from ml_assets.core.intake.ingest import (
     TABLE_FORMATS,
     TEXT_TABLE_SUFFIXES,
@@ -36,13 +33,13 @@ from ml_assets.core.intake.ingest import (
     format_of,
     list_input_files,
     scan_transactions,
-    skipped_files,
 )
 from ml_assets.core.intake.inspect_records import inspect_records
+from ml_assets.core.intake.inspect_report import report  # noqa: F401 - the command's API
 from ml_assets.core.intake.layout_guess import LayoutGuess, guess_layout, matching_preset
-from ml_assets.core.intake.layout_refusal import closest_header
+from ml_assets.core.intake.layout_refusal import no_layout_error
 from ml_assets.core.intake.qif import date_order, day_first_format, file_dates
-from ml_assets.core.intake.records import RAW_SCHEMA, SchemaError, currency_note, open_binary
+from ml_assets.core.intake.records import SchemaError, currency_note, open_binary
 from ml_assets.core.intake.sign_guess import choose_sign
 from ml_assets.core.intake.sniffing import (
     SwappedOrder,
@@ -54,13 +51,11 @@ from ml_assets.core.intake.sniffing import (
     swapped_order,
 )
 from ml_assets.core.intake.spreadsheets import number_formats, open_sheet
-from ml_assets.core.params import PartitionsParams, RawTransactionsParams, section_name
+from ml_assets.core.params import RawTransactionsParams
 from ml_assets.core.text.normalize import merchant_key_expr, normalize_expr
 from ml_assets.core.training_data.merchant_spread import CROWDED_ADVICE, merchant_spread
 
-_FIELD_NAMES = {*RAW_SCHEMA, *INTAKE_FIELDS}  # the values of a column_map
 SAMPLE_ROWS = 250
-PREVIEW_ROWS = 5
 DEFAULT_START = dt.date(2026, 1, 1)  # partitions.start_date's default (params.yaml)
 
 
@@ -237,82 +232,11 @@ def _inspect_table(found: Inspection) -> None:
         raise errors[0]  # unreadable, or not in this encoding: say so, not "no header"
     guess = guess_layout(rows)
     if guess is None:
-        raise _no_layout(file, rows, "line" if found.fmt == "csv" else "row")
+        raise no_layout_error(file, rows, "line" if found.fmt == "csv" else "row")
     read = [r for r in rows if not isinstance(r.cells, SchemaError)]
     body = [r for r in read if r.line > guess.line]
     _describe_header(found, guess, rows)
     _choose_reading(found, guess, read, body, delimiter)
-
-
-def _no_layout(file: Path, rows: list, unit: str) -> SchemaError:
-    """The error for a table no layout fits (``unit``: "row" in a spreadsheet, whose rows
-    are numbered): the line whose names come closest, or what the values of a file without
-    a header read as; for a file of one line, which columns to map."""
-    read = [r for r in rows if not isinstance(r.cells, SchemaError)]
-    if len(read) == 1 and (one_line := _one_line_map(read[0])):
-        return SchemaError(
-            f"{file}: the file holds one {unit}, without a header: {one_line}", "bad_header"
-        )
-    why = closest_header(rows, unit) or _values_unread(read)
-    return SchemaError(
-        f"{file}: no header line found in the first rows that gives a date, an amount and a "
-        f"description, and the values give none either{why}; set raw_transactions.header_line "
-        "and column_map by hand (see the README's 'Your own data')",
-        "bad_header",
-    )
-
-
-# a value shaped as a date (day, month as a number or a name, year) that no format may read:
-# "10-Nov-9", whose one-digit year no strftime pattern reads
-_DATE_SHAPE = re.compile(r"\d{1,4}[-/. ](?:[A-Za-z]{3,9}|\d{1,2})[-/. ]\d{1,4}")
-
-
-def _values_unread(rows: list) -> str:
-    """For a file without a header: the column whose values look like dates too few of which
-    a date format reads for a date column (four in five), one unread shown ("" where there
-    is none)."""
-    width = max((len(r.cells) for r in rows), default=0)
-    for position in range(width):
-        values = [str(v).strip() for v in column(rows, position) if str(v).strip()]
-        if values and all(_DATE_SHAPE.fullmatch(v) for v in values) and date_share(values) < 0.8:
-            example = next(v for v in values if date_share([v]) < 1)
-            return (
-                f" (column {position + 1} holds dates no date format reads, e.g. {example!r}: "
-                "save the export with two- or four-digit years, or convert that column)"
-            )
-    return ""
-
-
-def _one_line_map(row: CellRow) -> str | None:
-    """For a file of one row without a header: which of its cells read as a date, an amount
-    and a text (spaced words first, the longest), and the settings that read it; None where
-    the row has not each of them."""
-    cells = [str(c).strip() if not isinstance(c, dt.date) else c for c in row.cells]
-    filled = [(i, c) for i, c in enumerate(cells) if str(c).strip()]
-    date = next((i for i, c in filled if date_share([c]) == 1), None)
-    amount = next(
-        (i for i, c in filled if i != date and number_share([c]) == 1 and money_like([c])), None
-    )
-    worded = [(i, str(c)) for i, c in filled if i not in (date, amount) and _worded(str(c))]
-    if date is None or amount is None or not worded:
-        return None
-    text = max(worded, key=lambda ic: (" " in ic[1], len(ic[1])))[0]
-    parts = dict(sorted({date: "posted_date", amount: "amount", text: "description"}.items()))
-    shown = ", ".join(
-        f"column {i + 1} ({str(cells[i])[:40]!r}) as {ours}" for i, ours in parts.items()
-    )
-    mapping = ", ".join(f"'{i + 1}': {ours}" for i, ours in parts.items())
-    date_format = sniff_date_format([str(cells[date])])[0]
-    dated = f" and date_format: {date_format!r}" if date_format else ""
-    return (
-        f"its values read {shown}; one row is too few to tell a layout from, so confirm them "
-        f"and set raw_transactions.header_line: 0, column_map: {{{mapping}}}{dated} (and "
-        "spending: positive if a purchase is written positive)"
-    )
-
-
-def _worded(text: str) -> bool:
-    return sum(c.isalpha() for c in text) >= 2
 
 
 def _currency_formatted(
@@ -626,135 +550,3 @@ def _describe_notes(found: Inspection, notes) -> None:
         )  # fmt: skip
     for warning in notes.warnings:
         found.facts.append(("warning", warning))
-
-
-# --- the report -----------------------------------------------------------------------------
-
-
-def report(path: Path, inspections: list[Inspection]) -> str:
-    """The findings as YAML comments, then the params that read every file."""
-    lines = []
-    for found in inspections:
-        lines += [f"# {found.file}"]
-        lines += [f"#   {label + ':':<16} {text}" for label, text in found.facts]
-        if found.error:
-            lines += [f"#   error: {found.error}"]
-        elif found.result is not None and found.result.kept.height:
-            lines += ["#   first rows, as the pipeline reads them:"]
-            lines += [f"#     {line}" for line in _preview(found.result.kept)]
-        lines.append("#")
-    skipped = skipped_files(path, "auto")
-    if skipped:
-        names = ", ".join(str(p.relative_to(path)) for p in skipped[:5])
-        more = f" and {len(skipped) - 5} more" if len(skipped) > 5 else ""
-        lines += [
-            f"# skipped: {len(skipped)} file(s) the load does not read (no export's extension, no "
-            f"statement or table of transactions inside): {names}{more}; rename an export to its "
-            "format's extension or set raw_transactions.format",
-            "#",
-        ]
-    # a cell's line break (a multi-line description) shown escaped keeps each finding a comment,
-    # and a control character (a C1 byte of a mis-decoded file) escaped keeps the output YAML
-    lines = [_NOT_YAML.sub(_escaped, re.sub(r"\r\n|\r|\n", r"\\n", line)) for line in lines]
-    readable = [f for f in inspections if f.error is None]
-    if not readable:
-        return "\n".join(lines) + "\n"
-    lines += [
-        "# paste into a small params file (or redirect this output to one), then:",
-        "#   python -m ml_assets days --params my-params.yaml",
-    ]
-    params = yaml.dump(
-        params_block(path, readable),
-        Dumper=_ParamsDumper,
-        sort_keys=False,
-        allow_unicode=True,
-        width=100,
-    )
-    return "\n".join(lines) + "\n" + _commented(params, readable)
-
-
-def _commented(params: str, inspections: list[Inspection]) -> str:
-    """The settings with a comment behind each ``key: value`` line an inspection asks the
-    user to confirm (a date order or a currency it chose from hints)."""
-    comments = {
-        (key, value): text for found in inspections for key, (value, text) in found.confirm.items()
-    }
-    keys = {key for key, _ in comments}
-    lines = []
-    for line in params.splitlines():
-        key, _, value = line.strip().partition(": ")
-        text = comments.get((key, yaml.safe_load(value))) if key in keys else None
-        lines.append(f"{line}  # {text}" if text else line)
-    return "\n".join(lines) + "\n"
-
-
-# what a YAML stream may not hold, even in a comment (YAML 1.1's printable set, as PyYAML reads it)
-_NOT_YAML = re.compile("[^\x09\x0a\x0d\x20-\x7e\x85\xa0-\ud7ff\ue000-\ufffd\U00010000-\U0010ffff]")
-
-
-def _escaped(match: re.Match) -> str:
-    return match.group().encode("unicode_escape").decode("ascii")
-
-
-class _ParamsDumper(yaml.SafeDumper):
-    """Sections in block style, a column_map on one line, as a person writes them."""
-
-    def represent_mapping(self, tag, mapping, flow_style=None):
-        flat = all(not isinstance(v, dict) for v in mapping.values())
-        is_map = flat and all(v in _FIELD_NAMES for v in mapping.values())
-        return super().represent_mapping(tag, mapping, flow_style=bool(is_map and mapping))
-
-
-def _preview(kept: pl.DataFrame) -> list[str]:
-    columns = ["posted_date", "amount", "description"] + [
-        c for c in ("category", "transaction_type") if kept[c].is_not_null().any()
-    ]
-    head = kept.head(PREVIEW_ROWS)
-    rows = [
-        [f"{v:.2f}" if isinstance(v, float) else str(v) for v in row]
-        for row in head.select(columns).iter_rows()
-    ]
-    widths = [
-        max(len(c), *(min(len(r[i]), 48) for r in rows)) if rows else len(c)
-        for i, c in enumerate(columns)
-    ]
-    render = [" ".join(c.ljust(w) for c, w in zip(columns, widths, strict=True))]
-    render += [" ".join(v[:48].ljust(w) for v, w in zip(r, widths, strict=True)) for r in rows]
-    return [line.rstrip() for line in render]
-
-
-def params_block(path: Path, inspections: list[Inspection]) -> dict:
-    """raw_transactions (and partitions.start_date when the rows start before its default):
-    the reading keys at the top for one file or one layout, else per pattern in exports."""
-    section: dict[str, object] = {"source": "files", "path": str(path.resolve())}
-    layouts: dict[str, list[Inspection]] = {}
-    for found in inspections:
-        keys = {k: v for k, v in found.settings.items() if not k.startswith("_")}
-        layouts.setdefault(yaml.safe_dump(keys, sort_keys=True), []).append(found)
-    if len(layouts) == 1:
-        section.update({k: v for k, v in inspections[0].settings.items() if not k.startswith("_")})
-    else:
-        section["exports"] = _patterns(layouts, inspections)
-    block: dict[str, object] = {section_name(RawTransactionsParams): section}
-    starts = [f.settings["_start_date"] for f in inspections if "_start_date" in f.settings]
-    if starts:
-        block[section_name(PartitionsParams)] = {"start_date": min(starts)}
-    return block
-
-
-def _patterns(layouts: dict[str, list[Inspection]], everyone: list[Inspection]) -> dict[str, dict]:
-    """A file-name pattern per layout (digits as *: "Chase1234_Activity_20261129.CSV" ->
-    "Chase*_Activity_*.CSV", so next month's download matches too), or the exact names where
-    a pattern would match another layout's file."""
-    entries: dict[str, dict] = {}
-    for group in layouts.values():
-        keys = {k: v for k, v in group[0].settings.items() if not k.startswith("_")}
-        if not keys:
-            continue  # read with the defaults: OFX, CAMT.053, MT940, plain CSV
-        others = [f.file for f in everyone if f not in group]
-        names = {re.sub(r"\d+", "*", f.file.name) for f in group}
-        if any(matches(o, n) for o in others for n in names):
-            names = {f.file.name for f in group}
-        for name in sorted(names):
-            entries[name] = keys
-    return entries

@@ -1,16 +1,26 @@
 """Why no layout fits a table, for the error ``inspect`` raises: the line (a spreadsheet's row)
 whose names come closest to a date, an amount and a text, what they give and which is
 missing, or which named column holds values not read as what its name says, one of them
-shown, and what to set."""
+shown, and what to set; for a file without a header, the column of dates no format reads;
+for a file of one line, the settings that would read it, to confirm."""
 
 from __future__ import annotations
 
 import datetime as dt
+import re
+from pathlib import Path
 
-from ml_assets.core.intake.column_values import column, date_share, number_share, numbers
+from ml_assets.core.intake.column_values import (
+    column,
+    date_share,
+    money_like,
+    number_share,
+    numbers,
+)
 from ml_assets.core.intake.csv_exports import CellRow
 from ml_assets.core.intake.layout_guess import columns_by_name
 from ml_assets.core.intake.records import SchemaError
+from ml_assets.core.intake.sniffing import sniff_date_format
 from ml_assets.core.intake.tables import HEADER_SEARCH_LINES, header_names
 
 
@@ -98,3 +108,74 @@ def _reads_as(value: object, date_format: str) -> bool:
     except ValueError:
         return False
     return True
+
+
+def no_layout_error(file: Path, rows: list, unit: str) -> SchemaError:
+    """The error for a table no layout fits (``unit``: "row" in a spreadsheet, whose rows
+    are numbered): the line whose names come closest, or what the values of a file without
+    a header read as; for a file of one line, which columns to map."""
+    read = [r for r in rows if not isinstance(r.cells, SchemaError)]
+    if len(read) == 1 and (one_line := _one_line_map(read[0])):
+        return SchemaError(
+            f"{file}: the file holds one {unit}, without a header: {one_line}", "bad_header"
+        )
+    why = closest_header(rows, unit) or _values_unread(read)
+    return SchemaError(
+        f"{file}: no header line found in the first rows that gives a date, an amount and a "
+        f"description, and the values give none either{why}; set raw_transactions.header_line "
+        "and column_map by hand (see the README's 'Your own data')",
+        "bad_header",
+    )
+
+
+# a value shaped as a date (day, month as a number or a name, year) that no format may read:
+# "10-Nov-9", whose one-digit year no strftime pattern reads
+_DATE_SHAPE = re.compile(r"\d{1,4}[-/. ](?:[A-Za-z]{3,9}|\d{1,2})[-/. ]\d{1,4}")
+
+
+def _values_unread(rows: list) -> str:
+    """For a file without a header: the column whose values look like dates too few of which
+    a date format reads for a date column (four in five), one unread shown ("" where there
+    is none)."""
+    width = max((len(r.cells) for r in rows), default=0)
+    for position in range(width):
+        values = [str(v).strip() for v in column(rows, position) if str(v).strip()]
+        if values and all(_DATE_SHAPE.fullmatch(v) for v in values) and date_share(values) < 0.8:
+            example = next(v for v in values if date_share([v]) < 1)
+            return (
+                f" (column {position + 1} holds dates no date format reads, e.g. {example!r}: "
+                "save the export with two- or four-digit years, or convert that column)"
+            )
+    return ""
+
+
+def _one_line_map(row: CellRow) -> str | None:
+    """For a file of one row without a header: which of its cells read as a date, an amount
+    and a text (spaced words first, the longest), and the settings that read it; None where
+    the row has not each of them."""
+    cells = [str(c).strip() if not isinstance(c, dt.date) else c for c in row.cells]
+    filled = [(i, c) for i, c in enumerate(cells) if str(c).strip()]
+    date = next((i for i, c in filled if date_share([c]) == 1), None)
+    amount = next(
+        (i for i, c in filled if i != date and number_share([c]) == 1 and money_like([c])), None
+    )
+    worded = [(i, str(c)) for i, c in filled if i not in (date, amount) and _worded(str(c))]
+    if date is None or amount is None or not worded:
+        return None
+    text = max(worded, key=lambda ic: (" " in ic[1], len(ic[1])))[0]
+    parts = dict(sorted({date: "posted_date", amount: "amount", text: "description"}.items()))
+    shown = ", ".join(
+        f"column {i + 1} ({str(cells[i])[:40]!r}) as {ours}" for i, ours in parts.items()
+    )
+    mapping = ", ".join(f"'{i + 1}': {ours}" for i, ours in parts.items())
+    date_format = sniff_date_format([str(cells[date])])[0]
+    dated = f" and date_format: {date_format!r}" if date_format else ""
+    return (
+        f"its values read {shown}; one row is too few to tell a layout from, so confirm them "
+        f"and set raw_transactions.header_line: 0, column_map: {{{mapping}}}{dated} (and "
+        "spending: positive if a purchase is written positive)"
+    )
+
+
+def _worded(text: str) -> bool:
+    return sum(c.isalpha() for c in text) >= 2
