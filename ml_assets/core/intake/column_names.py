@@ -47,10 +47,11 @@ SYNONYMS: dict[str, tuple[str, ...]] = {
         "value date|valuta|valutadatum|wertstellung|date de valeur|booked at|posted at|booking time|"
         "transaction time|transaction timestamp|created|created at|"
         "日付|取引日|お取引日|取扱日|取扱日付|取引日付|ご利用日|利用日|交易日期|记账日期|交易日|日期|"
-        "交易时间|"
+        # (Alipay's payment time before its order's creation time)
+        "交易时间|付款时间|交易创建时间|datetime|"
         "거래일|거래일자|거래일시|дата|дата операции|дата проводки|дата совершения операции|"
         "dato|buchung|bokfoeringsdag|bokfoeringsdatum|bokføringsdato|bokføringsdag|transaktionsdag|"
-        "kirjauspaeivae|tranzakcio datuma|datum provedeni|koenyveles datuma|konyveles datuma|"
+        "kirjauspaeivae|tranzakcio datuma|datum zauctovani|datum provedeni|koenyveles datuma|konyveles datuma|"
         "дата проведення|дата операції|дата і час операції|дата i час операції|дата і час|"
         "tranzakcio idopontja"
     ),
@@ -61,12 +62,14 @@ SYNONYMS: dict[str, tuple[str, ...]] = {
         "descrizione operazioni|text|reference text|particulars|desc|"
         "remittance information unstructured|remittance information|"
         "remittance information unstructured array|"
-        "摘要|お取引内容|取引内容|ご利用店名|利用店名|ご利用先|内容|交易摘要|商户名称|对方户名|"
-        "利用店名 商品名|ご利用店名 商品名|入出金内容|交易对方|"
+        # (HDFC's and other Indian banks' text; Paytm's "Paid for order")
+        "narration|activity|"
+        "摘要|お取引内容|取引内容|ご利用店名|利用店名|ご利用先|内容|交易摘要|商户名称|"
+        "利用店名 商品名|ご利用店名 商品名|入出金内容|"
         "적요|거래내용|내용|가맹점명|описание|описание операции|назначение платежа|основание|"
         "beskrivelse|beskrivning|tekst|selite|label|libelle operation bancaire|umsatztext|"
         "koezlemeny|kozlemeny|paaiskinimai|призначення платежу|деталі операції|опис операції|"
-        "деталі|popis|"
+        "деталі|popis|poznamka|"
         # a reference the payer writes (N26's "Payment Reference"): the text where no other
         # column is one, after the other party (found by its name's words: "Partner Name")
         "payment reference|"
@@ -75,7 +78,12 @@ SYNONYMS: dict[str, tuple[str, ...]] = {
         "buchungstext"
     ),
     "amount": _names(
-        "amount|transaction amount|transaction amount amount|betrag|umsatz|montant|bedrag|"
+        # an amount in the account's (or booking) currency goes before the transaction's own
+        # (VTB's "Сумма операции" in euros beside its roubles for the account)
+        "amount in account currency|сумма пересчитанная в валюту счета|сумма в валюте счета|"
+        # (PayPal's "Gross", "Brutto": the payment, before its fee; never a shipping or tax
+        # sub-amount beside it)
+        "amount|gross|brutto|transaction amount|transaction amount amount|betrag|umsatz|montant|bedrag|"
         "importe|importo|value|sum|buchungsbetrag|castka|zauctovana castka|kwota|"
         "tranzakcio oesszege|oesszeg|belopp|beløp|beløb|summa|maeaerae|сума|сума в валюті картки|"
         "objem|cash flow|"
@@ -100,12 +108,15 @@ SYNONYMS: dict[str, tuple[str, ...]] = {
         "差引残高|残高|余额|账户余额|잔액|거래후잔액|остаток|баланс"
     ),
     # a fee charged beside the amount (Revolut's): the running balance moves by both
-    "fee": _names("fee|fees|gebuehr|gebuehren|frais"),
+    "fee": _names("fee|fees|gebuehr|gebuehren|frais|poplatek|服务费"),
     "transaction_id": _names(
         "transaction id|transaction reference|reference number|ref number|fitid|id|txn id|"
         "reference|referenz|kundenreferenz|reference id|internal transaction id|id pohybu"
     ),
     "currency": _names(
+        # the booked currency first: the account's, where another column holds the
+        # transaction's own (DKB's "Originalwährung", VTB's "Валюта операции")
+        "buchungswaehrung|валюта счета|mena uctu|"
         "currency|waehrung|wahrung|devise|valuta code|ccy|transaction amount currency|"
         "iso currency code|amount currency|munt|moneda|divisa|waluta|mena|valuuta|valutacode|"
         "muntsoort|penznem|valiuta|měna|tranzakcio devizaneme|devizanem|валюта картки|валюта|"
@@ -118,7 +129,12 @@ SYNONYMS: dict[str, tuple[str, ...]] = {
     "merchant": _names("merchant name|merchant|clean merchant name"),
     # the purpose of a payment written beside the description or the other party (Outbank's
     # "Reason" beside "Name", Neon's "Subject" beside "Description"): joined to it, after it
-    "purpose": _names("reason|subject|purpose|payment purpose"),
+    # (Venmo's "Note", Paytm's "Comment", PayPal's "Item Title", Air Bank's message to the
+    # payee, Alipay's item)
+    "purpose": _names(
+        "reason|subject|purpose|payment purpose|note|comment|item title|zprava pro prijemce|zprava|"
+        "商品名称|商品"
+    ),
     # the other party of a transfer or debit, beside a purpose text ("Auftraggeber /
     # Begünstigter" + "Verwendungszweck"): both are the description, joined (as CAMT.053's are)
     "counterparty": _names(
@@ -131,7 +147,11 @@ SYNONYMS: dict[str, tuple[str, ...]] = {
         "tegenrekening naam|naam|nom|payee name|name of other party|creditor name|debtor name|"
         "beneficiaire donneur d ordre|donneur d ordre beneficiaire|beneficiaire|donneur d ordre|"
         "contrepartie|counter party name|counter party|tegenrekeninghouder|naam tegenpartij|"
-        "ellenoldali nev|partner neve|gavejas|moketojas|найменування контрагента|кореспондент"
+        "ellenoldali nev|partner neve|gavejas|moketojas|найменування контрагента|кореспондент|"
+        "nazev protiuctu|对手户名|对方户名|交易对方|"
+        # a payment app's two parties (Venmo's), one of them the account's owner (see
+        # party_role)
+        "from|to"
     ),
     "direction": _names(
         "af bij|debit credit|credit debit|dr cr|cr dr|soll haben|s h|direction|d k|收 支|операція|"
@@ -142,7 +162,8 @@ SYNONYMS: dict[str, tuple[str, ...]] = {
     # (a booking type column "Umsatzart" or "Vorgang" before "Buchungstext", which is then the
     # text: Commerzbank's and Comdirect's)
     "transaction_type": _names(
-        "type|transaction type|umsatzart|vorgang|buchungsart|buchungstext|type operation"
+        "type|transaction type|umsatzart|vorgang|buchungsart|buchungstext|type operation|"
+        "typ transakce|交易类型"
     ),
 }
 
@@ -202,18 +223,25 @@ _PAYEE_WORDS = frozenset({"zahlungsempfaenger", "empfaenger", "empfaengername", 
                           "payee", "creditor", "beneficiaire"})  # fmt: skip
 
 
+# a payment app's columns of the sender and the recipient, by their whole names (Venmo's
+# "From" and "To")
+_PAYER_NAMES, _PAYEE_NAMES = frozenset({"from"}), frozenset({"to"})
+
+
 def party_role(name: object) -> str | None:
     """ "payer" or "payee" for a party column whose name says which side it holds, None for
     one naming both ("Auftraggeber/Empfänger") or neither."""
-    words = set(normalized(name).split())
-    payer, payee = bool(words & _PAYER_WORDS), bool(words & _PAYEE_WORDS)
+    key = normalized(name)
+    words = set(key.split())
+    payer = bool(words & _PAYER_WORDS) or key in _PAYER_NAMES
+    payee = bool(words & _PAYEE_WORDS) or key in _PAYEE_NAMES
     return None if payer == payee else "payer" if payer else "payee"
 
 
 # a currency named in a column's name says nothing about what the column is
 _CURRENCY_WORDS = re.compile(
     r"( in)? (eur|euro|euros|usd|gbp|chf|cad|aud|sek|nok|dkk|pln|czk|huf|ron|jpy|cny|rmb|krw|rub|"
-    r"sgd|hkd|nzd|inr|zar|mxn|brl|uah|円|元|원|руб|грн)$"
+    r"sgd|hkd|nzd|inr|rs|zar|mxn|brl|uah|円|元|원|руб|грн)$"
 )
 
 

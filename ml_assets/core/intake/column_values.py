@@ -166,6 +166,73 @@ def money_like(values: list) -> bool:
     return any(t.strip().startswith("-") or "." in t or "," in t for t in texts)
 
 
+def all_zero(values: list) -> bool:
+    """Whether a column's amounts are all zero (ICICI's "Intl.Amount" on a card of purchases
+    at home): no row's amount."""
+    found = [n for n in numbers(values) if n is not None]
+    return bool(found) and not any(found)
+
+
+def filled_amounts(rows: list[CellRow], position: int) -> list[bool]:
+    """Per row, whether column ``position`` holds an amount other than zero (or words): a
+    debit or credit column writes "0" or "0.00" on the other side's rows as often as it
+    leaves them blank (SunTrust's, HDFC's)."""
+    cells = [cell(r, position) for r in rows]
+    return [bool(str(c).strip()) and n != 0 for c, n in zip(cells, numbers(cells), strict=True)]
+
+
+def credit_side(rows: list[CellRow], balance: int, one: int, other: int) -> int | None:
+    """Which of two unsigned amount columns is the money in, by a running balance (column
+    ``balance``): ``one`` where each row's balance is the previous one plus ``one`` less
+    ``other`` (rows oldest or newest first), ``other`` where the reverse holds, None where
+    neither holds on at least half the steps."""
+    balances = numbers([cell(r, balance) for r in rows])
+    ins = [abs(n or 0.0) for n in numbers([cell(r, one) for r in rows])]
+    outs = [abs(n or 0.0) for n in numbers([cell(r, other) for r in rows])]
+    moves = [a - b for a, b in zip(ins, outs, strict=True)]
+    steps = len(rows) - 1
+    if steps < 1 or None in balances:
+        return None
+    hits = {}
+    for side, sign in ((one, 1), (other, -1)):
+        oldest_first = sum(
+            abs(balances[i] - balances[i - 1] - sign * moves[i]) < 0.005
+            for i in range(1, len(rows))
+        )
+        newest_first = sum(
+            abs(balances[i - 1] - balances[i] - sign * moves[i - 1]) < 0.005
+            for i in range(1, len(rows))
+        )
+        hits[side] = max(oldest_first, newest_first)
+    best = max(hits, key=hits.get)
+    return best if hits[best] * 2 >= steps and hits[best] > min(hits.values()) else None
+
+
+# an IBAN (spaces taken out), and an account number: digits with separators, no letters
+_IBAN = re.compile(r"[A-Z]{2}\d{2}[A-Z0-9]{10,30}")
+
+
+def account_numbers(values: list) -> bool:
+    """Whether most of a column's filled cells are IBANs or account numbers ("123456789/1234"):
+    the other party's account, no name to read or to group a merchant's rows by."""
+    filled = [re.sub(r"\s", "", str(v)).upper() for v in values if str(v).strip()]
+    accounts = [
+        v
+        for v in filled
+        if _IBAN.fullmatch(v) or (sum(map(str.isdigit, v)) >= 6 and not any(map(str.isalpha, v)))
+    ]
+    return bool(filled) and len(accounts) >= 0.8 * len(filled)
+
+
+def written_apart(values: list) -> bool:
+    """Whether a column's dates are written with separators ("2024-01-02 08:30:00") or are
+    date cells, not digits alone ("20240102", or a transaction number "2024010100000001"
+    that merely starts with a date)."""
+    filled = [v for v in values if str(v).strip()]
+    apart = [v for v in filled if isinstance(v, dt.date) or not str(v).strip().isdigit()]
+    return bool(filled) and len(apart) * 2 > len(filled)
+
+
 def distinct(rows: list[CellRow], position: int) -> int:
     return len({str(v).strip() for v in column(rows, position) if str(v).strip()})
 

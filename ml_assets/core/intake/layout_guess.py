@@ -4,7 +4,9 @@ purchase has: ``sign_guess``; why no layout fits: ``layout_refusal``). The load 
 
 Columns come from their names (core.column_names) and are checked against their values: a
 date column whose values are not dates, an amount column that holds no numbers, or a text
-column with one value on every row beside texts that vary, is not taken. The description is
+column with one value on every row beside texts that vary, is not taken; an amount column
+that is zero on every row gives way to another amount column, a text column of account
+numbers (an IBAN) to a column of the other party's names. The description is
 the other party and the purpose where the names give both, joined by the load. A header of
 names no list knows (on line 1 or below a preamble), or a file without one, is mapped by
 its values: the first column of dates, the first column of amounts that is neither a
@@ -28,22 +30,28 @@ from ml_assets.core.intake.column_names import (
     party_role,
 )
 from ml_assets.core.intake.column_values import (
+    account_numbers,
+    all_zero,
     balance_pair,
     cell,
     column,
+    credit_side,
     currency_codes,
     date_share,
     distinct,
+    filled_amounts,
     money_like,
     number_share,
     numbers,
     runs_with,
     spaced,
     times_of_day,
+    written_apart,
 )
 from ml_assets.core.intake.csv_exports import CSV_PRESETS, CellRow, fitting_presets
 from ml_assets.core.intake.records import SchemaError
-from ml_assets.core.intake.sign_guess import INCOME
+from ml_assets.core.intake.sign_guess import INCOME, SPENDING
+from ml_assets.core.intake.statements import statement_line
 from ml_assets.core.intake.tables import HEADER_SEARCH_LINES, header_names, position_name
 
 
@@ -58,6 +66,9 @@ class LayoutGuess:
     preset: str | None = None
     spending: str = "negative"
     why: dict[str, str] = field(default_factory=dict)
+    # a booking type mapped to the text only because some rows have no other (PayPal's "Type"
+    # where "Name" is blank): no sign of what the other rows are
+    type_text: str | None = None
 
     def required_ok(self) -> bool:
         ours = set(self.columns.values())
@@ -139,6 +150,9 @@ _WORDS = {
 # words that keep a column from a field its other words fit: a merchant category code or a
 # category's id is no label of the user's
 _NOT_WORDS = {
+    # a part of the payment or a charge beside it is no payment's amount (PayPal's "Shipping
+    # and Handling Amount", "Insurance Amount" beside its "Gross"; Venmo's "Amount (fee)")
+    "amount": ("shipping", "handling", "tax", "insurance", "discount", "fee", "fees", "tip"),
     "category": ("code", "id", "uid", "uuid", "guid", "mcc", "number", "no"),
     # the other party's account or address is no name: Oberbank's "Empfänger IBAN/Kto.Nr.",
     # PayPal's "Empfänger E-Mail-Adresse"
@@ -193,10 +207,10 @@ def guess_layout(rows: list[CellRow]) -> LayoutGuess | None:
         header = header_names(row.cells)
         guess = LayoutGuess(row.line, header, columns_by_name(header))
         if guess.required_ok():
-            _check_values(guess, good[index + 1 :])
+            checked = _check_values(guess, good[index + 1 :])
             varying = _varying_text(guess, good[index + 1 :])
             if guess.required_ok():
-                guess.why["columns"] = "from the header's names" + varying
+                guess.why["columns"] = "from the header's names" + checked + varying
                 _direction_by_values(guess, good[index + 1 :])
                 _trailing_direction(guess, good[index + 1 :])
                 _more_text(guess, good[index + 1 :])
@@ -242,7 +256,7 @@ def _named_and_by_values(head: CellRow, body: list[CellRow]) -> LayoutGuess | No
     if guess is None:
         return None
     named = LayoutGuess(guess.line, header, columns_by_name(header))
-    _check_values(named, body)
+    checked = _check_values(named, body)
     have = set(named.columns.values())
     have |= {"amount"} if have & {"debit", "credit"} else set()
     by_values = {
@@ -257,7 +271,7 @@ def _named_and_by_values(head: CellRow, body: list[CellRow]) -> LayoutGuess | No
     for theirs in displaced:
         guess.why["columns"] = guess.why["columns"].replace(_joined_where_blank(theirs), "")
     if named.columns:
-        guess.why["columns"] += f"; {', '.join(named.columns)} by name"
+        guess.why["columns"] += f"; {', '.join(named.columns)} by name{checked}"
     guess.columns = {**named.columns, **by_values}
     _more_text(guess, body, [t for t in displaced if t not in guess.columns])
     _direction_by_values(guess, body)
@@ -272,42 +286,68 @@ def _text_over_label(ours: str, named: LayoutGuess, theirs: str) -> bool:
     return ours == "description" and named.columns[theirs] in ("category", "transaction_type")
 
 
+_NEITHER_SHARE = 0.1  # rows with neither a debit nor a credit (a null booking) a pair allows,
+# one at least
+
+
 def _complement(body: list[CellRow], amount: int, width: int, taken: set[int]) -> int | None:
-    """A column of amounts filled on exactly the rows where column ``amount`` is blank (the
-    credits beside Targobank's debits, Sumishin's 入金 beside its 出金), or None."""
-    filled = [bool(str(cell(r, amount)).strip()) for r in body]
+    """A column of amounts filled on the rows where column ``amount`` is blank or zero (the
+    credits beside Targobank's debits, Sumishin's 入金 beside its 出金, SunTrust's deposits
+    beside a "0" debit), never on the same row; a few rows may have neither. Or None."""
+    filled = filled_amounts(body, amount)
     if all(filled):
         return None
     for i in range(width):
         if i == amount or i in taken:
             continue
-        other = [bool(str(cell(r, i)).strip()) for r in body]
-        values = [v for v, f in zip(column(body, i), other, strict=False) if f]
-        alternate = all(a != b for a, b in zip(filled, other, strict=True))
-        if any(other) and alternate and number_share(values) == 1.0:
+        other = filled_amounts(body, i)
+        values = [v for v in column(body, i) if str(v).strip()]
+        both = any(a and b for a, b in zip(filled, other, strict=True))
+        neither = sum(not a and not b for a, b in zip(filled, other, strict=True))
+        few_neither = neither <= max(1, _NEITHER_SHARE * len(body))
+        if any(other) and not both and few_neither and number_share(values) == 1.0:
             return i
     return None
 
 
-def _debit_first(body: list[CellRow], one: int, other: int, text: int) -> tuple[int, int, str]:
-    """(money out, money in, how it was told) of two complementary amount columns: the one
-    with negative amounts is the money out; else the one whose rows say they are income
-    (column ``text``: "Gehalt", "Gutschrift") is the money in; else the first is the money out
-    (debit before credit, Soll before Haben), as assumed."""
+def _debit_first(
+    body: list[CellRow], one: int, other: int, text: int, balances: list[int]
+) -> tuple[int, int, str, int | None]:
+    """(money out, money in, how it was told, the running balance that told it) of two
+    complementary amount columns: the one with negative amounts is the money out; else a
+    running balance (of ``balances``) that grows by one and falls by the other tells; else
+    the one whose rows say they are income (column ``text``: "Gehalt", "Habenzinsen") more
+    often than spending ("POS", "HOFER DANKT") is the money in; else the first is the money
+    out (debit before credit, Soll before Haben), as assumed."""
     for debit, credit in ((one, other), (other, one)):
         if any(n is not None and n < 0 for n in numbers(column(body, debit))):
-            return debit, credit, "the negative amounts are the debits"
+            return debit, credit, "the negative amounts are the debits", None
+    by_words = _credit_by_words(body, one, other, text)
+    for balance in balances:
+        if (credit := credit_side(body, balance, one, other)) is not None:
+            told = f"the running balance in column {balance + 1} follows them"
+            if by_words is not None:  # (both pieces of evidence, said)
+                agree = "agree" if by_words == credit else "say otherwise"
+                told += f"; the rows that say they are income or spending {agree}"
+            return (other if credit == one else one), credit, told, balance
+    if by_words is not None:
+        debit = other if by_words == one else one
+        return debit, by_words, "the credits are the rows that say they are income", None
+    debit, credit = min(one, other), max(one, other)
+    return debit, credit, "the first assumed the debits: check the signs of the first rows", None
+
+
+def _credit_by_words(body: list[CellRow], one: int, other: int, text: int) -> int | None:
+    """The column of two whose rows' texts (column ``text``) say income more often, and
+    spending less, than the other's; None where the words cannot tell them apart."""
 
     def income(position: int) -> int:
-        filled = [r for r in body if str(cell(r, position)).strip()]
-        return sum(bool(INCOME.search(str(cell(r, text)))) for r in filled)
+        texts = [str(cell(r, text)) for r in body if filled_amounts([r], position)[0]]
+        return sum(bool(INCOME.search(t)) - bool(SPENDING.search(t)) for t in texts)
 
-    if income(one) != income(other):
-        credit = one if income(one) > income(other) else other
-        debit = other if credit == one else one
-        return debit, credit, "the credits are the rows that say they are income"
-    debit, credit = min(one, other), max(one, other)
-    return debit, credit, "the first assumed the debits: check the signs of the first rows"
+    if income(one) == income(other):
+        return None
+    return one if income(one) > income(other) else other
 
 
 def _more_text(
@@ -328,7 +368,26 @@ def _more_text(
         if any(str(cell(r, positions[name])).strip() for r in blank):
             guess.columns[name] = "description"
             guess.why["columns"] += _joined_where_blank(name)
-            return
+            blank = [r for r in blank if not str(cell(r, positions[name])).strip()]
+            break
+    _type_where_blank(guess, blank, positions)
+
+
+def _type_where_blank(guess: LayoutGuess, blank: list[CellRow], positions: dict) -> None:
+    """The booking type is the text of booked rows that have no other (PayPal's "Bank Deposit
+    to PP Account", Venmo's "Standard Transfer": no party, no note): joined to the
+    description of every row, so none is quarantined for want of a text. A hold that is not
+    booked (PayPal's pending "General Authorization") needs none."""
+    typed = next((t for t, o in guess.columns.items() if o == "transaction_type"), None)
+    if typed is None:
+        return
+    ours = [guess.columns.get(name, name) for name in guess.header]
+    booked = [r for r in blank if statement_line(dict(zip(ours, r.cells, strict=False))) is None]
+    typed_only = sum(bool(str(cell(r, positions[typed])).strip()) for r in booked)
+    if typed_only:
+        guess.columns[typed] = "description"
+        guess.type_text = typed
+        guess.why["columns"] += f"; {typed} -> description: the only text of {typed_only} row(s)"
 
 
 def _joined_where_blank(name: str) -> str:
@@ -390,15 +449,17 @@ def _all_text(cells: list) -> bool:
     return len(values) >= 2 and all(letters_first)
 
 
-def _check_values(guess: LayoutGuess, body: list[CellRow]) -> None:
+def _check_values(guess: LayoutGuess, body: list[CellRow]) -> str:
     """Drop a named column whose values are not what its name says (a "Date" column of
     text, an "Amount" column without numbers, a reference column that is not filled in on
-    every row: a row without its id would be quarantined)."""
+    every row: a row without its id would be quarantined); an amount column of zeros and a
+    text column of account numbers give way to a column that holds what they should. Returns
+    what those two changed, in words ("" for nothing)."""
+    if not body:
+        return ""
     positions = {name: i for i, name in enumerate(guess.header)}
     for theirs, ours in list(guess.columns.items()):
         values = column(body, positions[theirs])
-        if not body:
-            continue
         if ours == "transaction_id":
             filled = [str(v).strip() for v in values if str(v).strip()]
             if len(filled) < len(body) or len(set(filled)) < len(filled):
@@ -413,6 +474,75 @@ def _check_values(guess: LayoutGuess, body: list[CellRow]) -> None:
                 _filled_date_column(guess, body, positions, theirs, every_row=False)
         elif ours == "posted_date" and any(not str(v).strip() for v in values):
             _filled_date_column(guess, body, positions, theirs)
+    return _amount_not_zero(guess, body, positions) + _texts_with_words(guess, body, positions)
+
+
+def _amount_not_zero(guess: LayoutGuess, body: list[CellRow], positions: dict) -> str:
+    """An amount column that is zero on every row (ICICI's "Intl.Amount", for purchases
+    abroad, beside its "Amount(in Rs)") gives way to another amount column that is not:
+    every row would read 0.00."""
+    theirs = next((t for t, o in guess.columns.items() if o == "amount"), None)
+    if theirs is None or not all_zero(column(body, positions[theirs])):
+        return ""
+    for name in guess.header:
+        values = column(body, positions[name])
+        if name in guess.columns or not _amount_named(name) or all_zero(values):
+            continue
+        if number_share(values) >= 0.5:
+            del guess.columns[theirs]
+            guess.columns[name] = "amount"
+            return f"; {theirs} is zero on every row: the amount is {name}"
+    return ""
+
+
+def _amount_named(name: str) -> bool:
+    """Whether a column's name says it holds a payment's amount, not a part of it or a fee."""
+    words = set(normalized(name).split())
+    if words & set(_NOT_WORDS["amount"]):
+        return False
+    return field_of(name) == "amount" or bool(words & set(_WORDS["amount"]))
+
+
+def _texts_with_words(guess: LayoutGuess, body: list[CellRow], positions: dict) -> str:
+    """A text column that holds no text gives way to an unmapped one that does: a column of
+    account numbers or IBANs (bunq's "Counterparty") to the other party's names (its
+    "Name"), else to a column a name list knows as text; a party's or a purpose's column
+    blank on every row (bunq's card-only month, PayPal's "Note") to another of its kind (its
+    "Item Title"). An account number names no merchant to group by. Returns what changed,
+    in words ("" for nothing)."""
+    said = ""
+    for theirs, ours in list(guess.columns.items()):
+        values = column(body, positions[theirs])
+        accounts = account_numbers(values)
+        if ours != "description" or (any(str(v).strip() for v in values) and not accounts):
+            continue
+        free = [n for n in guess.header if n not in guess.columns and _worded(body, positions[n])]
+        if accounts:
+            found = [n for n in free if names_other_party(n)] or [n for n in free if _named_text(n)]
+            holds = "account numbers"
+        else:
+            found = [n for n in free if _same_kind(n, theirs)]
+            holds = "nothing"
+        if found:
+            del guess.columns[theirs]
+            guess.columns[found[0]] = "description"
+            said += f"; {theirs} holds {holds}: the text is {found[0]}"
+    return said
+
+
+def _same_kind(name: str, other: str) -> bool:
+    """Whether two text columns hold the same part of a description: both the other party,
+    or both the payment's purpose."""
+    if names_other_party(other):
+        return names_other_party(name)
+    return field_of(other) == field_of(name) == "purpose"
+
+
+def _worded(body: list[CellRow], position: int) -> bool:
+    """Whether a column holds words on some row and is no column of account numbers."""
+    values = column(body, position)
+    words = any(any(map(str.isalpha, str(v))) for v in values)
+    return words and not account_numbers(values)
 
 
 def _varying_text(guess: LayoutGuess, body: list[CellRow]) -> str:
@@ -514,6 +644,9 @@ def _by_values(rows: list[CellRow], header: list[str], line: int) -> LayoutGuess
     names = header + [str(i + 1) for i in range(len(header), width)] if header else None
     names = names or [str(i + 1) for i in range(width)]
     dates = [i for i in range(width) if date_share(column(body, i)) >= 0.8]
+    # dates written apart ("2024-01-02 08:30:00") before digits alone: Alipay's transaction
+    # number "2024010100000001" merely starts with a date
+    dates.sort(key=lambda i: not written_apart(column(body, i)))
     numbers = [
         i
         for i in range(width)
@@ -528,6 +661,7 @@ def _by_values(rows: list[CellRow], header: list[str], line: int) -> LayoutGuess
         and not times_of_day(column(body, i))
     ]
     pair = balance_pair(body, numbers)
+    money = [i for i in numbers if i not in pair]  # (a running balance among them)
     numbers = [
         i
         for i in numbers
@@ -547,8 +681,11 @@ def _by_values(rows: list[CellRow], header: list[str], line: int) -> LayoutGuess
     columns = {names[dates[0]]: "posted_date", names[numbers[0]]: "amount"}
     if (credit := _complement(body, numbers[0], width, {dates[0], description})) is not None:
         # two amount columns, each filled where the other is blank: money out and money in
-        debit, credit, told = _debit_first(body, numbers[0], credit, description)
+        balances = [i for i in money if i not in (numbers[0], credit)]
+        debit, credit, told, balance = _debit_first(body, numbers[0], credit, description, balances)
         columns = {names[dates[0]]: "posted_date", names[debit]: "debit", names[credit]: "credit"}
+        if balance is not None:  # (the load checks each row against it)
+            columns[names[balance]] = "balance"
     columns[names[description]] = "description"
     if codes:  # (the account's, where a second one is the transaction's)
         columns[names[codes[0]]] = "currency"

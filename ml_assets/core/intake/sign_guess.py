@@ -24,7 +24,14 @@ _SIGNED_SHARE = 0.25  # the share of negative amounts from which a file is taken
 INCOME = re.compile(
     r"(?i)payroll|salary|salaire|gehalt|lohn|deposit|direct dep|interest|refund|"
     r"payment\W{0,3}thank you|thank you for your payment|autopay payment|payment received|"
-    r"gutschrift|virement en votre faveur"
+    r"gutschrift|virement en votre faveur|habenzinsen"
+)
+# money going out: a card payment at a till ("HOFER DANKT", "POS"), a cash withdrawal, a
+# cheque, an account fee; beside INCOME it tells the debits from the credits of a file
+# that writes both unsigned
+SPENDING = re.compile(
+    r"(?i)\bpos\b|\bdankt\b|bankomat|geldautomat|\batm\b|kartenzahlung|card purchase|"
+    r"\bcheck\b|\bcheque\b|\bentgelt\b"
 )
 
 
@@ -104,9 +111,15 @@ def sign_of(amounts: list, texts: list, decimal: str = ".") -> tuple[str, str]:
 def _voting(guess: LayoutGuess, body: list[CellRow]) -> list[CellRow]:
     """The rows whose amounts tell the file's sign: transactions, booked or pending, that
     name what they are; not a balance line or a title, nor a hold without a text (PayPal's
-    "General Authorization" rows, of the other sign than the payment they hold for)."""
+    "General Authorization" rows, of the other sign than the payment they hold for; their
+    booking type alone is no text)."""
     ours = [guess.columns.get(name, name) for name in guess.header]
-    texts = [i for i, name in enumerate(ours) if name == "description"]
+    # (a booking type read as the text where a row has no other says no more than a blank)
+    texts = [
+        i
+        for i, name in enumerate(ours)
+        if name == "description" and guess.header[i] != guess.type_text
+    ]
     voting = []
     for row in body:
         if isinstance(row.cells, SchemaError):

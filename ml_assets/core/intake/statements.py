@@ -41,14 +41,24 @@ _OPENING = re.compile(
 _PENDING_DATES = frozenset({"pending", "authorised", "authorized", "vorgemerkt", "en cours"})
 # a status column's names, and its values for a row not booked yet (Revolut's State PENDING,
 # Sparkasse's Info "Umsatz vorgemerkt", Fineco's Stato "Autorizzato")
-_STATUS_NAMES = frozenset({"state", "status", "info", "stato", "estado", "statut", "zustand"})
-_PENDING_STATUS = _PENDING_DATES | {"umsatz vorgemerkt", "autorizzato", "in behandeling"}
+# (VTB's Статус "В обработке", Alipay's 交易状态)
+_STATUS_NAMES = frozenset(
+    {"state", "status", "info", "stato", "estado", "statut", "zustand", "статус", "交易状态"}
+)
+_PENDING_STATUS = _PENDING_DATES | {
+    "umsatz vorgemerkt",
+    "autorizzato",
+    "in behandeling",
+    "в обработке",
+}
+# a status that says the trade was closed unpaid: no money moved (Alipay's 交易关闭)
+_CLOSED_STATUS = frozenset({"交易关闭"})
 
 
-def _pending_status(name: object, value: object) -> bool:
+def _status_is(statuses: frozenset[str], name: object, value: object) -> bool:
     return (
         isinstance(value, str)
-        and value.strip().lower() in _PENDING_STATUS
+        and value.strip().lower() in statuses
         and normalized(name) in _STATUS_NAMES
     )
 
@@ -128,7 +138,8 @@ def statement_line(record: dict) -> str | None:
     "Likutis pradžiai"), "total" for a totals row (no date, "Total"), "turnover" for a dated
     row whose whole text is "Apyvarta" or "Turnover", "pending transaction" for a row whose
     date cell or status column says it is not booked yet (M&S Bank's "Pending", Revolut's
-    State), "section title" for a title among the rows (Schwab's "Posted Transactions"), else
+    State), "closed trade" for one whose status says it closed unpaid (Alipay's 交易关闭),
+    "section title" for a title among the rows (Schwab's "Posted Transactions"), else
     None. ``record`` is in our names."""
     if record.get(SECTION_LINE) is not None:
         return "section title"
@@ -151,8 +162,10 @@ def statement_line(record: dict) -> str | None:
         return "balance"
     if isinstance(date, str) and date.strip().lower() in _PENDING_DATES:
         return "pending transaction"  # not final: the bank changes or drops it before booking
-    if any(_pending_status(key, value) for key, value in record.items()):
+    if any(_status_is(_PENDING_STATUS, key, value) for key, value in record.items()):
         return "pending transaction"
+    if any(_status_is(_CLOSED_STATUS, key, value) for key, value in record.items()):
+        return "closed trade"  # (its amount is the price asked, never paid)
     if undated and any(_TOTAL.match(t) for t in texts):
         return "total"
     description = record.get("description")
