@@ -326,7 +326,7 @@ def open_export(
     if fmt == "mt940":  # states balances the rows are checked against; its text as set
         if settings.encoding:
             notes.settings.update(encoding=settings.encoding)
-        rows = iter_mt940(file, settings.encoding, warnings=notes.warnings)
+        rows = iter_mt940(file, settings.encoding, notes.statement_lines, warnings=notes.warnings)
         return FileReading(fmt, {}, None), rows
     if fmt == "camt053":  # states balances the rows are checked against; its text as set
         if settings.encoding:

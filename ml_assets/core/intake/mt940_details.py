@@ -6,12 +6,17 @@ write in three ways:
 - German banks' ``?``-sub-fields (``106?00KARTENZAHLUNG?20SVWZ+...?32REWE Markt GmbH``; Triodos
   writes ``>`` for ``?``), which the ``mt940`` parser files into fields in place of the text:
   the other party (``?32``/``?33``), the purpose (``?20``-``?29`` and ``?60``-``?63``, read
-  here from the text as written) and, where neither says anything, the posting text (``?00``);
+  here from the text as written) and, where the purpose holds no word (a reversal has none, a
+  batch only its number), the posting text (``?00``: ``SAMMLER 0904059001``);
 - Dutch banks' SEPA tags (``/TRTP/SEPA OVERBOEKING/IBAN/NL44.../NAME/Albert Heijn BV/REMI/...``,
   or ``/CNTP/account/BIC/name/city/``): the other party and the remittance text; the other
   party may instead follow its role's tag, ``/BENM/`` (beneficiary) or ``/ORDP/`` (ordering
-  party), as Komercijalna Banka writes them: the account on the tag's line, then a sub-field a
-  line, each led by ``/``: the party's name, the purpose (a reference after ``//``), the text.
+  party): ING's Inside Business Payments export writes it as ``/CNTP/`` (account/BIC/name/
+  address), a batch's kind of payment as ``/BUSP/``; Komercijalna Banka writes the account on
+  the tag's line, then a sub-field a line, each led by ``/``: the party's name, the purpose (a
+  reference after ``//``), the text.
+
+Soft hyphens (U+00AD) are dropped and line breaks and runs of spaces become one space.
 
 Structured details give the other party and the purpose, as CAMT.053 entries are read, leaving
 out accounts, BICs, mandate and end-to-end references (a new number on every row). Free text
@@ -24,6 +29,7 @@ supplementary details, where they hold a word, else by what its SWIFT type code 
 
 from __future__ import annotations
 
+import itertools
 import re
 
 from ml_assets.core.intake.bank_formats import has_words, reference
@@ -32,10 +38,14 @@ from ml_assets.core.intake.transaction_codes import swift_type_name
 
 # the tags of the Dutch layout that hold a value; what sits between two of them is the value.
 # ING leads a batch (its collections, its payments in one order) with /PREF/, the batch's
-# reference, in place of the other party's /CNTP/
+# reference, in place of the other party's /CNTP/; its Inside Business Payments export names
+# the party by its role (/BENM/, /ORDP/) and the kind of payment by /BUSP/, a code
 _SEPA_TAG = re.compile(
-    r"/(TRTP|IBAN|BIC|NAME|REMI|EREF|MARF|CSID|CNTP|ORDP|BENM|ADDR|ULTC|ULTD|PURP|RTRN|ISDT|PREF)/"
+    r"/(TRTP|IBAN|BIC|NAME|REMI|EREF|MARF|CSID|CNTP|ORDP|BENM|ADDR|ULTC|ULTD|PURP|RTRN|ISDT|PREF"
+    r"|BUSP)/"
 )
+# Komercijalna Banka's role tag: the account alone on the tag's line, a sub-field a line
+_ROLE_LINES = re.compile(r"/(BENM|ORDP)/[^/\n]*\n/")
 
 
 def entry_text(data: dict) -> dict:
@@ -85,12 +95,14 @@ def _details(data: dict) -> tuple[str | None, str]:
         tagged = sepa_tags("".join(free.splitlines()))
         if not tagged:
             return None, _one_line(_unwrapped(free))
-        if not (tagged.get("NAME") or tagged.get("CNTP")) and re.match("/(BENM|ORDP)/", free):
+        if not (tagged.get("NAME") or tagged.get("CNTP")) and _ROLE_LINES.match(free):
             return _role_fields(free, _tagged_remittance(tagged))
-        return _tagged_party(tagged), _tagged_remittance(tagged)
+        party = _tagged_party(tagged)
+        # a batch names no party; what kind of payment it is (/BUSP/) is its text, where its
+        # remittance gives none
+        return party, _tagged_remittance(tagged) or ("" if party else _one_line(tagged.get("BUSP")))
     if "posting_text" in data:  # German sub-fields, which the library took apart
-        party, text = _one_line(data.get("applicant_name")), _dk_purpose(data["raw_details"])
-        return party, text or ("" if party else _one_line(data.get("posting_text")))
+        return _one_line(data.get("applicant_name")), _dk_text(data)
     lines = str(data.get("non_swift_text") or "").splitlines()
     return None, _one_line(" ".join(line for line in lines if has_words(line)))
 
@@ -114,6 +126,17 @@ _DK_TAG = re.compile(
 )
 _DK_FREE_TEXT = ("SVWZ", "MTLG")
 _DK_PIECE = 27  # the characters of one ?2x/?6x sub-field
+
+
+def _dk_text(data: dict) -> str:
+    """The text of German sub-fields: the purpose where it holds a word; else (a reversal
+    has no purpose, a batch or a closing only its number) the posting text (``?00``:
+    SEPA-UEBERW/STORNO, SAMMLER, ABSCHLUSS) with that number after it, which tells one
+    collective transfer from another."""
+    purpose = _dk_purpose(data["raw_details"])
+    if has_words(purpose):
+        return purpose
+    return _one_line(f"{data.get('posting_text') or ''} {purpose}")
 
 
 def _dk_purpose(details: str) -> str:
@@ -140,10 +163,12 @@ def _dk_pieces(details: str) -> str:
     parts = re.split(r"\?(\d{2})", "".join(details.splitlines()))
     pieces = [value for key, value in zip(parts[1::2], parts[2::2], strict=True) if key[0] in "26"]
     text = ""
-    for piece, following in zip(pieces, [*pieces[1:], ""], strict=True):
-        # a bare " BIC" or " IBAN" label some banks end a sub-field with is no text (mt940 #109)
-        text += re.sub(r" (BIC|IBAN)$", "", piece)
-        text += "" if len(piece) >= _DK_PIECE or _runs_on(piece, following) else " "
+    for piece, following in itertools.pairwise([*pieces, ""]):  # none where no ?2x is written
+        runs_on = _runs_on(piece, following)
+        # a bare " BIC" or " IBAN" label some banks end a sub-field with is no text (mt940
+        # #109), unless the next one goes on with its value (" IBAN" + ": DE29...")
+        text += piece if runs_on else re.sub(r" (BIC|IBAN)$", "", piece)
+        text += "" if len(piece) >= _DK_PIECE or runs_on else " "
     return text
 
 
@@ -166,11 +191,15 @@ def sepa_tags(details: str) -> dict[str, str]:
 
 
 def _tagged_party(tags: dict[str, str]) -> str:
+    """The other party: /NAME/, else the name in /CNTP/account/BIC/name/city/ or in ING's
+    /BENM/ (beneficiary) or /ORDP/ (ordering party), written the same way."""
     if tags.get("NAME"):
         return _one_line(tags["NAME"])
-    # /CNTP/account/BIC/name/city/
-    parts = tags.get("CNTP", "").split("/")
-    return _one_line(parts[2]) if len(parts) > 2 else ""
+    for tag in ("CNTP", "BENM", "ORDP"):
+        parts = tags.get(tag, "").split("/")
+        if len(parts) > 2 and _one_line(parts[2]):
+            return _one_line(parts[2])
+    return ""
 
 
 def _role_fields(free: str, remittance: str) -> tuple[str, str]:
@@ -209,4 +238,6 @@ def _unwrapped(free: str) -> str:
 
 
 def _one_line(value) -> str:
-    return " ".join(str(value or "").split())
+    """The text on one line, its spaces collapsed; soft hyphens (U+00AD, which ING writes
+    inside dates and words: ``10\u00ad06\u00ad2010``) are dropped, as CAMT's are."""
+    return " ".join(str(value or "").replace("\u00ad", "").split())

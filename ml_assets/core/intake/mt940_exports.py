@@ -16,7 +16,7 @@ import re
 from collections.abc import Iterator
 from pathlib import Path
 
-from ml_assets.core.intake.bank_formats import Row, cut_off
+from ml_assets.core.intake.bank_formats import ZERO_AMOUNT_NOTICE, Row, cut_off
 from ml_assets.core.intake.mt940_details import entry_text, no_text_error
 from ml_assets.core.intake.records import SchemaError, open_binary
 from ml_assets.core.intake.statements import balance_gap
@@ -28,30 +28,45 @@ _MT940_STATEMENT_END = (":62", ":64", ":65", ":90D:", ":90C:", ":20:", "-}")
 
 
 def iter_mt940(
-    path: Path, encoding: str | None = None, warnings: list[str] | None = None
+    path: Path,
+    encoding: str | None = None,
+    skipped: list[tuple[int, str]] | None = None,
+    warnings: list[str] | None = None,
 ) -> Iterator[Row]:
     """Each ``:61:`` statement line with its ``:86:`` details (or a bank's ``:NS:`` in their
     place), parsed by ``mt940`` on its own (with its statement's header) so one bad line is
     quarantined instead of failing the file. The text is read in ``encoding`` where set, else
     as ``_mt940_text`` tells; where that is Windows-1252 in place of UTF-8 and the file holds
     a byte Windows-1252 has no character for, every entry is quarantined instead
-    (``_not_windows_1252``). The day is the entry (booking) date, the value date when there
-    is none. A statement whose opening balance (:60F:) and entries as read do not reach its
-    closing balance (:62F:) is appended to ``warnings``."""
+    (``_not_windows_1252``). A FinTS/HBCI dump's ``@@`` line separators are line breaks, and
+    its lines are numbered so. The day is the entry (booking) date, the value date when there
+    is none. An entry of 0.00 moves no money (a bank's notice: "mobile payment is no longer
+    possible", or a fee summary's continuation) and goes to ``skipped`` as (line, "zero-amount
+    notice") where that list is given. A statement whose opening balance (:60F:) and entries
+    as read do not reach its closing balance (:62F:) is appended to ``warnings``. A file with
+    no entry at all is never read as nothing: see ``_no_entries``."""
     with open_binary(path) as handle:
         data = handle.read()
     text, used = _mt940_text(data, encoding)
+    text = _fints_lines(text)
     # a code page guessed wrong garbles every entry's letters, not only the one it failed on
     wrong = _not_windows_1252(data) if encoding is None and used == "cp1252" else None
     statements = _mt940_balances(text)
     starts = [statement["line"] for statement in statements]
+    entries = 0
     for row in _mt940_rows(path, text, used, wrong):
+        entries += 1
         statement = statements[max(bisect.bisect_right(starts, row[0]) - 1, 0)] if starts else {}
         if isinstance(row[1], dict):
             statement["total"] = statement.get("total", 0.0) + row[1]["amount"]
+            if row[1]["amount"] == 0 and skipped is not None:
+                skipped.append((row[0], ZERO_AMOUNT_NOTICE))
+                continue
         else:
             statement["unread"] = statement.get("unread", 0) + 1
         yield row
+    if not entries:
+        yield from _no_entries(path, text, statements, warnings)
     for statement in statements if warnings is not None else []:
         if "opening" in statement and "closing" in statement:
             gap = balance_gap(
@@ -77,6 +92,50 @@ def _mt940_text(data: bytes, encoding: str | None) -> tuple[str, str]:
         except UnicodeDecodeError:
             encoding = "cp1252"
     return data.decode(encoding, errors="surrogateescape").removeprefix("\ufeff"), encoding
+
+
+# a FinTS/HBCI dump (MT940 or MT942 as the banking protocol carries it) separates its lines
+# with "@@" in place of line breaks: @@:20:STARTUMS@@:25:...@@:61:...
+_FINTS_SEPARATOR = re.compile(r"@@\r?\n?")
+_FINTS_TAG = re.compile(r"@@:(20|25|28C?|60[FM]|61|86):")
+
+
+def _fints_lines(text: str) -> str:
+    """The text with a FinTS dump's ``@@`` separators as line breaks; other text as it is."""
+    return _FINTS_SEPARATOR.sub("\n", text) if _FINTS_TAG.search(text) else text
+
+
+def _no_entries(
+    path: Path, text: str, statements: list[dict], warnings: list[str] | None
+) -> Iterator[Row]:
+    """What a file read as MT940 with no entry (a line starting with :61:) says: statements
+    with balances only (a day with no movement) are a warning; anything else is one
+    quarantined row naming what the file holds instead, so that a file read as nothing never
+    passes as an empty day."""
+    found = text.count(":61:")
+    if statements and not found:
+        if warnings is not None:
+            lines = ", ".join(str(statement["line"]) for statement in statements[:5])
+            warnings.append(
+                f"{path}: {len(statements)} MT940 statement(s) (:20: on line {lines}) and no "
+                "entry (:61:): balances only, no row read"
+            )
+        return
+    if found:
+        what = (
+            f"':61:' occurs {found} time(s) but never at a line's start: the lines are "
+            "joined by some other separator; write each tag on a line of its own"
+        )
+    elif not text.strip():
+        what = "the file is empty; re-download it from the bank"
+    else:
+        first = text.strip().splitlines()[0][:60]
+        what = (
+            f"no line starts with :20: or :61: (the first reads {first!r}); set "
+            "raw_transactions.format if the file is not MT940, or re-download it from the bank"
+        )
+    error = SchemaError(f"{path}:1: no MT940 entry read: {what}", "unreadable_file")
+    yield 1, error, text[:2000].encode("utf-8", errors="surrogateescape")
 
 
 # the five bytes Windows-1252 has no character for
@@ -165,12 +224,17 @@ def _mt940_rows(path: Path, text: str, encoding: str, wrong: str | None) -> Iter
         except _MT940_ERRORS as err:
             yield line, _mt940_error(f"{path}:{line}", err), raw
             continue
+        try:
+            described = entry_text(data)
+        except _DETAILS_ERRORS as err:
+            yield line, _details_error(f"{path}:{line}", err), raw
+            continue
         record = {
             "account_id": parsed.data.get("account_identification"),
             "posted_date": data.get("entry_date") or data.get("date"),
             "amount": amount,
             "currency": currency,
-            **entry_text(data),
+            **described,
         }
         yield line, _mt940_record_or_error(f"{path}:{line}", record, data, encoding, wrong), raw
 
@@ -189,6 +253,17 @@ def _mt940_record_or_error(
 
 
 _MT940_ERRORS = (RuntimeError, ValueError, KeyError, decimal.InvalidOperation)
+# what reading a :86: shape no bank was seen to write may raise: that entry alone is
+# quarantined, never the file
+_DETAILS_ERRORS = (ValueError, KeyError, IndexError, TypeError, AttributeError)
+
+
+def _details_error(where: str, err: Exception) -> SchemaError:
+    return SchemaError(
+        f"{where}: MT940 :86: details not readable ({type(err).__name__}: {err}); the entry "
+        "is quarantined: fix its :86: line, or report the shape to be read",
+        "bad_mt940",
+    )
 
 
 def _mt940_error(where: str, err: Exception) -> SchemaError:
@@ -227,12 +302,15 @@ def _mt940_decimal_point(block: str) -> str:
 def _mt940_entry(text: str) -> tuple:
     """The statement and its one entry's data, read by SWIFT's :61: layout or, where that
     fails, by ASN Bank's (the library's opt-in ``StatementASNB``, as its own tests read ASN
-    files: an IBAN as the reference, longer than SWIFT's 16 characters)."""
+    files: an IBAN as the reference, longer than SWIFT's 16 characters), or else with a
+    reference of any length and supplementary details of any length on the next line (the
+    library's ``StatementGLS``: SNS writes ``NCHGSupplementaryDetails2`` and a 39-character
+    second line); each reads only what the one before could not."""
     import mt940
 
-    asnb = mt940.tags.StatementASNB()
+    asnb, long_reference = mt940.tags.StatementASNB(), mt940.tags.StatementGLS()
     errors = []
-    for tags in (None, {asnb.id: asnb}):
+    for tags in (None, {asnb.id: asnb}, {long_reference.id: long_reference}):
         try:
             with _quiet("mt940"):  # it logs the pattern it failed on; the quarantine says it
                 parsed = mt940.parse(
@@ -252,7 +330,9 @@ def _mt940_options():
     """The parser's 5.x defaults keep its 5.0 output; these read statements as banks mean them:
     the ?31 sub-field is the other party's IBAN (not part of its name), a reversal of a credit
     (RC) is a debit, lowercase marks count, long :86: details are kept whole, and so are the
-    :NS: lines without a sub-field number."""
+    :NS: lines without a sub-field number; an MT942's floor limit written with a blank mark
+    (``:34F:EUR 0,00``, as FinTS writes it) gives the report's currency, which has no balance
+    to give it."""
     import mt940
 
     return mt940.Options(
@@ -261,6 +341,7 @@ def _mt940_options():
         case_insensitive_marks=True,
         unbounded_details=True,
         non_swift_free_text=True,
+        floor_limit_blank_mark=True,
     )
 
 

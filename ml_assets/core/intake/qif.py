@@ -18,7 +18,8 @@ bad one is quarantined and the next is read. Amounts go through the CSV path's d
 handling; dates are month-first as Quicken (US) writes them ("1/ 5'26": the apostrophe marks
 a year 2000+) unless the file's own dates show day-first (a day above 12 in the first place),
 or year-first (two-digit years, "13/08/15", where some date reads no other way and every
-date reads that way), or ``date_format`` says.
+date reads that way), or ``date_format`` says. A three-digit year counts from 1900 ("099" is
+1999), and text after a date that starts with a letter is not read as part of it.
 
 Ids are derived (QIF has none; ``N`` is a check number). ``L`` is the category label, unless
 it names a transfer account (``[Savings]``). Lists of categories, classes, memorized
@@ -39,8 +40,10 @@ from ml_assets.core.intake.sniffing import normalize_amount, sniff_decimal
 Row = tuple[int, dict | SchemaError, bytes]
 TRANSACTION_SECTIONS = ("type:bank", "type:ccard", "type:cash", "type:oth a", "type:oth l")
 INVESTMENT_SECTION = "type:invst"
-# first, second, the separator before the last (Quicken's apostrophe marks a year 2000+), last
-_DATE = re.compile(r"^(\d{1,4})[/.\-](\d{1,2})(['/.\-])(\d{1,4})$")
+# first, second, the separator before the last (Quicken's apostrophe marks a year 2000+), last;
+# text after the date that starts with a letter is no part of it (a web-banking export writes
+# the payee on: "03/25/099Share Withdrawal"), a digit or mark after it is
+_DATE = re.compile(r"^(\d{1,4})[/.\-](\d{1,2})(['/.\-])(\d{1,4})(?:[^\W\d_].*)?$")
 ORDERS = ("month", "day", "year")  # which part comes first
 
 
@@ -345,7 +348,7 @@ def day_first_format(dates: list[str]) -> str | None:
         return None
     separators = {s for _, _, s, _ in parts} - {"'"}
     years = {len(y) for _, _, _, y in parts}
-    if len(separators) > 1 or len(years) > 1:
+    if len(separators) > 1 or len(years) > 1 or years == {3}:  # (no strptime code reads 099)
         return None
     separator = separators.pop() if separators else "/"  # 5/1'26 reads as 5/1/26
     return f"%d{separator}%m{separator}%{'Y' if years == {4} else 'y'}"
@@ -365,7 +368,10 @@ def _order_format(value: str, order: str) -> str | None:
         return None
     first, _, separator, last = found.groups()
     separator = "/" if separator == "'" else separator  # the reader reads 5/1'26 as 5/1/26
-    year = "%Y" if len(first if order == "year" else last) == 4 else "%y"
+    digits = len(first if order == "year" else last)
+    if digits == 3:  # years since 1900: no strptime code reads them
+        return None
+    year = "%Y" if digits == 4 else "%y"
     fields = {"day": ("%d", "%m", year), "month": ("%m", "%d", year), "year": (year, "%m", "%d")}
     return separator.join(fields[order])
 
@@ -389,15 +395,19 @@ def _date(value: str, order: str, date_format: str | None) -> dt.date:
         if len(first) != 2 or len(last) > 2 or separator == "'":  # ' marks the year last
             raise ValueError(value)
         return dt.date(_full_year(first, separator), int(second), int(last))
-    if len(first) > 2 or len(last) not in (2, 4):
+    if len(first) > 2 or len(last) not in (2, 3, 4):
         raise ValueError(value)
     month, day = (int(second), int(first)) if order == "day" else (int(first), int(second))
     return dt.date(_full_year(last, separator), month, day)
 
 
 def _full_year(text: str, separator: str) -> int:
-    """A year as written: four digits, or two, with Quicken's apostrophe marking 2000+."""
+    """A year as written: four digits; two, with Quicken's apostrophe marking 2000+; or
+    three, the years since 1900 (C's ``tm_year``) as Y2K-era web-banking exports write them:
+    099 is 1999, 100 is 2000 (GnuCash's QIF import reads them so)."""
     year = int(text)
     if len(text) == 2:
         year += 2000 if separator == "'" or year < 70 else 1900
+    elif len(text) == 3:
+        year += 1900
     return year
