@@ -10,8 +10,9 @@ from pathlib import Path
 
 import pytest
 
+from ml_assets.core.intake.amount_text import normalize_amount, sniff_decimal
 from ml_assets.core.intake.ingest import SchemaError, scan_transactions
-from ml_assets.core.intake.sniffing import normalize_amount, sniff_date_format, sniff_decimal
+from ml_assets.core.intake.sniffing import sniff_date_format
 
 BANKS = Path(__file__).parent / "fixtures" / "banks"
 STMT = BANKS / "stmt.csv"  # a US checking download: summary block, running balance, cp1252

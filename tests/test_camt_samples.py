@@ -9,7 +9,8 @@ from __future__ import annotations
 from pathlib import Path
 
 from ml_assets.core.intake.camt053 import iter_camt053
-from ml_assets.core.intake.ingest import format_of, scan_transactions
+from ml_assets.core.intake.export_formats import format_of
+from ml_assets.core.intake.ingest import scan_transactions
 
 ROOTS = {"053": ("BkToCstmrStmt", "Stmt"), "052": ("BkToCstmrAcctRpt", "Rpt")}
 ROOTS["054"] = ("BkToCstmrDbtCdtNtfctn", "Ntfctn")

@@ -6,9 +6,11 @@ from __future__ import annotations
 
 import pytest
 
-from ml_assets.core.intake.ingest import format_of, list_input_files
+from ml_assets.core.intake.amount_text import normalize_amount
+from ml_assets.core.intake.export_formats import format_of, list_input_files
 from ml_assets.core.intake.records import SchemaError, coerce_record
-from ml_assets.core.intake.sniffing import detect_encoding, normalize_amount, sniff_date_format
+from ml_assets.core.intake.sniffing import sniff_date_format
+from ml_assets.core.intake.text_encoding import detect_encoding
 from tests.test_inspect_export import inspect
 from tests.test_issuer_csv_layouts import loaded
 

@@ -15,7 +15,7 @@ from ml_assets.__main__ import main
 from ml_assets.core.intake.ingest import scan_transactions
 from ml_assets.core.intake.inspect_export import inspect_file
 from ml_assets.core.intake.raw_days import scan_exports
-from ml_assets.core.intake.sniffing import detect_encoding
+from ml_assets.core.intake.text_encoding import detect_encoding
 from ml_assets.core.params import RawTransactionsParams
 from tests.test_bank_formats_sheets_qif import write_activity_xlsx
 

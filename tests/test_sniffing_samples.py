@@ -8,7 +8,9 @@ from __future__ import annotations
 
 import pytest
 
-from ml_assets.core.intake.sniffing import detect_encoding, sniff_date_format, sniff_decimal
+from ml_assets.core.intake.amount_text import sniff_decimal
+from ml_assets.core.intake.sniffing import sniff_date_format
+from ml_assets.core.intake.text_encoding import detect_encoding
 from tests.test_issuer_csv_layouts import loaded
 
 

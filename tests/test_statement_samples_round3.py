@@ -15,7 +15,8 @@ from __future__ import annotations
 from pathlib import Path
 
 from ml_assets.core.intake.bank_formats import iter_ofx
-from ml_assets.core.intake.ingest import format_of, scan_transactions
+from ml_assets.core.intake.export_formats import format_of
+from ml_assets.core.intake.ingest import scan_transactions
 from ml_assets.core.intake.inspect_export import inspect_file
 
 FIXTURES = Path(__file__).parent / "fixtures" / "statement_samples_round3"

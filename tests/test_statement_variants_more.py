@@ -20,7 +20,8 @@ from pathlib import Path
 
 import pytest
 
-from ml_assets.core.intake.ingest import scan_transactions, skipped_files, statement_by_content
+from ml_assets.core.intake.export_formats import skipped_files, statement_by_content
+from ml_assets.core.intake.ingest import scan_transactions
 
 FIXTURES = Path(__file__).parent / "fixtures" / "statement_variants_more"
 

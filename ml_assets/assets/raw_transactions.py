@@ -10,7 +10,7 @@ import polars as pl
 
 from ml_assets.core.infra.io import ArtifactRef, atomic_write_json, read_json
 from ml_assets.core.infra.layouts import INGEST_REPORT_FILE, QUARANTINE_FILE, RAW_FILE
-from ml_assets.core.intake.ingest import skipped_files
+from ml_assets.core.intake.export_formats import skipped_files
 from ml_assets.core.intake.quarantine import quarantine_verdict
 from ml_assets.core.intake.raw_days import (
     IntakeSplit,

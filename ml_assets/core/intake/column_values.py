@@ -9,8 +9,9 @@ import datetime as dt
 import itertools
 import re
 
+from ml_assets.core.intake.amount_text import amount_or_none, sniff_decimal
 from ml_assets.core.intake.csv_exports import CellRow
-from ml_assets.core.intake.sniffing import amount_or_none, sniff_date_format, sniff_decimal
+from ml_assets.core.intake.sniffing import sniff_date_format
 
 
 def cell(row: CellRow, position: int) -> object:

@@ -8,8 +8,8 @@ from __future__ import annotations
 
 import re
 
+from ml_assets.core.intake.amount_text import LAKH_GROUPED
 from ml_assets.core.intake.csv_exports import CellRow
-from ml_assets.core.intake.sniffing import LAKH_GROUPED
 
 # what an amount cell or an amount column's name may say of the currency ("£1,234.50",
 # "12,50 CHF", "Betrag (EUR)", "Betrag (€)", "入出金(円)"); "$", "¥" and "元" name several

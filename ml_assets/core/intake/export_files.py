@@ -18,6 +18,12 @@ from pathlib import Path
 
 import polars as pl
 
+from ml_assets.core.intake.amount_text import (
+    amount_mark,
+    amount_or_none,
+    normalize_amount,
+    sniff_decimal,
+)
 from ml_assets.core.intake.bank_formats import iter_ofx
 from ml_assets.core.intake.camt053 import iter_camt053
 from ml_assets.core.intake.column_names import names_other_party, party_role
@@ -41,13 +47,7 @@ from ml_assets.core.intake.records import (
     identity_key,
     parse_amount,
 )
-from ml_assets.core.intake.sniffing import (
-    amount_mark,
-    amount_or_none,
-    normalize_amount,
-    sniff_decimal,
-    sniff_delimiter,
-)
+from ml_assets.core.intake.sniffing import sniff_delimiter
 from ml_assets.core.intake.spreadsheets import open_sheet
 from ml_assets.core.intake.statements import ExportNotes, RunningBalance, balance_in
 from ml_assets.core.intake.tables import AMOUNT_FIELDS, TableHead, header_names, read_table

@@ -24,7 +24,7 @@ from ml_assets.core.intake.json_documents import (
     looks_like_plaid,
     open_json,
 )
-from ml_assets.core.intake.layout_guess import columns_by_name
+from ml_assets.core.intake.layout_by_name import columns_by_name
 from ml_assets.core.intake.records import RAW_SCHEMA
 from ml_assets.core.intake.sign_guess import sign_of
 

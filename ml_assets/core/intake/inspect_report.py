@@ -13,13 +13,13 @@ import polars as pl
 import yaml
 
 from ml_assets.core.intake.column_names import INTAKE_FIELDS
+from ml_assets.core.intake.export_formats import skipped_files
 from ml_assets.core.intake.export_settings import matches
-from ml_assets.core.intake.ingest import skipped_files
 from ml_assets.core.intake.records import RAW_SCHEMA
 from ml_assets.core.params import PartitionsParams, RawTransactionsParams, section_name
 
 if TYPE_CHECKING:
-    from ml_assets.core.intake.inspect_export import Inspection
+    from ml_assets.core.intake.inspection import Inspection
 
 _FIELD_NAMES = {*RAW_SCHEMA, *INTAKE_FIELDS}  # the values of a column_map
 PREVIEW_ROWS = 5

@@ -18,7 +18,7 @@ from ml_assets.core.intake.column_values import (
     numbers,
 )
 from ml_assets.core.intake.csv_exports import CellRow
-from ml_assets.core.intake.layout_guess import columns_by_name
+from ml_assets.core.intake.layout_by_name import columns_by_name
 from ml_assets.core.intake.records import SchemaError
 from ml_assets.core.intake.sniffing import sniff_date_format
 from ml_assets.core.intake.tables import HEADER_SEARCH_LINES, header_names

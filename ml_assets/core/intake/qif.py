@@ -34,8 +34,8 @@ from collections.abc import Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
 
+from ml_assets.core.intake.amount_text import normalize_amount, sniff_decimal
 from ml_assets.core.intake.records import SchemaError, open_binary
-from ml_assets.core.intake.sniffing import normalize_amount, sniff_decimal
 
 Row = tuple[int, dict | SchemaError, bytes]
 TRANSACTION_SECTIONS = ("type:bank", "type:ccard", "type:cash", "type:oth a", "type:oth l")

@@ -11,11 +11,11 @@ from pathlib import Path
 import polars as pl
 
 from ml_assets.core.infra.io import sha256_file
+from ml_assets.core.intake.export_formats import list_input_files
 from ml_assets.core.intake.ingest import (
     QUARANTINE_SCHEMA,
     IngestResult,
     ScanResult,
-    list_input_files,
     scan_transactions,
 )
 from ml_assets.core.intake.partitions import (

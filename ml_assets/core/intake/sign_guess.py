@@ -9,14 +9,14 @@ import re
 from collections import Counter
 from typing import TYPE_CHECKING
 
+from ml_assets.core.intake.amount_text import amount_mark, amount_or_none
 from ml_assets.core.intake.column_values import cell, column
 from ml_assets.core.intake.csv_exports import CellRow
 from ml_assets.core.intake.records import SchemaError
-from ml_assets.core.intake.sniffing import amount_mark, amount_or_none
 from ml_assets.core.intake.statements import statement_line
 
 if TYPE_CHECKING:
-    from ml_assets.core.intake.layout_guess import LayoutGuess
+    from ml_assets.core.intake.guessed_layout import LayoutGuess
 
 _SIGNED_SHARE = 0.25  # the share of negative amounts from which a file is taken as signed
 # money coming in: a row whose description says so shows the file's sign for income (a

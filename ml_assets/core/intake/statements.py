@@ -15,8 +15,8 @@ import re
 from collections import Counter
 from dataclasses import dataclass, field
 
+from ml_assets.core.intake.amount_text import amount_or_none
 from ml_assets.core.intake.column_names import normalized
-from ml_assets.core.intake.sniffing import amount_or_none
 
 _BALANCE = re.compile(
     r"(?i)\b(beginning|opening|starting|previous|prior|ending|closing|new|current|ledger)\s+"

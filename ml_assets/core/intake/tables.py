@@ -18,10 +18,11 @@ from collections import Counter
 from collections.abc import Iterator
 from dataclasses import dataclass, field
 
+from ml_assets.core.intake.amount_text import sniff_decimal
 from ml_assets.core.intake.csv_exports import CellRow, ColumnMapping, fitting_presets
 from ml_assets.core.intake.export_settings import ExportSettings
 from ml_assets.core.intake.records import SchemaError
-from ml_assets.core.intake.sniffing import sniff_date_format, sniff_decimal
+from ml_assets.core.intake.sniffing import sniff_date_format
 from ml_assets.core.intake.statements import CONTINUATION_LINE, REPEATED_HEADER, SECTION_LINE
 
 HEADER_SEARCH_LINES = 50
@@ -217,7 +218,7 @@ def _sniff(
     delimiter: str | None,
 ) -> None:
     """The decimal mark and date format the table's rows are read with: as set, else the
-    preset's, else read from the values of the first rows (see core.sniffing)."""
+    preset's, else read from the values of the first rows (see core.sniffing, core.amount_text)."""
     layout = mapping.layout
     sources = {ours: theirs for theirs, ours in table.columns.items()}
     amount_columns = [sources[f] for f in AMOUNT_FIELDS if f in sources]

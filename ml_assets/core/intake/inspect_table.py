@@ -1,0 +1,197 @@
+"""``inspect`` of a CSV file or a spreadsheet: its encoding and delimiter or sheet, the header
+line and preamble, the columns (a preset that fits, or a guessed column_map), the decimal
+mark, the currency, the date format and the sign, from a sample of its rows."""
+
+from __future__ import annotations
+
+import contextlib
+import itertools
+
+from ml_assets.core.intake.amount_text import sniff_decimal
+from ml_assets.core.intake.csv_exports import CellRow, head_lines, iter_csv_rows
+from ml_assets.core.intake.currency_clues import currency_named, currency_pointed_to
+from ml_assets.core.intake.guessed_layout import LayoutGuess
+from ml_assets.core.intake.inspect_dates import (
+    date_texts,
+    day_first_signs,
+    doubt_date_order,
+    sniff_dates,
+)
+from ml_assets.core.intake.inspection import Inspection, inspect_text_encoding
+from ml_assets.core.intake.layout_guess import guess_layout, matching_preset
+from ml_assets.core.intake.layout_refusal import no_layout_error
+from ml_assets.core.intake.records import SchemaError, currency_note
+from ml_assets.core.intake.sign_guess import choose_sign
+from ml_assets.core.intake.sniffing import sniff_delimiter, swapped_order
+from ml_assets.core.intake.spreadsheets import number_formats, open_sheet
+
+SAMPLE_ROWS = 250
+
+
+def inspect_table(found: Inspection) -> None:
+    """Header, columns, dates, decimal mark and sign of a CSV or spreadsheet, from its rows."""
+    file = found.file
+    if found.fmt == "csv":
+        inspect_text_encoding(found)
+        encoding = str(found.settings.get("encoding", "utf-8-sig"))
+        delimiter = sniff_delimiter(head_lines(file, encoding))
+        found.facts.append(("delimiter", repr(delimiter)))
+        if delimiter != ",":
+            found.settings["delimiter"] = delimiter
+        cells = iter_csv_rows(file, encoding, delimiter)
+    else:
+        sheet, cells = open_sheet(file, None, lambda c: guess_layout([_row(c)]) is not None)
+        found.facts.append(("sheet", repr(sheet)))
+        if sheet is not None:
+            found.settings["sheet"] = sheet
+        delimiter = None
+    with contextlib.closing(cells):  # (a sample: the file is closed before it is read to the end)
+        rows = list(itertools.islice(cells, SAMPLE_ROWS))
+    errors = [r.cells for r in rows if isinstance(r.cells, SchemaError)]
+    if errors and len(errors) == len(rows):
+        raise errors[0]  # unreadable, or not in this encoding: say so, not "no header"
+    guess = guess_layout(rows)
+    if guess is None:
+        raise no_layout_error(file, rows, "line" if found.fmt == "csv" else "row")
+    read = [r for r in rows if not isinstance(r.cells, SchemaError)]
+    body = [r for r in read if r.line > guess.line]
+    _describe_header(found, guess, rows)
+    _choose_reading(found, guess, read, body, delimiter)
+
+
+def _currency_formatted(
+    found: Inspection, guess: LayoutGuess, positions: dict, source: dict
+) -> tuple[str, str] | None:
+    """The one currency the amount cells' number format writes (a spreadsheet's numbers are
+    bare, the ``£`` or ``€`` is in their format)."""
+    columns = [positions[source[f]] for f in ("amount", "debit", "credit") if f in source]
+    formats = number_formats(found.file, str(found.settings["sheet"]), columns, guess.line)
+    named = currency_named(formats, [])
+    if named is None:
+        return None
+    example = next(f for f in formats if (one := currency_named([f], [])) and one[0] == named[0])
+    return named[0], f"the amount cells' number format, e.g. {example!r}"
+
+
+def _row(cells: list) -> CellRow:
+    return CellRow(1, cells, b"")
+
+
+def _describe_header(found: Inspection, guess: LayoutGuess, rows: list) -> None:
+    if guess.line == 0:
+        found.facts.append(("header", "none: the first line is a transaction"))
+        found.settings["header_line"] = 0
+        return
+    unit = "row" if found.fmt == "xlsx" else "line"
+    found.facts.append(("header", f"{unit} {guess.line}: {' | '.join(guess.header)}"))
+    above = guess.line - 1
+    if above:
+        shown = [
+            " ".join(dict.fromkeys(str(c).strip() for c in r.cells if str(c).strip()))
+            for r in rows
+            if r.line < guess.line
+        ]  # (a merged cell's text is read into each cell it spans: shown once)
+        found.facts.append(
+            ("preamble", f"{above} {unit}s above the header (not transactions): {shown[:6]}")
+        )
+
+
+def _choose_reading(
+    found: Inspection, guess: LayoutGuess, read: list, body: list, delimiter: str | None
+) -> None:
+    """Decimal mark, currency, date format, sign and preset or column_map for the settings,
+    from the rows below the header (``body``) and, for the currency, every row ``read``."""
+    positions = {name: i for i, name in enumerate(guess.header)}
+    source = {ours: theirs for theirs, ours in guess.columns.items()}
+    amounts = [
+        r.cells[positions[source[f]]]
+        for r in body
+        for f in ("amount", "debit", "credit", "balance")
+        if f in source and positions[source[f]] < len(r.cells)
+    ]
+    decimal, why = sniff_decimal([a for a in amounts if isinstance(a, str)], delimiter)
+    _choose_currency(found, guess, amounts, read)
+    _note_currency_codes(found, guess, body)
+    found.facts.append(("amounts", f"decimal {'comma' if decimal == ',' else 'point'} ({why})"))
+    if decimal == ",":
+        found.settings["decimal"] = ","
+    signs = day_first_signs(found, guess, body, decimal, delimiter)
+    dates = date_texts(guess, body)
+    date_format, ties, why = sniff_dates(dates, signs)
+    choose_sign(guess, body, decimal)
+    guess.preset = matching_preset(guess, date_format)
+    swapped = swapped_order(dates, date_format, ties) if date_format else None
+    if swapped is not None and guess.preset is None:  # (a preset fixes its bank's order)
+        doubt_date_order(found, date_format, swapped, signs)
+    else:
+        shown = date_format or "ISO (YYYY-MM-DD or YYYYMMDD) or date cells"
+        found.facts.append(("dates", f"{shown} ({why})"))
+    if guess.preset is not None:
+        found.settings["csv_preset"] = guess.preset
+        found.facts.append(("columns", f"csv_preset {guess.preset} fits the header and the sign"))
+    else:
+        found.settings["column_map"] = dict(guess.columns)
+        mapped = ", ".join(f"{t} -> {o}" for t, o in guess.columns.items())
+        found.facts.append(("columns", f"{mapped} ({guess.why['columns']})"))
+        if date_format is not None:
+            found.settings["date_format"] = date_format
+        if guess.spending == "positive":
+            found.settings["spending"] = "positive"
+    sign = (
+        "purchases negative, as ours"
+        if guess.spending == "negative"
+        else "purchases positive: flipped"
+    )
+    found.facts.append(("sign", f"{sign} ({guess.why['sign']})"))
+
+
+def _choose_currency(found: Inspection, guess: LayoutGuess, amounts: list, read: list) -> None:
+    """``currency`` for the settings where the file has no currency column: the one its
+    amounts or their columns' names write, else the one its account numbers point to (see
+    currency_pointed_to). Where nothing does, the rows are USD, and the findings say so."""
+    source = {ours: theirs for theirs, ours in guess.columns.items()}
+    amount_names = [source[f] for f in ("amount", "debit", "credit") if f in source]
+    if "currency" in source and currency_named([], amount_names) is not None:
+        # the amount column names its currency (monobank's "Сума в валюті картки (UAH)"): a
+        # currency column beside it is another amount's (the operation's, EUR for a purchase
+        # abroad), not this one's
+        del guess.columns[source.pop("currency")]
+    if "currency" in source:
+        return
+    named = currency_named(amounts, amount_names)
+    if named is None and found.fmt == "xlsx" and found.settings.get("sheet"):
+        positions = {name: i for i, name in enumerate(guess.header)}
+        named = _currency_formatted(found, guess, positions, source)
+    if named is not None:
+        found.settings["currency"], said = named
+        found.facts.append(("currency", f"{found.settings['currency']} ({said})"))
+        return
+    pointed = currency_pointed_to(read, guess.header)
+    if pointed is not None:
+        code, said = pointed
+        found.settings["currency"] = code
+        found.facts.append(
+            ("currency", f"{code}, as {said} shows (the file writes no currency): confirm it")
+        )
+        found.confirm["currency"] = (code, f"from {said}: confirm it")
+        return
+    # said, so a franc or krone account is not read as dollars without a word
+    found.facts.append(
+        ("currency", "none in the file: USD unless raw_transactions.currency says so: every "
+         "row is read as USD; set currency (e.g. currency: EUR) for an account in another")
+    )  # fmt: skip
+
+
+def _note_currency_codes(found: Inspection, guess: LayoutGuess, body: list) -> None:
+    """What the load does with the codes of the currency column that are not ISO 4217's
+    current ones: an old name read as its code (RMB as CNY), a withdrawn or unknown code
+    kept as written (see records.currency_note)."""
+    column = next(
+        (i for i, n in enumerate(guess.header) if guess.columns.get(n) == "currency"), None
+    )
+    if column is None:
+        return
+    codes = {str(r.cells[column]).strip().upper() for r in body if column < len(r.cells)}
+    for code in sorted(c for c in codes if len(c) == 3 and c.isalpha()):
+        if (note := currency_note(code)) is not None:
+            found.facts.append(("currency", f"column {guess.header[column]!r}: {note}"))
