@@ -10,14 +10,14 @@ from __future__ import annotations
 import re
 from collections import Counter
 
-from ml_assets.core.intake.records import SchemaError, parse_amount
+from ml_assets.core.intake.records import ISO_4217, SchemaError, parse_amount
 
-_CURRENCY = re.compile(
-    r"(?i)^(usd|eur|gbp|chf|cad|aud|sek|nok|dkk|pln|czk|jpy)\s*|\s*(usd|eur|gbp|chf|cad|aud|sek|nok|dkk|pln|czk|jpy)$"
-)
+# a currency code before or after the figures ("CNY 123.18", "CNY13.50", "12,50 EUR"); only
+# ISO 4217's codes are taken (see _code_of), never a "CR" or "DR" mark
+_CURRENCY = re.compile(r"^([A-Za-z]{3})\s*(?=[-+(.,\d$€£¥])|(?<=[\d.)-])\s*([A-Za-z]{3})$")
 
 
-_SYMBOLS = str.maketrans({c: "" for c in "$€£¥₹\u00a0\u202f '’"})
+_SYMBOLS = str.maketrans({c: "" for c in "$€£¥￥₹\u00a0\u202f '’"})
 
 
 # the one digit group a thousands separator is followed by, and the groups before it: "1.234"
@@ -44,12 +44,43 @@ _BIDI_MARKS = str.maketrans(
 _ARABIC_SIGN = re.compile(r"^(?:[\u0621-\u064a]+\.)+|(?:[\u0621-\u064a]+\.)+$")
 
 
+def _code_of(found: re.Match) -> str | None:
+    """The ISO 4217 code _CURRENCY matched, or None where its letters are none."""
+    code = (found.group(1) or found.group(2)).upper()
+    return code if code in ISO_4217 else None
+
+
+def amount_currency(value: object) -> str | None:
+    """The ISO 4217 code an amount text writes before or after its figures ("CNY 123.18",
+    "12,50 EUR"), else None: the row's own currency, where a file writes it in the amount."""
+    if not isinstance(value, str):
+        return None
+    found = _CURRENCY.search(value.translate(_BIDI_MARKS).strip())
+    return None if found is None else _code_of(found)
+
+
+# a note in parentheses after an amount (JD's "131.77(已退款89.84)", a partial refund;
+# CMB's "8,000.00(CN)", where it was spent): words, never the figures of an accounting
+# negative "(12.00)" nor a credit or debit mark "(CR)"
+_NOTE = re.compile(r"(?<=\d)\s*[(（](?![CD]R[)）])[^()（）]*[^\W\d_][^()（）]*[)）]$", re.I)
+
+
+def amount_note(value: object) -> str | None:
+    """The note in parentheses an amount text ends with (see _NOTE), else None: the amount
+    is the figures before it, and the note is dropped."""
+    if not isinstance(value, str):
+        return None
+    found = _NOTE.search(value.strip())
+    return found.group().strip() if found else None
+
+
 def _bare(text: str) -> str:
     """The digits, separators and sign of an amount: currency codes and symbols, spaces and
     apostrophes (Swiss thousands) gone; a trailing minus, CR/DR suffix or parentheses kept."""
-    text = text.translate(_BIDI_MARKS).strip()
+    text = _NOTE.sub("", text.translate(_BIDI_MARKS).strip())
     text = _ARABIC_SIGN.sub("", text)  # "د.ا." (Jordanian dinar), "ر.س." (Saudi riyal)
-    text = _CURRENCY.sub("", text.strip()).translate(_SYMBOLS).replace("\u2212", "-")
+    text = _CURRENCY.sub(lambda m: "" if _code_of(m) else m.group(), text.strip())
+    text = text.translate(_SYMBOLS).replace("\u2212", "-")
     return text.lstrip("+")
 
 

@@ -13,13 +13,28 @@ import unicodedata
 # unsigned amount columns, and a column that says which way an unsigned amount went.
 INTAKE_FIELDS = ("balance", "debit", "credit", "direction", "fee")
 # the values of a direction column ("Af Bij", "Debit/Credit", "S/H"), lower case
-# a direction column's words (Swedbank's D/K: debetas, kreditas; WeChat Pay's 支出, 收入)
+# a direction column's words (Swedbank's D/K: debetas, kreditas; WeChat Pay's 支出, 收入;
+# Chinese banks' 借 (debit) and 贷 (credit))
 MONEY_OUT = frozenset(
-    {"af", "debit", "dr", "d", "s", "soll", "out", "-", "debet", "withdrawal", "支出", "дебет"}
-)
+    {"af", "debit", "dr", "d", "s", "soll", "out", "-", "debet", "withdrawal", "支出", "借",
+     "дебет"}
+)  # fmt: skip
 MONEY_IN = frozenset(
-    {"bij", "credit", "cr", "c", "h", "haben", "in", "+", "deposit", "k", "收入", "кредит"}
-)
+    {"bij", "credit", "cr", "c", "h", "haben", "in", "+", "deposit", "k", "收入", "贷",
+     "кредит"}
+)  # fmt: skip
+
+
+def money_way(value: object) -> int | None:
+    """-1 for a direction cell of money out ("Af", "Debit", "D"), +1 for money in, else None.
+    A cell of several words that all say one way is read too: BOCOM's "借 Dr" (debit, in
+    Chinese and English) and "贷 Cr"."""
+    word = str(value if value is not None else "").strip().lower()
+    if word in MONEY_OUT or word in MONEY_IN:
+        return -1 if word in MONEY_OUT else 1
+    tokens = re.findall(r"[^\s/()（）]+", word)
+    ways = {-1 if t in MONEY_OUT else 1 if t in MONEY_IN else None for t in tokens}
+    return ways.pop() if len(tokens) > 1 and len(ways) == 1 and None not in ways else None
 
 
 # German spells its umlauts out in ASCII names ("Waehrung"); other accents are dropped (_plain)
@@ -65,7 +80,7 @@ SYNONYMS: dict[str, tuple[str, ...]] = {
         # (HDFC's and other Indian banks' text; Paytm's "Paid for order")
         "narration|activity|"
         "摘要|お取引内容|取引内容|ご利用店名|利用店名|ご利用先|内容|交易摘要|商户名称|"
-        "利用店名 商品名|ご利用店名 商品名|入出金内容|"
+        "利用店名 商品名|ご利用店名 商品名|入出金内容|订单标题|"
         "적요|거래내용|내용|가맹점명|описание|описание операции|назначение платежа|основание|"
         "beskrivelse|beskrivning|tekst|selite|label|libelle operation bancaire|umsatztext|"
         "koezlemeny|kozlemeny|paaiskinimai|призначення платежу|деталі операції|опис операції|"
@@ -81,24 +96,34 @@ SYNONYMS: dict[str, tuple[str, ...]] = {
         # an amount in the account's (or booking) currency goes before the transaction's own
         # (VTB's "Сумма операции" in euros beside its roubles for the account)
         "amount in account currency|сумма пересчитанная в валюту счета|сумма в валюте счета|"
+        # (BOCOM's card: "入账币种/金额", the booked "CNY 49.85" beside the purchase's "JPY
+        # 1000.00"; CMB's "人民币金额" beside the amount where it was spent; CGB's booked
+        # "入账金额" beside its "交易金额")
+        "入账币种 金额|人民币金额|记账金额|入账金额|"
+        # (Meituan's paid "实付金额" before its order's list price "订单金额")
+        "实付金额|实收金额|"
         # (PayPal's "Gross", "Brutto": the payment, before its fee; never a shipping or tax
         # sub-amount beside it)
         "amount|gross|brutto|transaction amount|transaction amount amount|betrag|umsatz|montant|bedrag|"
         "importe|importo|value|sum|buchungsbetrag|castka|zauctovana castka|kwota|"
         "tranzakcio oesszege|oesszeg|belopp|beløp|beløb|summa|maeaerae|сума|сума в валюті картки|"
         "objem|cash flow|"
-        "金額|取引金額|ご利用金額|利用金額|入出金|金额|交易金额|금액|거래금액|сумма|сумма операции"
+        "金額|取引金額|ご利用金額|利用金額|入出金|金额|交易金额|交易币种 金额|发生额|금액|거래금액|"
+        "сумма|сумма операции"
     ),
     "debit": _names(
         "debit|debits|withdrawal|withdrawals|money out|paid out|debit amount|outflow|soll|ausgang|"
         "ut|uttak|uscite|addebiti|"
-        "お支払金額|お引出金額|出金|出金額|出金金額|引出額|支払金額|支出|支出金额|借方金额|"
+        "お支払金額|お引出金額|出金|出金額|出金金額|引出額|支払金額|"
+        # (ICBC's booked pair before its transaction pair: the account's currency)
+        "记账金额 支出|交易金额 支出|支出|支出金额|支取|支取金额|借方金额|借方发生额|借方|"
         "출금|출금액|찾으신금액|расход|списание|дебет|сума списання|cума списання"
     ),
     "credit": _names(
         "credit|credits|deposit|deposits|money in|paid in|credit amount|inflow|haben|eingang|"
         "inn|innskudd|entrate|accrediti|"
-        "お預り金額|お預入金額|入金|入金額|入金金額|預入額|收入|收入金额|存入|贷方金额|"
+        "お預り金額|お預入金額|入金|入金額|入金金額|預入額|"
+        "记账金额 收入|交易金额 收入|收入|收入金额|存入|存入金额|贷方金额|贷方发生额|贷方|"
         "입금|입금액|맡기신금액|приход|поступление|зачисление|кредит|сума зарахування|"
         "cума зарахування"
     ),
@@ -116,11 +141,12 @@ SYNONYMS: dict[str, tuple[str, ...]] = {
     "currency": _names(
         # the booked currency first: the account's, where another column holds the
         # transaction's own (DKB's "Originalwährung", VTB's "Валюта операции")
-        "buchungswaehrung|валюта счета|mena uctu|"
+        "buchungswaehrung|валюта счета|mena uctu|记账币种|入账币种|入账货币|"
         "currency|waehrung|wahrung|devise|valuta code|ccy|transaction amount currency|"
         "iso currency code|amount currency|munt|moneda|divisa|waluta|mena|valuuta|valutacode|"
         "muntsoort|penznem|valiuta|měna|tranzakcio devizaneme|devizanem|валюта картки|валюта|"
-        "valuta rekening|valyuta|monn|monnaie|moeda|currency code|waehrungscode|通貨|币种|货币|통화"
+        "valuta rekening|valyuta|monn|monnaie|moeda|currency code|waehrungscode|billing currency|"
+        "通貨|币种|币别|货币|交易币种|交易货币|통화"
     ),
     "account_id": _names(
         # (not IBAN or Kontonummer: in many exports that is the other party's account)
@@ -133,7 +159,8 @@ SYNONYMS: dict[str, tuple[str, ...]] = {
     # payee, Alipay's item)
     "purpose": _names(
         "reason|subject|purpose|payment purpose|note|comment|item title|zprava pro prijemce|zprava|"
-        "商品名称|商品"
+        # (JD's item, BOCOM's card's "消费 美团")
+        "商品名称|商品|交易附言|交易说明"
     ),
     # the other party of a transfer or debit, beside a purpose text ("Auftraggeber /
     # Begünstigter" + "Verwendungszweck"): both are the description, joined (as CAMT.053's are)
@@ -148,13 +175,16 @@ SYNONYMS: dict[str, tuple[str, ...]] = {
         "beneficiaire donneur d ordre|donneur d ordre beneficiaire|beneficiaire|donneur d ordre|"
         "contrepartie|counter party name|counter party|tegenrekeninghouder|naam tegenpartij|"
         "ellenoldali nev|partner neve|gavejas|moketojas|найменування контрагента|кореспондент|"
-        "nazev protiuctu|对手户名|对方户名|交易对方|"
+        # (ICBC's "交易场所", where a card was used: the merchant, before its mostly blank
+        # "对方户名"; ABC's "对手信息")
+        "nazev protiuctu|交易场所|对手户名|对方户名|对手信息|交易对方|"
         # a payment app's two parties (Venmo's), one of them the account's owner (see
         # party_role)
         "from|to"
     ),
     "direction": _names(
-        "af bij|debit credit|credit debit|dr cr|cr dr|soll haben|s h|direction|d k|收 支|операція|"
+        "af bij|debit credit|credit debit|dr cr|cr dr|soll haben|s h|direction|d k|收 支|收支|"
+        "借贷|借 贷|借贷标志|借贷方向|операція|"
         "credit debit indicator|debit credit indicator|cdt dbt ind"
     ),
     # (Plaid's current taxonomy first: its `category` list is the deprecated one)

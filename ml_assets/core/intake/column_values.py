@@ -11,6 +11,7 @@ import re
 
 from ml_assets.core.intake.amount_text import amount_or_none, sniff_decimal
 from ml_assets.core.intake.csv_exports import CellRow
+from ml_assets.core.intake.records import parse_date_text
 from ml_assets.core.intake.sniffing import sniff_date_format
 
 
@@ -42,7 +43,7 @@ def _reads(text: str, fmt: str | None) -> bool:
         if fmt is None:
             dt.date.fromisoformat(text.strip()[:10])
         else:
-            dt.datetime.strptime(text.strip(), fmt)
+            parse_date_text(text.strip(), fmt)
     except ValueError:
         return False
     return True

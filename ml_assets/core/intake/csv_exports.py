@@ -18,7 +18,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import NamedTuple
 
-from ml_assets.core.intake.column_names import MONEY_IN, MONEY_OUT, balance_column
+from ml_assets.core.intake.column_names import MONEY_IN, MONEY_OUT, balance_column, money_way
 from ml_assets.core.intake.records import SchemaError, open_binary, parse_amount
 
 # The longest physical line (and field) read, in characters. csv's default field limit (131072)
@@ -207,9 +207,9 @@ def purchases_positive(layout: CsvPreset | None, spending: str | None) -> bool:
 
 
 def direction_sign(direction: object) -> int | None:
-    """-1 for a direction word of money out ("Af", "Debit", "D"), +1 for money in, else None."""
-    word = str(direction or "").strip().lower()
-    return -1 if word in MONEY_OUT else 1 if word in MONEY_IN else None
+    """-1 for a direction word of money out ("Af", "Debit", "D", "借 Dr"), +1 for money in,
+    else None."""
+    return money_way(direction)
 
 
 def _directed(amount: float, direction: object, where: str) -> float:

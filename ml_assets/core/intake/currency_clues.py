@@ -1,7 +1,8 @@
 """What an export says of its currency without a currency column, for ``inspect``: a symbol or
 code in its amounts or their columns' names ("£1,234.50", "Betrag (EUR)", "入出金(円)"), and
 where it names none, what points to one: an IBAN's country, a UK sort code, a "NON-GBP" fee,
-the signs of an Indian bank (lakh digit grouping, "Rs", "Narration").
+the signs of an Indian bank (lakh digit grouping, "Rs", "Narration"), column names in
+simplified Chinese (a mainland bank's: the renminbi).
 The load never guesses a currency; inspect writes what these find for the user to confirm."""
 
 from __future__ import annotations
@@ -12,8 +13,8 @@ from ml_assets.core.intake.amount_text import LAKH_GROUPED
 from ml_assets.core.intake.csv_exports import CellRow
 
 # what an amount cell or an amount column's name may say of the currency ("£1,234.50",
-# "12,50 CHF", "Betrag (EUR)", "Betrag (€)", "入出金(円)"); "$", "¥" and "元" name several
-# currencies, so they say nothing
+# "12,50 CHF", "Betrag (EUR)", "Betrag (€)", "入出金(円)"); "$" and "元" name several
+# currencies, so they say nothing, and "¥" only with the file's script (see _yen_or_yuan)
 _SYMBOLS = {
     "£": "GBP", "€": "EUR", "₹": "INR", "₩": "KRW", "₽": "RUB", "₺": "TRY", "zł": "PLN",
     "円": "JPY", "Kč": "CZK", "₪": "ILS", "₱": "PHP", "₫": "VND", "฿": "THB",
@@ -25,11 +26,32 @@ _CODES = re.compile(
 )
 
 
-def currency_named(amounts: list, names: list[str]) -> tuple[str, str] | None:
+# characters of simplified Chinese that Japanese and traditional Chinese write otherwise
+# (额 for 額, 币 for 幣, 账 for 賬, 实 for 実 and 實 ...): a file of them is from mainland China
+_SIMPLIFIED = frozenset("额币账单实订费类说对户务银记价间时")
+_KANA = re.compile(r"[\u3040-\u30ff]")
+_SCRIPTS = {"JPY": "Japanese (kana)", "CNY": "simplified Chinese"}
+
+
+def _yen_or_yuan(texts: list[str]) -> str | None:
+    """The currency "¥" is in a file by its script: kana say the yen, simplified Chinese
+    the renminbi; None where they say neither (or both)."""
+    text = "".join(texts)
+    kana, simplified = bool(_KANA.search(text)), bool(_SIMPLIFIED & set(text))
+    return None if kana == simplified else "JPY" if kana else "CNY"
+
+
+def currency_named(
+    amounts: list, names: list[str], context: tuple[str, ...] = ()
+) -> tuple[str, str] | None:
     """The one currency the amount cells or the amount columns' names write, and where it was
-    read; None where they write none, or several."""
+    read; None where they write none, or several. A "¥" is the yen or the renminbi by the
+    script of the names and the ``context`` (the header's other names: see _yen_or_yuan)."""
     texts = [a for a in amounts if isinstance(a, str)]
     seen: dict[str, str] = {}
+    yen = next((t.strip() for t in texts if "¥" in t or "￥" in t), None)
+    if yen is not None and (code := _yen_or_yuan([*map(str, names), *context])) is not None:
+        seen[code] = f"{yen[:1]!r} in the amounts, e.g. {yen!r}, in {_SCRIPTS[code]}"
     for text in texts:
         for symbol, code in _SYMBOLS.items():
             if symbol in text:
@@ -76,7 +98,8 @@ _INDIAN_TEXT_NAMES = ("narration",)
 def currency_pointed_to(rows: list[CellRow], header: list[str]) -> tuple[str, str] | None:
     """(currency, what points to it) where the file's cells point to one currency and no
     other: an IBAN's country (CH -> CHF, a euro-area country -> EUR), a UK sort code, a
-    "NON-GBP" fee, an Indian bank's lakh grouping, "Rs" or "Narration"; None where they point
+    "NON-GBP" fee, an Indian bank's lakh grouping, "Rs" or "Narration", a column name in
+    simplified Chinese; None where they point
     nowhere or to several (a Swiss account paying into German ones). A hint for inspect to
     write out and the user to confirm: the load never guesses a currency."""
     sort_columns = {i for i, name in enumerate(header) if "sort code" in str(name).lower()}
@@ -84,6 +107,8 @@ def currency_pointed_to(rows: list[CellRow], header: list[str]) -> tuple[str, st
     for name in map(str, header):
         if name.strip().lower() in _INDIAN_TEXT_NAMES or _RUPEE.search(name):
             pointed.setdefault("INR", f"the column name {name.strip()!r}, as Indian banks write")
+        if _SIMPLIFIED & set(name):
+            pointed.setdefault("CNY", f"the column name {name.strip()!r}, in simplified Chinese")
     for row in rows:
         for position, cell in enumerate(row.cells):
             if not isinstance(cell, str):

@@ -19,7 +19,9 @@ from pathlib import Path
 import polars as pl
 
 from ml_assets.core.intake.amount_text import (
+    amount_currency,
     amount_mark,
+    amount_note,
     amount_or_none,
     normalize_amount,
     sniff_decimal,
@@ -218,6 +220,7 @@ class FileReading:
             # a date typed into a General cell is Excel's serial day number (46029: 2026-01-06)
             renamed["posted_date"] = _EXCEL_EPOCH + dt.timedelta(days=int(renamed["posted_date"]))
         if self.fmt in TABLE_FORMATS:
+            self._written_currency(renamed)
             balance = self._plain_amounts(renamed, where)
         elif self.fmt in ("jsonl", "parquet"):  # amounts written as text ("-12,50") too
             for key in AMOUNT_FIELDS[:3]:
@@ -243,6 +246,16 @@ class FileReading:
             row["transaction_id"] = derived_id(row, occurrences[identity])
             occurrences[identity] += 1
         return row, derive, balance
+
+    def _written_currency(self, renamed: dict) -> None:
+        """The currency an amount cell writes ("CNY 123.18", BOCOM's card) is the row's,
+        over raw_transactions.currency, where no column is mapped to currency."""
+        if "currency" in self.mapping.values():
+            return
+        written = [amount_currency(renamed.get(k)) for k in AMOUNT_FIELDS[:3]]
+        codes = {code for code in written if code is not None}
+        if len(codes) == 1:
+            renamed["currency"] = codes.pop()
 
     def _plain_amounts(self, renamed: dict, where: str) -> float | None:
         """Amount cells as plain numbers in place (thousands separators, decimal commas,
@@ -411,10 +424,31 @@ def _open_table(
         place = where.replace("{", "{{").replace("}", "}}") + " row {line}"
     _note_table(notes, table)
     notes.place = place.replace("{file}", "{source}")
+    amounts = [t for t, ours in table.columns.items() if ours in AMOUNT_FIELDS[:3]]
+    records = _noted_amounts(file, records, amounts, notes)
     reading = FileReading(
         fmt, table.columns, table.date_format, table.decimal, layout, settings.spending, place
     )
     return reading, records
+
+
+def _noted_amounts(file: Path, records: Records, columns: list[str], notes: ExportNotes) -> Records:
+    """The records, unchanged; where amount cells end with a note in parentheses (JD's
+    "131.77(已退款89.84)"), read as the figures before it, a warning that says how many and
+    shows one, once the file is read."""
+    noted, example = 0, None
+    for line, record, raw in records:
+        if isinstance(record, dict):
+            found = [record[c] for c in columns if amount_note(record.get(c)) is not None]
+            noted += bool(found)
+            example = example or (found[0] if found else None)
+        yield line, record, raw
+    if noted:
+        notes.warnings.append(
+            f"{file}: {noted} amount(s) end with a note in parentheses, e.g. {example.strip()!r}: "
+            "read as the figures before it, the note dropped (a partial refund's note leaves "
+            "the amount first paid)"
+        )
 
 
 def _note_table(notes: ExportNotes, table: TableHead) -> None:

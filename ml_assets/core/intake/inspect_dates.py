@@ -2,7 +2,7 @@
 date reads both ways, in the folder's other QIF files), and in a table's date column, where
 dates that read both ways are read day first when the file shows signs of a European bank
 (a decimal comma, a ';' separator, column names in another language, a currency other than
-the dollar) and the findings say which order was chosen and why."""
+the US or Canadian dollar) and the findings say which order was chosen and why."""
 
 from __future__ import annotations
 
@@ -14,7 +14,7 @@ from ml_assets.core.intake.export_formats import format_of
 from ml_assets.core.intake.guessed_layout import LayoutGuess
 from ml_assets.core.intake.inspection import Inspection
 from ml_assets.core.intake.qif import date_order, day_first_format, file_dates
-from ml_assets.core.intake.records import open_binary
+from ml_assets.core.intake.records import iso_currency, open_binary
 from ml_assets.core.intake.sniffing import SwappedOrder, day_first, sniff_date_format
 from ml_assets.core.intake.text_encoding import detect_encoding
 
@@ -83,7 +83,7 @@ def day_first_signs(
 ) -> list[str]:
     """What in the file points to a European bank, which writes the day first: a decimal
     comma, a ';' separator, column names in another language than English, a currency other
-    than the dollar."""
+    than the US or Canadian dollar."""
     signs = []
     if decimal == ",":
         signs.append("the decimal comma")
@@ -95,9 +95,14 @@ def day_first_signs(
     if foreign:
         signs.append(f"the column name {foreign[0]!r}")
     currency = found.settings.get("currency") or _currency_column_code(guess, body)
-    if currency is not None and currency != "USD":
+    if currency is not None and currency not in _MONTH_FIRST_CURRENCIES:
         signs.append(f"the currency {currency}")
     return signs
+
+
+# currencies of countries whose banks write the month first as often as the day: no sign of
+# a European bank (a Canadian export's "06/10/2017" is June 10th)
+_MONTH_FIRST_CURRENCIES = ("USD", "CAD")
 
 
 def _currency_column_code(guess: LayoutGuess, body: list) -> str | None:
@@ -107,7 +112,7 @@ def _currency_column_code(guess: LayoutGuess, body: list) -> str | None:
     )
     if column is None:
         return None
-    codes = {str(r.cells[column]).strip().upper() for r in body if column < len(r.cells)}
+    codes = {iso_currency(str(r.cells[column])) for r in body if column < len(r.cells)}
     return codes.pop() if len(codes) == 1 else None
 
 

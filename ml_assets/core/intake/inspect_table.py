@@ -19,7 +19,7 @@ from ml_assets.core.intake.inspect_dates import (
 )
 from ml_assets.core.intake.inspection import Inspection, inspect_text_encoding
 from ml_assets.core.intake.layout_guess import guess_layout, matching_preset
-from ml_assets.core.intake.layout_refusal import no_layout_error
+from ml_assets.core.intake.layout_refusal import no_layout_error, trade_list_error
 from ml_assets.core.intake.records import SchemaError, currency_note
 from ml_assets.core.intake.sign_guess import choose_sign
 from ml_assets.core.intake.sniffing import sniff_delimiter, swapped_order
@@ -50,9 +50,12 @@ def inspect_table(found: Inspection) -> None:
     errors = [r.cells for r in rows if isinstance(r.cells, SchemaError)]
     if errors and len(errors) == len(rows):
         raise errors[0]  # unreadable, or not in this encoding: say so, not "no header"
+    unit = "line" if found.fmt == "csv" else "row"
+    if (trades := trade_list_error(file, rows, unit)) is not None:
+        raise trades
     guess = guess_layout(rows)
     if guess is None:
-        raise no_layout_error(file, rows, "line" if found.fmt == "csv" else "row")
+        raise no_layout_error(file, rows, unit)
     read = [r for r in rows if not isinstance(r.cells, SchemaError)]
     body = [r for r in read if r.line > guess.line]
     _describe_header(found, guess, rows)
@@ -158,7 +161,7 @@ def _choose_currency(found: Inspection, guess: LayoutGuess, amounts: list, read:
         del guess.columns[source.pop("currency")]
     if "currency" in source:
         return
-    named = currency_named(amounts, amount_names)
+    named = currency_named(amounts, amount_names, tuple(guess.header))
     if named is None and found.fmt == "xlsx" and found.settings.get("sheet"):
         positions = {name: i for i, name in enumerate(guess.header)}
         named = _currency_formatted(found, guess, positions, source)

@@ -42,6 +42,7 @@ def columns_by_name(header: list[str]) -> dict[str, str]:
             if key in names and (ours not in best or names.index(key) < best[ours][0]):
                 best[ours] = (names.index(key), name)
     _by_words(header, best)
+    _sides_by_words(header, best)
     if "amount" in best and best["amount"][0] == _BY_WORDS and {"debit", "credit"} <= set(best):
         del best["amount"]  # ZKB's "Amount details" beside its "Debit CHF" and "Credit CHF"
     if "amount" in best:
@@ -158,6 +159,30 @@ def _by_words(header: list[str], best: dict[str, tuple[int, str]]) -> None:
         if found and (ours != "counterparty" or {"description", "purpose"} & set(best)):
             best[ours] = (_BY_WORDS, found[0])  # after every whole-name match
             taken.add(found[0])
+
+
+# the side a Chinese amount column's name says it holds ("交易金额(收入)", "存入金额",
+# "贷方发生额"): income, deposits and credits are money in; expenses, withdrawals and debits
+# money out. The side is the name's, never the column's place in the header.
+_CJK_SIDES = {"credit": ("收入", "存入", "贷方"), "debit": ("支出", "支取", "借方")}
+_CJK_AMOUNT_WORDS = ("金额", "发生额", "额")
+
+
+def _sides_by_words(header: list[str], best: dict[str, tuple[int, str]]) -> None:
+    """Debit and credit columns by the words of Chinese names no list knows whole: a name
+    of an amount and of one side (see _CJK_SIDES), both sides found."""
+    taken = {theirs for _, theirs in best.values()}
+    found: dict[str, str] = {}
+    for name in header:
+        key = normalized(name)
+        if name in taken or not any(w in key for w in _CJK_AMOUNT_WORDS):
+            continue
+        sides = [side for side, words in _CJK_SIDES.items() if any(w in key for w in words)]
+        if len(sides) == 1:
+            found.setdefault(sides[0], name)
+    if {"debit", "credit"} <= set(found) and not {"debit", "credit"} & set(best):
+        for side, name in found.items():
+            best[side] = (_BY_WORDS, name)
 
 
 def check_values(guess: LayoutGuess, body: list[CellRow]) -> str:

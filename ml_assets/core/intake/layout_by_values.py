@@ -9,7 +9,7 @@ are blank.
 
 from __future__ import annotations
 
-from ml_assets.core.intake.column_names import MONEY_IN, MONEY_OUT, field_of, normalized
+from ml_assets.core.intake.column_names import field_of, money_way, normalized
 from ml_assets.core.intake.column_values import (
     balance_pair,
     cell,
@@ -153,14 +153,21 @@ def direction_by_values(guess: LayoutGuess, body: list[CellRow]) -> None:
         if guess.columns.get(name) not in (None, "transaction_type"):
             continue
         words = {str(v).strip().lower() for v in column(body, positions[name])} - {""}
-        both = words & MONEY_OUT and words & MONEY_IN
-        # one-letter marks ("C", "D") only as a pair: a column of "C" alone may say "cleared"
-        if words and words <= MONEY_OUT | MONEY_IN and (both or min(map(len, words)) > 1):
+        if _direction_words(words):
             guess.columns[name] = "direction"
             guess.why["columns"] += (
                 f"; {name} -> direction by its values ({', '.join(sorted(words))})"
             )
             return
+
+
+def _direction_words(words: set[str]) -> bool:
+    """Whether a column's distinct values are direction words (see money_way); one-letter
+    marks ("C", "D") only as a pair: a column of "C" alone may say "cleared"."""
+    ways = {money_way(w) for w in words}
+    if not words or None in ways:
+        return False
+    return len(ways) == 2 or min(map(len, words)) > 1
 
 
 def trailing_direction(guess: LayoutGuess, body: list[CellRow]) -> None:
@@ -175,8 +182,7 @@ def trailing_direction(guess: LayoutGuess, body: list[CellRow]) -> None:
            for r in extra):  # fmt: skip
         return
     words = {str(r.cells[width]).strip().lower() for r in extra}
-    both = words & MONEY_OUT and words & MONEY_IN
-    if words <= MONEY_OUT | MONEY_IN and (both or min(map(len, words)) > 1):
+    if _direction_words(words):
         name = position_name(width + 1)
         guess.header.append(name)
         guess.columns[name] = "direction"

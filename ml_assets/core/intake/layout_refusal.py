@@ -2,7 +2,8 @@
 whose names come closest to a date, an amount and a text, what they give and which is
 missing, or which named column holds values not read as what its name says, one of them
 shown, and what to set; for a file without a header, the column of dates no format reads;
-for a file of one line, the settings that would read it, to confirm."""
+for a file of one line, the settings that would read it, to confirm; for a list of trades
+(a price and a quantity on each row), that it is no bank statement."""
 
 from __future__ import annotations
 
@@ -10,6 +11,7 @@ import datetime as dt
 import re
 from pathlib import Path
 
+from ml_assets.core.intake.column_names import normalized
 from ml_assets.core.intake.column_values import (
     column,
     date_share,
@@ -19,9 +21,47 @@ from ml_assets.core.intake.column_values import (
 )
 from ml_assets.core.intake.csv_exports import CellRow
 from ml_assets.core.intake.layout_by_name import columns_by_name
-from ml_assets.core.intake.records import SchemaError
+from ml_assets.core.intake.records import SchemaError, parse_date_text
 from ml_assets.core.intake.sniffing import sniff_date_format
 from ml_assets.core.intake.tables import HEADER_SEARCH_LINES, header_names
+
+# the names of a trade list's price and quantity columns (an exchange's or a broker's), and of
+# the traded value (price times quantity), whose columns a bank statement never has together
+_PRICE_NAMES = frozenset({"price", "unit price", "avg price", "average price", "价格", "成交价",
+                          "成交价格", "成交均价", "单价", "kurs"})  # fmt: skip
+_QUANTITY_NAMES = frozenset({"quantity", "qty", "shares", "units", "数量", "成交数量", "成交量",
+                             "stueck", "anzahl"})  # fmt: skip
+_TRADED_VALUE_NAMES = ("成交额", "成交金额", "交易额", "total", "amount", "value")
+
+
+def trade_list_error(file: Path, rows: list[CellRow], unit: str = "line") -> SchemaError | None:
+    """The error for a list of trades (a header within the first lines naming a price and a
+    quantity: Huobi's "价格", "数量"): its rows are trades, no payments, and a unit price is
+    never a row's amount. None for any other table."""
+    for row in rows:
+        if row.line > HEADER_SEARCH_LINES:
+            break
+        if isinstance(row.cells, SchemaError):
+            continue
+        names = {normalized(n): n for n in header_names(row.cells)}
+        price = next((names[k] for k in names if k in _PRICE_NAMES), None)
+        quantity = next((names[k] for k in names if k in _QUANTITY_NAMES), None)
+        if price is None or quantity is None:
+            continue
+        value = next((names[k] for k in _TRADED_VALUE_NAMES if k in names), None)
+        advice = (
+            f"; if its traded values are money moving in or out of an account, map {value!r} "
+            "-> amount (never the price) in raw_transactions.column_map"
+            if value
+            else ""
+        )
+        return SchemaError(
+            f"{file}: {unit} {row.line} names a price ({price!r}) and a quantity ({quantity!r}): "
+            f"a list of trades (an exchange's or a broker's), not a bank statement, and not "
+            f"read{advice}",
+            "bad_header",
+        )
+    return None
 
 
 def closest_header(rows: list[CellRow], unit: str = "line") -> str:
@@ -104,7 +144,7 @@ def _unread(found: dict[str, str], header: list[str], body: list[CellRow]) -> li
 
 def _reads_as(value: object, date_format: str) -> bool:
     try:
-        dt.datetime.strptime(str(value).strip(), date_format)
+        parse_date_text(str(value).strip(), date_format)
     except ValueError:
         return False
     return True

@@ -11,6 +11,7 @@ import hashlib
 import json
 import math
 import re
+import unicodedata
 from pathlib import Path
 from typing import BinaryIO
 
@@ -138,13 +139,15 @@ def coerce_record(
             "description",
         )
     currency = out["currency"] or "USD"
+    if isinstance(currency, str):  # (an alias first: "人民币" is CNY)
+        currency = iso_currency(currency)
     if not (isinstance(currency, str) and len(currency) == 3 and currency.isalpha()):
         raise SchemaError(
             f"{where}: field 'currency' must be a 3-letter ISO code, got {currency!r}",
             "bad_currency",
             "currency",
         )
-    out["currency"] = iso_currency(currency)
+    out["currency"] = currency
     for label in ("merchant", "category", "transaction_type"):
         if out[label] is not None and not isinstance(out[label], str):
             raise SchemaError(
@@ -193,8 +196,13 @@ WITHDRAWN_CURRENCIES = frozenset(
     STD VEF ZMK GHC ROL TRL""".split()  # noqa: SIM905
 )
 # names banks still write for a current currency, which ISO 4217 calls by another code: the
-# renminbi's "RMB", the rouble's pre-1998 "RUR", the Turkish lira's "YTL" of 2005-2008
-CURRENCY_ALIASES = {"RMB": "CNY", "RUR": "RUB", "YTL": "TRY"}
+# renminbi's "RMB", the rouble's pre-1998 "RUR", the Turkish lira's "YTL" of 2005-2008, and
+# the Chinese names Chinese banks write in a currency column (BOC's "币别": 人民币)
+CURRENCY_ALIASES = {
+    "RMB": "CNY", "RUR": "RUB", "YTL": "TRY",
+    "人民币": "CNY", "港币": "HKD", "港元": "HKD", "美元": "USD", "欧元": "EUR", "日元": "JPY",
+    "英镑": "GBP",
+}  # fmt: skip
 
 
 def iso_currency(code: str) -> str:
@@ -244,6 +252,60 @@ def iso_date(text: str) -> dt.date | None:
         return None
 
 
+# month names and abbreviations of the main European languages (it, fr, de, es, pt, nl,
+# sv/da/no, pl, cs; Polish and Czech also in the genitive a date writes), accents dropped,
+# by month: strftime's %b and %B read English alone ("24 lug 2024" is Satispay's July 24th)
+_MONTH_WORDS = (
+    "gen gennaio janv janvier jan januar jaen jaenner ene enero janeiro januari sty styczen "
+    "stycznia led leden ledna",
+    "febbraio fevr fev fevrier februar feb febrero fevereiro februari lut luty lutego uno unor "
+    "unora",
+    "marzo mars mar maerz marz mrz marco maart marts marzec marca bre brezen brezna",
+    "aprile avr avril apr april abr abril kwi kwiecien kwietnia dub duben dubna",
+    "mag maggio mai mayo may maio mei maj maja kve kveten kvetna",
+    "giu giugno juin jun juni junio junho cze czerwiec czerwca cvn cerven cervna",
+    "lug luglio juil juillet jul juli julio julho lip lipiec lipca cvc cervenec cervence",
+    "ago agosto aout aou aug august augustus augusti sie sierpien sierpnia srp srpen srpna",
+    "set settembre sept septembre sep september septiembre setembro wrz wrzesien wrzesnia zar zari",
+    "ott ottobre oct octobre okt oktober octubre out outubro paz pazdziernik pazdziernika rij "
+    "rijen rijna",
+    "nov novembre november noviembre novembro lis listopad listopada listopadu",
+    "dic dicembre dec decembre dez dezember diciembre dezembro december des desember gru "
+    "grudzien grudnia pro prosinec prosince",
+)
+_MONTHS = {word: month for month, words in enumerate(_MONTH_WORDS, 1) for word in words.split()}
+# English's own, left as written: %B reads no "Nov", %b no "November"
+_ENGLISH_MONTHS = frozenset(
+    dt.date(2000, m, 1).strftime(f).lower() for m in range(1, 13) for f in ("%b", "%B")
+)
+
+
+def _unaccented(word: str) -> str:
+    text = unicodedata.normalize("NFKD", word.lower().replace("ä", "ae"))
+    return "".join(c for c in text if not unicodedata.combining(c))
+
+
+def english_months(text: str, full: bool = False) -> str:
+    """``text`` with its month words in another language written in English ("24 lug 2024" ->
+    "24 Jul 2024"), as strftime's %b (or, ``full``, %B) reads them; other words unchanged."""
+
+    def english(found: re.Match) -> str:
+        month = _MONTHS.get(_unaccented(found.group()))
+        if month is None or found.group().lower() in _ENGLISH_MONTHS:
+            return found.group()
+        return dt.date(2000, month, 1).strftime("%B" if full else "%b")
+
+    return re.sub(r"[^\W\d_]+", english, text)
+
+
+def parse_date_text(text: str, date_format: str) -> dt.datetime:
+    """``text`` read with ``date_format`` (strptime), its month words in another language read
+    where the format has a month's name (%b, %B); raises ValueError as strptime does."""
+    if "%b" in date_format or "%B" in date_format:
+        text = english_months(text, full="%B" in date_format)
+    return dt.datetime.strptime(text, date_format)
+
+
 def _parse_date(value: object, where: str, date_format: str | None) -> str:
     if isinstance(value, dt.datetime):
         return value.date().isoformat()
@@ -252,7 +314,7 @@ def _parse_date(value: object, where: str, date_format: str | None) -> str:
     text = str(value).strip()
     try:
         if date_format:
-            return dt.datetime.strptime(text, date_format).date().isoformat()
+            return parse_date_text(text, date_format).date().isoformat()
         day = iso_date(text)
         if day is None:
             raise ValueError(text)

@@ -10,7 +10,7 @@ from collections import Counter
 from typing import TYPE_CHECKING
 
 from ml_assets.core.intake.amount_text import amount_mark, amount_or_none
-from ml_assets.core.intake.column_values import cell, column
+from ml_assets.core.intake.column_values import cell
 from ml_assets.core.intake.csv_exports import CellRow
 from ml_assets.core.intake.records import SchemaError
 from ml_assets.core.intake.statements import statement_line
@@ -20,12 +20,18 @@ if TYPE_CHECKING:
 
 _SIGNED_SHARE = 0.25  # the share of negative amounts from which a file is taken as signed
 # money coming in: a row whose description says so shows the file's sign for income (a
-# card's "INTERNET PAYMENT - THANK YOU")
+# card's "INTERNET PAYMENT - THANK YOU", "CashBack / Remises"; a Chinese card's （退款）
+# refund and 退货 return, an account's 工资 salary and 利息 interest)
 INCOME = re.compile(
     r"(?i)payroll|salary|salaire|gehalt|lohn|deposit|direct dep|interest|refund|"
     r"payment\W{0,3}thank you|thank you for your payment|autopay payment|payment received|"
-    r"gutschrift|virement en votre faveur|habenzinsen"
+    r"cash\s?back|gutschrift|virement en votre faveur|habenzinsen|"
+    r"退款|退货|返现|工资|利息|结息"
 )
+# a card's payment received: money in on a card, but money out of the account that pays it
+# (a checking account's "PAYMENT TO ...", ABC's 正常还款): income only in a file whose
+# negative amounts are half its rows or fewer, as a card's payments and refunds are
+CARD_PAYMENT = re.compile(r"(?i)repayment|thank you|^\W*payment\b|还款")
 # money going out: a card payment at a till ("HOFER DANKT", "POS"), a cash withdrawal, a
 # cheque, an account fee; beside INCOME it tells the debits from the credits of a file
 # that writes both unsigned
@@ -62,9 +68,16 @@ def choose_sign(guess: LayoutGuess, body: list[CellRow], decimal: str) -> None:
 def _sign_by_amounts(
     guess: LayoutGuess, body: list[CellRow], decimal: str, positions: dict, source: dict
 ) -> None:
-    amounts = column(body, positions[source["amount"]])
-    texts = column(body, positions[source["description"]])
-    guess.spending, guess.why["sign"] = sign_of(amounts, texts, decimal)
+    # (a booking type read as the text where a row has no other says nothing of the sign)
+    texts = [
+        positions[t]
+        for t, ours in guess.columns.items()
+        if ours == "description" and t != guess.type_text
+    ]
+    # (cell by cell: a row that leaves off its trailing cells keeps its amount beside its text)
+    amounts = [cell(r, positions[source["amount"]]) for r in body]
+    joined = [" ".join(str(cell(r, i)) for i in texts) for r in body]
+    guess.spending, guess.why["sign"] = sign_of(amounts, joined, decimal)
 
 
 def sign_of(amounts: list, texts: list, decimal: str = ".") -> tuple[str, str]:
@@ -87,13 +100,18 @@ def sign_of(amounts: list, texts: list, decimal: str = ".") -> tuple[str, str]:
         )
         spending = "positive" if marks[1] and not marks[-1] else "negative"
         return spending, f"{said}, the others unsigned"
-    income = [n for n, t in signs if INCOME.search(t)]
     negative = sum(n < 0 for n, _ in signs)
+    card = negative * 2 <= len(signs)  # (see CARD_PAYMENT)
+    income = [n for n, t in signs if INCOME.search(t) or (card and CARD_PAYMENT.search(t))]
     # income rows shown positive tell the sign only where some amount is negative: in a file
     # of positive amounts alone (M&S Bank's card: "+ £1,100.00" beside "£67.40") they are
     # marked some other way, and the purchases are positive
-    if income and (negative or not all(n > 0 for n in income)):
-        positive = sum(n > 0 for n in income) * 2 >= len(income)
+    positive = sum(n > 0 for n in income) * 2 >= len(income)
+    # income shown negative flips a file only where it is a fair share of the negative rows,
+    # as a card's payments and refunds are: one "Security deposit" paid among many payments
+    # out says nothing
+    clear = positive or sum(n < 0 for n in income) * 3 >= negative
+    if income and clear and (negative or not all(n > 0 for n in income)):
         said = f"{'positive' if positive else 'negative'}"
         why = f"{len(income)} income row(s) (payroll, deposit, refund, ...) are {said}"
         return ("negative" if positive else "positive"), why

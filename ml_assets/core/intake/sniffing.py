@@ -14,7 +14,7 @@ import re
 from collections import Counter
 from typing import NamedTuple
 
-from ml_assets.core.intake.records import iso_date
+from ml_assets.core.intake.records import iso_date, parse_date_text
 
 DELIMITERS = (",", ";", "\t", "|")
 # strftime formats tried on a date column; the order breaks no tie (see sniff_date_format)
@@ -38,7 +38,11 @@ DATE_FORMATS = (
     "%d %b %y",  # Woolworths Money's "19 Oct 15"
     "%b %d, %Y",
     "%d %B %Y",
+    "%d. %b %Y",
+    "%d. %B %Y",  # German's "3. März 2024"
     "%B %d, %Y",
+    "%d %b %Y %H:%M:%S",
+    "%d %b %Y. %H:%M:%S",  # Satispay's "24 lug 2024. 02:59:45"
     "%m/%d/%Y %H:%M",
     "%m/%d/%Y %H:%M:%S",
     "%d.%m.%Y %H:%M",
@@ -84,9 +88,10 @@ def sniff_date_format(
 ) -> tuple[str | None, list[str], str]:
     """(format, the others that read as many values, why) for a column of date texts; None
     when ISO dates (the default) read most of them or no format does. Of formats reading the
-    same number of values (03/01/2026 is March 1st or January 3rd), the one giving the
-    shortest span of days wins (a statement covers weeks, not years), then the one that keeps
-    the rows in order, then ``day_first_hint`` (a European file)."""
+    same number of values (03/01/2026 is March 1st or January 3rd), the one giving a span of
+    days under half the other's wins (a statement covers weeks, not years; dates years apart
+    read about as far both ways, and say nothing), then the one that keeps the rows in
+    order, then ``day_first_hint`` (a European file)."""
     # a value without a digit is no date in any format: a pending row's "Pending", a footer
     texts = [v.strip() for v in values if isinstance(v, str) and any(map(str.isdigit, v))]
     if not texts:
@@ -94,8 +99,8 @@ def sniff_date_format(
     iso = sum(_parses_iso(t) for t in texts)
     if iso * 2 > len(texts):
         return None, [], f"ISO dates ({iso} of {len(texts)} values)"
-    scored = sorted(
-        score for fmt in DATE_FORMATS if (score := _score(texts, fmt, day_first_hint)) is not None
+    scored = _ranked(
+        [s for fmt in DATE_FORMATS if (s := _score(texts, fmt, day_first_hint)) is not None]
     )
     if not scored or -scored[0][0] * 2 <= len(texts):
         yearless = ", which write no year" if all(map(_yearless, texts)) else ""
@@ -146,10 +151,30 @@ def _score(texts: list[str], fmt: str, day_first_hint: bool) -> tuple | None:
     return (-len(days), span, not ordered, (fmt in _DAY_FIRST) != day_first_hint, fmt)
 
 
+def _ranked(scored: list[tuple]) -> list[tuple]:
+    """_score tuples, best first: the most values read; of those, a span of days far longer
+    than the shortest (see _shorter) last, then the rows' order, the hint, the span."""
+    if not scored:
+        return scored
+    most = min(s[0] for s in scored)
+    shortest = min(s[1] for s in scored if s[0] == most)
+
+    def rank(s: tuple) -> tuple:
+        return (s[0], _shorter(shortest, s[1]), s[2], s[3], s[1], s[4])
+
+    return sorted(scored, key=rank)
+
+
+def _shorter(span: int, other: int) -> bool:
+    """Whether a span of days is short enough beside another to tell which reading is the
+    statement's: under half of it."""
+    return span * 2 < other
+
+
 def _tie_break(best: tuple, rival: tuple) -> str | None:
     """What in the dates puts ``best`` ahead of ``rival`` (two _score tuples reading as many
     values), or None where nothing in them does."""
-    if best[1] < rival[1]:
+    if _shorter(best[1], rival[1]):
         return f"a span of {best[1]} days against {rival[1]}"
     if best[2] < rival[2]:
         return "the rows stay in date order"
@@ -174,7 +199,7 @@ def _strptime(text: str, fmt: str) -> dt.date | None:
     if text.isdigit() and len(text) != 8:  # a number or an id, not a date ("2024111" is both)
         return None
     try:
-        day = dt.datetime.strptime(text, fmt).date()
+        day = parse_date_text(text, fmt).date()
     except ValueError:
         return None
     return day if day.year in _YEARS else None

@@ -63,7 +63,10 @@ def _status_is(statuses: frozenset[str], name: object, value: object) -> bool:
     )
 
 
-_TOTAL = re.compile(r"(?i)^\s*(total|totals|sum|summe|gesamt|totaal|totale|grand total)\b")
+# (Chinese banks' "合计金额", "人民币合计": the sum, of one currency)
+_TOTAL = re.compile(
+    r"(?i)^\s*((total|totals|sum|summe|gesamt|totaal|totale|grand total)\b|\w{0,4}[合总]计)"
+)
 # a dated row with an amount is a balance or turnover line only where its whole text is a
 # phrase no shop is named (Swedbank's "Likutis pradžiai", "Apyvarta", BancoPosta's
 # "|SALDO FINALE", a bar before or after it): "New Balance" sells shoes, "Total" fuel,

@@ -84,7 +84,10 @@ def read_table(
     table.header = header
     table.columns = mapping.columns(header)
     _sniff(table, body, mapping, settings, delimiter)
-    records = _records(where, header, itertools.chain(body, rows), unit, pad, narrowest, spills)
+    short = _short_widths(header, table.columns)
+    records = _records(
+        where, header, itertools.chain(body, rows), unit, pad, narrowest, spills, short
+    )
     return table, records
 
 
@@ -116,6 +119,29 @@ def _common_width(body: list[CellRow], header: list[str], columns: dict[str, str
     if width >= len(header) or count < 0.8 * sum(widths.values()) or count < 2:
         return None
     return None if any(name in columns for name in header[width:]) else width
+
+
+# fields a row must hold in its own cells: a row that leaves one off is malformed, not short
+_HELD_FIELDS = frozenset(
+    {"posted_date", "amount", "debit", "credit", "direction", "currency", "transaction_id",
+     "account_id"}
+)  # fmt: skip
+
+
+def _short_widths(header: list[str], columns: dict[str, str]) -> frozenset[int]:
+    """The widths a row may have under the header's and still be read, the cells right of it
+    blank (ABC's rows leave off their empty trailing cells, the others are full width): those
+    whose missing cells are mapped to nothing, to the running balance or to a label, or to a
+    part of the text where another part is left. A row that leaves off a date, an amount or
+    another held field stays malformed."""
+    texts = [i for i, name in enumerate(header) if columns.get(name) == "description"]
+    widths = set()
+    for width in range(1, len(header)):
+        missing = {columns.get(name) for name in header[width:]}
+        if missing & _HELD_FIELDS or ("description" in missing and not texts[0] < width):
+            continue
+        widths.add(width)
+    return frozenset(widths)
 
 
 def _trimmed(cells: list) -> list:
@@ -263,12 +289,14 @@ def _records(
     pad: bool,
     narrowest: int | None = None,
     spills: bool = False,
+    short: frozenset[int] = frozenset(),
 ) -> Iterator[Record]:
     """Each row as {header name: cell}. In a CSV a row of another width is malformed (a
     truncated last line when it is short and unterminated), unless the file's rows share a
-    narrower width (``narrowest``: the cells right of it are blank) or spill their last
-    column's text over more cells (``spills``: joined); a trailing empty cell (a trailing
-    delimiter) is tolerated. A spreadsheet's short rows are padded, extra cells named. A CSV
+    narrower width (``narrowest``: the cells right of it are blank), the row is of a width
+    that leaves off no field it must hold (``short``, see _short_widths: read with the cells
+    right of it blank) or the rows spill their last column's text over more cells
+    (``spills``: joined); a trailing empty cell (a trailing delimiter) is tolerated. A spreadsheet's short rows are padded, extra cells named. A CSV
     line that only continues the row above (OCBC's ``,,UBER EATS HELP.UBER``: its first cell
     empty, one cell of words) is joined to that row's cell and counted."""
     held: list = []  # the last row, and the lines continuing it: yielded once the next comes
@@ -287,7 +315,7 @@ def _records(
         if spills and len(values) > len(header):  # (see _spills)
             last = [str(v).strip() for v in values[len(header) - 1 :] if _filled(v)]
             values = [*values[: len(header) - 1], " ".join(last)]
-        found = _row_record(where, header, row, values, pad, narrowest)
+        found = _row_record(where, header, row, values, pad, narrowest, short)
         if isinstance(found[1], dict) and SECTION_LINE not in found[1]:
             held = [found]
         else:
@@ -312,9 +340,11 @@ def _row_record(
     values: list,
     pad: bool,
     narrowest: int | None = None,
+    short: frozenset[int] = frozenset(),
 ) -> Record:
     """One line as {header name: cell}, a counted section title, or the error. A CSV line
-    may leave off the cells right of ``narrowest`` (those column_map names by position)."""
+    may leave off the cells right of ``narrowest`` (those column_map names by position), and
+    a whole line those of a ``short`` width."""
     if isinstance(row.cells, SchemaError):
         return row.line, row.cells, row.raw
     while len(values) > len(header) and _empty(values[-1]):
@@ -331,7 +361,8 @@ def _row_record(
         return row.line, {SECTION_LINE: values[0]}, row.raw
     if header_names(values)[: len(header)] == header:
         return row.line, {REPEATED_HEADER: values[0]}, row.raw
-    if pad or (narrowest is not None and narrowest <= len(values) < len(header)):
+    narrower = narrowest is not None and narrowest <= len(values) < len(header)
+    if pad or narrower or (len(values) in short and not row.unterminated):
         values += [""] * (len(header) - len(values))
         names = header + [position_name(i + 1) for i in range(len(header), len(values))]
         return row.line, dict(zip(names, values, strict=True)), row.raw
