@@ -14,14 +14,14 @@ import unicodedata
 INTAKE_FIELDS = ("balance", "debit", "credit", "direction", "fee")
 # the values of a direction column ("Af Bij", "Debit/Credit", "S/H"), lower case
 # a direction column's words (Swedbank's D/K: debetas, kreditas; WeChat Pay's 支出, 收入;
-# Chinese banks' 借 (debit) and 贷 (credit))
+# Chinese banks' 借 (debit) and 贷 (credit); Starling's OUTBOUND, INBOUND)
 MONEY_OUT = frozenset(
     {"af", "debit", "dr", "d", "s", "soll", "out", "-", "debet", "withdrawal", "支出", "借",
-     "дебет"}
+     "дебет", "outbound"}
 )  # fmt: skip
 MONEY_IN = frozenset(
     {"bij", "credit", "cr", "c", "h", "haben", "in", "+", "deposit", "k", "收入", "贷",
-     "кредит"}
+     "кредит", "inbound"}
 )  # fmt: skip
 
 

@@ -2,7 +2,8 @@
 write in three ways:
 
 - free text (``BEA NR:ABC123 05.11.26 STARBUCKS AMSTERDAM``): as it is, a line the bank cut
-  at 65 characters joined to the next without a space;
+  at 65 characters joined to the next without a space; German banks' unstructured details
+  (``999PN5477SCHECK-NR. 0000016703074``) without the code 999 and the Primanota number;
 - German banks' ``?``-sub-fields (``106?00KARTENZAHLUNG?20SVWZ+...?32REWE Markt GmbH``; Triodos
   writes ``>`` for ``?``), which the ``mt940`` parser files into fields in place of the text:
   the other party (``?32``/``?33``), the purpose (``?20``-``?29`` and ``?60``-``?63``, read
@@ -94,7 +95,7 @@ def _details(data: dict) -> tuple[str | None, str]:
         # a tagged string wraps mid-word at 65 characters: its lines join without a space
         tagged = sepa_tags("".join(free.splitlines()))
         if not tagged:
-            return None, _one_line(_unwrapped(free))
+            return None, _one_line(_without_gvc_999(_unwrapped(free)))
         if not (tagged.get("NAME") or tagged.get("CNTP")) and _ROLE_LINES.match(free):
             return _role_fields(free, _tagged_remittance(tagged))
         party = _tagged_party(tagged)
@@ -223,6 +224,19 @@ def _tagged_remittance(tags: dict[str, str]) -> str:
 
 
 _LINE = 65  # SWIFT's line length; the :86: tag takes 4 characters of the first line
+
+
+# German banks' unstructured details (DFÜ-Abkommen): the business code 999 ("unstructured"),
+# the Primanota (posting batch) number ``PN`` and four digits, then the text, if any:
+# ``999PN5477SCHECK-NR. 0000016703074``; a text starts with neither a digit nor ``?`` (a code
+# before ``?`` sub-fields is the structured layout, which the parser takes apart)
+_GVC_999 = re.compile(r"^999(?:PN\d{4})?(?=\s*(?:[^\s?\d]|$))")
+
+
+def _without_gvc_999(text: str) -> str:
+    """Unstructured details without their business code 999 and Primanota number, which say
+    only that the text is unstructured and which batch booked it (a new number on every row)."""
+    return _GVC_999.sub("", text)
 
 
 def _unwrapped(free: str) -> str:

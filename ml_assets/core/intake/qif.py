@@ -22,7 +22,9 @@ date reads that way), or ``date_format`` says. A three-digit year counts from 19
 1999), and text after a date that starts with a letter is not read as part of it.
 
 Ids are derived (QIF has none; ``N`` is a check number). ``L`` is the category label, unless
-it names a transfer account (``[Savings]``). Lists of categories, classes, memorized
+it names a transfer account (``[Savings]``). The text is the payee and the memo; a record with
+neither (a transfer, a quick cash entry) is described as "Transfer [Savings]" or by its
+address lines, never by its category (see ``_undescribed``). Lists of categories, classes, memorized
 transactions are not bank transactions: they are counted, not rows.
 """
 
@@ -180,12 +182,42 @@ def _transaction(
             return err
     payee, memo = (record.first(c) for c in ("P", "M"))
     words = [f[1].strip() for f in (payee, memo) if f and f[1].strip()]
+    category = record.first("L")
+    label = category[1].strip() if category else ""
+    if label and not label.startswith("["):
+        out["category"] = label
     out["description"] = " ".join(words) or None
-    if (category := record.first("L")) and not category[1].startswith("["):
-        out["category"] = category[1].strip() or None
     if record.section == INVESTMENT_SECTION:
         return _investment(path, record, out)
+    if out["description"] is None:
+        return _undescribed(path, record, out, label)
     return out
+
+
+def _undescribed(path: Path, record: QifRecord, out: dict, label: str) -> dict | SchemaError:
+    """A record with no payee or memo (Quicken writes transfers and quick cash entries so),
+    described by what else it has. Its ``L`` category is its label, the answer the model is
+    trained to give: the label never becomes its text too, or the model would read it back.
+    A transfer has no label (its ``L[My Cc]`` names an account), so it is described by it:
+    "Transfer [My Cc]"; any other record by its address lines (``A``); with none of them,
+    it stays quarantined, saying why."""
+    if label.startswith("["):
+        out["description"] = f"Transfer {label}"
+        return out
+    address = [v.strip() for _, code, v in record.fields if code == "A" and v.strip()]
+    if address:
+        out["description"] = " ".join(address)
+        return out
+    if not label:
+        return out  # (the load names the missing description)
+    return SchemaError(
+        f"{path}:{record.line}: required field 'description' is empty: the record has no "
+        f"payee (P), memo (M) or address (A), only its category (L {label!r}), which is its "
+        "label and is not read as its text too; add a payee or memo in Quicken and export "
+        "again",
+        "missing_field",
+        "description",
+    )
 
 
 def _bad_date(
