@@ -1,7 +1,7 @@
-"""Statement formats banks export, read by the field's libraries: OFX/QFX (``ofxtools``) here,
-SWIFT MT940 (``mt940``) in ``mt940_exports.py``, ISO 20022 CAMT.053 (``pycamt``) in
-``camt053.py``; the row shape and the errors for an unreadable or cut-off file, which they
-share, here too.
+"""Statement formats banks export, read by the field's libraries: OFX/QFX (``ofxtools``) here
+(a transaction's fields in ``ofx_records.py``), SWIFT MT940 (``mt940``) in ``mt940_exports.py``,
+ISO 20022 CAMT.053 (``pycamt``) in ``camt053.py``; the row shape and the errors for an
+unreadable or cut-off file, which they share, here too.
 
 Each reader yields (line, record in our column names or the SchemaError, raw bytes) per
 transaction, like the JSONL and CSV readers: one bad transaction is quarantined with its line
@@ -18,25 +18,17 @@ Amounts are signed as ours: debits negative.
 
 from __future__ import annotations
 
-import datetime as dt
-import decimal
 import io
 import re
 from collections.abc import Iterator
 from pathlib import Path
 
+from ml_assets.core.intake.ofx_records import ofx_record
 from ml_assets.core.intake.records import SchemaError, open_binary
 
 Row = tuple[int, dict | SchemaError, bytes]
 # what a statement's entry of 0.00 is counted as: a notice that moves no money, no transaction
 ZERO_AMOUNT_NOTICE = "zero-amount notice"
-_OFX_FIELDS = {  # OFX element -> our field, for errors
-    "FITID": "transaction_id",
-    "DTPOSTED": "posted_date",
-    "TRNAMT": "amount",
-    "NAME": "description",
-    "MEMO": "description",
-}
 
 
 _WORD = re.compile(r"[^\W\d_]{2}")  # two letters in a row: words, not account numbers
@@ -139,7 +131,7 @@ def iter_ofx(
             yield line, cut_off(where, "inside this transaction (no </STMTTRN>)"), raw
             return
         try:
-            record = _ofx_record(element, where)
+            record = ofx_record(element, where)
         except SchemaError as err:
             yield line, err, raw
             continue
@@ -321,85 +313,3 @@ def _ofx_investments(root, text: str) -> list[tuple[int, str]]:
             after[entry.tag] = at.end() if at else 0
             found.append((_line_of(text, at.start() if at else 0), f"OFX investment {entry.tag}"))
     return found
-
-
-def _ofx_record(transaction, where: str) -> dict:
-    """Our fields of one STMTTRN, those we read each converted by ofxtools' type for it (a
-    decimal, an OFX date, text unescaped): a bank's elements out of the spec's order or a
-    value we do not read (Nationwide's TRNTYPE 'Credit') cost no row. An empty FITID is the
-    bank saying it has none, as CAMT.053's NONREF: no id, so ingest derives one; a STMTTRN
-    without the element is incomplete and quarantined."""
-    if transaction.find("FITID") is None:
-        raise SchemaError(
-            f"{where}: required field 'transaction_id' (OFX <FITID>) is missing",
-            "missing_field",
-            "transaction_id",
-        )
-    _ofx_value(transaction, "DTPOSTED", where, required=True)  # validated; the day is as written
-    # bill payments carry a PAYEE aggregate instead of NAME
-    party = _ofx_value(transaction, "NAME", where) or _ofx_value(transaction, "PAYEE/NAME", where)
-    memo = _ofx_value(transaction, "MEMO", where)
-    day = transaction.findtext("DTPOSTED").strip()[:8]
-    record = {
-        "posted_date": dt.datetime.strptime(day, "%Y%m%d").date(),
-        "amount": float(_ofx_value(transaction, "TRNAMT", where, required=True)),
-        "description": _ofx_text(party, memo) or _ofx_kind(transaction),
-    }
-    fitid = _ofx_value(transaction, "FITID", where)
-    if fitid:
-        record["transaction_id"] = fitid
-    return record
-
-
-def _ofx_text(party: str | None, memo: str | None) -> str | None:
-    """NAME then MEMO; one of them alone where the other begins it. US banks cut MEMO's text
-    at NAME's 32 characters and write both (``<NAME>AUTOMATIC WITHDRAWAL, ELECTRIC``, ``<MEMO>
-    AUTOMATIC WITHDRAWAL, ELECTRIC BILL WEB(S )``), or write one text twice: the longer says
-    it all, once. Compared with spaces collapsed and case ignored."""
-    if party and memo:
-        short, long = sorted((party, memo), key=lambda t: len(_folded(t)))
-        if _folded(long).startswith(_folded(short)):
-            return long
-    return " ".join(p for p in (party, memo) if p) or None
-
-
-def _folded(text: str) -> str:
-    return " ".join(text.split()).casefold()
-
-
-def _ofx_kind(transaction) -> str | None:
-    """The text of a STMTTRN with neither NAME nor MEMO: its type and check number as the
-    bank wrote them ("CHECK 1000", "ATM"), what a statement prints for a check or a cash
-    withdrawal; None where it has neither."""
-    parts = (transaction.findtext(tag) for tag in ("TRNTYPE", "CHECKNUM"))
-    return " ".join(p.strip() for p in parts if p and p.strip()) or None
-
-
-def _ofx_value(transaction, path: str, where: str, required: bool = False):
-    """The text at ``path`` (``TRNAMT``, ``PAYEE/NAME``) converted by ofxtools' type for that
-    element of its aggregate; None where absent or empty, unless ``required``."""
-    from ofxtools import models
-
-    parent, _, tag = path.rpartition("/")
-    ours = _OFX_FIELDS.get(tag)
-    text = transaction.findtext(path) or ""  # (CDATA keeps its spaces, as ofxtools does)
-    if not text.strip():
-        if required:
-            raise SchemaError(
-                f"{where}: required field {ours!r} (OFX <{tag}>) is missing", "missing_field", ours
-            )
-        return None
-    try:
-        return getattr(models, parent or "STMTTRN").spec[tag.lower()].convert(text)
-    except (ValueError, TypeError, decimal.InvalidOperation) as err:
-        if ours == "amount":
-            raise SchemaError(
-                f"{where}: OFX <TRNAMT> {text!r} is not a number", "bad_amount", ours
-            ) from err
-        if ours == "posted_date":
-            raise SchemaError(
-                f"{where}: OFX <DTPOSTED> {text!r} is not a date (YYYYMMDD[HHMMSS])",
-                "bad_date",
-                ours,
-            ) from err
-        raise SchemaError(f"{where}: OFX <{tag}>: {err}", "bad_ofx_field", ours) from err

@@ -34,6 +34,7 @@ from collections import Counter
 from collections.abc import Iterator
 from pathlib import Path
 
+from ml_assets.core.intake.api_records import PENDING
 from ml_assets.core.intake.bank_formats import (
     ZERO_AMOUNT_NOTICE,
     Row,
@@ -42,7 +43,6 @@ from ml_assets.core.intake.bank_formats import (
     unreadable_file,
 )
 from ml_assets.core.intake.camt_entries import camt_amount, camt_entry, element_text
-from ml_assets.core.intake.json_documents import PENDING
 from ml_assets.core.intake.records import SchemaError, open_binary
 from ml_assets.core.intake.statements import balance_gap
 

@@ -36,11 +36,10 @@ from ml_assets.core.intake.export_files import (
     TABLE_FORMATS,
     FileReading,
     continue_chain,
-    guarded,
     note_statement_line,
-    open_export,
 )
 from ml_assets.core.intake.export_formats import format_of, list_input_files
+from ml_assets.core.intake.export_opening import guarded, open_export
 from ml_assets.core.intake.export_settings import ExportSettings
 from ml_assets.core.intake.json_documents import SUPERSEDES
 from ml_assets.core.intake.minor_units import to_major_units

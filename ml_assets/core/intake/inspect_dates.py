@@ -13,7 +13,8 @@ from pathlib import Path
 from ml_assets.core.intake.export_formats import format_of
 from ml_assets.core.intake.guessed_layout import LayoutGuess
 from ml_assets.core.intake.inspection import Inspection
-from ml_assets.core.intake.qif import date_order, day_first_format, file_dates
+from ml_assets.core.intake.qif import file_dates
+from ml_assets.core.intake.qif_dates import date_order, day_first_format
 from ml_assets.core.intake.records import iso_currency, open_binary
 from ml_assets.core.intake.sniffing import SwappedOrder, day_first, sniff_date_format
 from ml_assets.core.intake.text_encoding import detect_encoding

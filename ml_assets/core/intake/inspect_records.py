@@ -27,14 +27,10 @@ from pathlib import Path
 import polars as pl
 
 from ml_assets.core.intake.amount_text import amount_or_none
+from ml_assets.core.intake.api_records import REMITTANCE_NAMES, looks_like_plaid
 from ml_assets.core.intake.column_names import field_of
 from ml_assets.core.intake.csv_exports import direction_sign
-from ml_assets.core.intake.json_documents import (
-    REMITTANCE_NAMES,
-    SHAPES,
-    looks_like_plaid,
-    open_json,
-)
+from ml_assets.core.intake.json_documents import SHAPES, open_json
 from ml_assets.core.intake.layout_by_name import columns_by_name
 from ml_assets.core.intake.records import RAW_SCHEMA
 from ml_assets.core.intake.sign_guess import sign_of

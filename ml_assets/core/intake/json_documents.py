@@ -11,9 +11,9 @@ JSON documents bank-data APIs return, saved as they came:
   ``amount.minorUnits`` and a ``direction`` of IN or OUT; only SETTLED and REFUNDED items are
   booked);
 * Fio banka's API statement: ``{"accountStatement": {"transactionList": {"transaction":
-  [...]}}}``, each field a ``columnN`` with its name and value (``_fio_record``);
+  [...]}}}``, each field a ``columnN`` with its name and value (``api_records.fio_record``);
 * a page of an API's response, its transactions in one list under a key path the API's
-  envelope puts them (``ENVELOPES``): TrueLayer's ``{"results": [...]}``, Up's and Stripe's
+  envelope puts them (``json_envelopes.ENVELOPES``): TrueLayer's ``{"results": [...]}``, Up's and Stripe's
   ``{"data": [...]}``, Akahu's ``{"items": [...]}``, PayPal Transaction Search's
   ``{"transaction_details": [{"transaction_info": {...}}]}``, Open Banking UK's
   ``{"Data": {"Transaction": [...]}}``, Starling v1's ``{"_embedded": {"transactions":
@@ -28,32 +28,11 @@ never hides the others. The records are taken where these shapes put them: a doc
 such list, or with several lists of transaction-like objects (which one is the account's
 cannot be told), is an error naming its keys.
 
-A record is read as its API writes it, with what its fields mean made plain:
-
-* a record that keeps its fields in one object (JSON:API's ``attributes``, as Up writes it;
-  PayPal's ``transaction_info``) has them lifted to the top, beside its ``id``;
-* a money object stays an object (``amount.value`` beside ``amount.currencyCode``, for
-  column_map to name); Tink's exact number (``{"scale": "1", "unscaledValue": "-1300"}``) is
-  computed where the record is flattened: unscaledValue x 10^-scale, ``"-130.0"``;
-* a record with ``legs`` (Revolut Business: a transaction's money on each account it moved)
-  is one row per leg, with the leg's account, amount and currency, described by the
-  merchant's name, else the leg's description, else the transaction's reference, else its
-  type; a transaction of several legs (an exchange, a transfer between the user's own
-  accounts) gives each leg the id ``{id}/{leg number}``. Revolut's pending transactions and
-  its declined, failed and reverted ones are counted, not rows;
-* a merchant given as an id (Monzo's ``"merch_00008zIcpbAKe8shBxXUtl"`` without
-  ``expand[]=merchant``) is no merchant: left empty; an expanded one's ``name`` is;
-* a Stripe balance transaction is dated by its ``created`` time (Unix seconds, read as UTC)
-  and, without a description (a payout, a transfer), described by its type ("payout",
-  "stripe fee"); its amounts are cents (``inspect`` sets ``amount_unit: minor``).
-
-GoCardless' records are the Berlin Group's (NextGenPSD2, which banks' PSD2 APIs return as
-well): the remittance text is ``remittanceInformationUnstructured``, or
-``remittanceInformationStructured`` (a string, or an object whose ``reference`` is read), or
-their ``...Array`` forms; a record with none of these and no party name (a card payment's)
-is read by its ``additionalInformation``, given as its remittance text. The document's own
-``account`` (``{"iban": ...}``) is each record's ``account_id``, the column_map's account
-column where it maps one.
+A record is read as its API writes it, with what its fields mean made plain (see
+``api_records``: fields lifted, Revolut's legs one row each, Monzo's merchant ids, Stripe's
+times, the Berlin Group's remittance texts). The document's own ``account`` (``{"iban": ...}``)
+of a GoCardless document is each record's ``account_id``, the column_map's account column
+where it maps one.
 
 Pending transactions (GoCardless' ``pending`` block, a record with ``"pending": true``, a ``"status"`` of
 ``"pending"`` or, Up's word for it, ``"HELD"``) are not final: the bank changes or drops them before booking. They
@@ -64,15 +43,25 @@ flattened to dotted names (``transactionAmount.amount``) so that column_map can 
 
 from __future__ import annotations
 
-import datetime as dt
 import json
-import re
 from collections.abc import Iterator
 from dataclasses import dataclass, field
-from decimal import Decimal, InvalidOperation
 from pathlib import Path
 
-from ml_assets.core.intake.column_names import field_of
+from ml_assets.core.intake.api_records import (
+    PENDING,
+    api_record,
+    fio_record,
+    is_pending,
+    rows_of,
+    with_booking_date,
+)
+from ml_assets.core.intake.json_envelopes import (
+    envelope_path,
+    envelope_words,
+    transaction_lists,
+    value_at,
+)
 from ml_assets.core.intake.jsonl_exports import iter_jsonl
 from ml_assets.core.intake.records import SchemaError, open_binary
 
@@ -91,34 +80,9 @@ SHAPES = {
     "envelope": "an API response's list of transactions",
     "unreadable": "a JSON document that cannot be read",
 }
-# where bank-data APIs put a page of transactions: the key path from the top, and whose it is
-ENVELOPES = {
-    ("results",): "TrueLayer's",
-    ("data",): "Up's, Stripe's, Salt Edge's or Basiq's",
-    ("items",): "Akahu's",
-    ("transaction_details",): "PayPal Transaction Search's",
-    ("Data", "Transaction"): "Open Banking UK's",
-    ("_embedded", "transactions"): "Starling v1's",
-    ("transaction",): "Yodlee's",
-}
-# an object that holds a record's own fields (JSON:API's resource attributes, PayPal's)
-_FIELD_OBJECTS = ("attributes", "transaction_info")
-PENDING, REMOVED = "pending transaction", "removed transaction"
+REMOVED = "removed transaction"
 SUPERSEDES = "_supersedes"  # marks a record that replaces a kept one of its id
-# names only Plaid's records have beside transaction_id: its amounts are positive for money out
-PLAID_NAMES = frozenset(
-    {"iso_currency_code", "personal_finance_category.primary", "payment_channel"}
-)
 _SYNC_BLOCKS = ("added", "modified", "removed")
-# the Berlin Group's remittance texts: the unstructured one, and the structured reference (a
-# creditor's RF reference, an order number) that some banks give instead
-REMITTANCE_NAMES = (
-    "remittanceInformationUnstructured",
-    "remittanceInformationUnstructuredArray",
-    "remittanceInformationStructured",
-    "remittanceInformationStructuredArray",
-)
-_BERLIN_GROUP_TEXTS = ("creditorName", "debtorName", *REMITTANCE_NAMES)
 # a Berlin Group account reference's identifiers, best first
 _ACCOUNT_IDS = ("iban", "bban", "maskedPan", "pan", "msisdn")
 _BOOKED_FEED_STATUSES = ("SETTLED", "REFUNDED")  # Starling's; a refund is an item of its own
@@ -169,58 +133,6 @@ def open_json(path: Path, skipped: list[tuple[int, str]] | None = None) -> JsonE
     if value is None or _shape(value) is None:
         raise _unknown(path, value)
     return _document(path, value, skipped)
-
-
-def flattened(record: dict, prefix: str = "") -> dict:
-    """Nested objects as dotted names: {"transactionAmount": {"amount": "-12.40"}} ->
-    {"transactionAmount.amount": "-12.40"}; lists stay as they are. An exact number (Tink's
-    ``{"scale": "1", "unscaledValue": "-1300"}``) is one value, computed: ``"-130.0"``."""
-    out: dict = {}
-    for key, value in record.items():
-        name = f"{prefix}{key}"
-        if isinstance(value, dict) and set(value) == _EXACT_NUMBER:
-            out[name] = _exact_number(value)
-        elif isinstance(value, dict) and value:
-            out.update(flattened(value, f"{name}."))
-        else:
-            out[name] = value
-    return out
-
-
-_EXACT_NUMBER = {"scale", "unscaledValue"}
-
-
-def _exact_number(value: dict) -> str | dict:
-    """unscaledValue x 10^-scale as decimal text (exact: no float rounds a cent away), or the
-    object as it is where its parts are not whole numbers (the load then names the field)."""
-    try:
-        unscaled, scale = Decimal(str(value["unscaledValue"])), int(str(value["scale"]))
-    except (InvalidOperation, ValueError):
-        return value
-    if unscaled != unscaled.to_integral_value():
-        return value
-    return str(unscaled.scaleb(-scale))
-
-
-_PENDING_FLAGS = ("pending", "is_pending", "isPending")
-_PENDING_STATUSES = ("pending", "held")  # ("HELD": Up's card payment not yet settled)
-
-
-def is_pending(record: dict) -> bool:
-    """A record its API marks as not yet booked: a pending flag (true, or "true" as some
-    exports write booleans) or a ``status`` of "pending" (Up's "HELD")."""
-    status = record.get("status")
-    flagged = any(
-        record.get(flag) is True or str(record.get(flag)).strip().lower() == "true"
-        for flag in _PENDING_FLAGS
-    )
-    return flagged or (isinstance(status, str) and status.lower() in _PENDING_STATUSES)
-
-
-def looks_like_plaid(names: list[str]) -> bool:
-    """Whether records with these (flattened) names are Plaid's, whose ``amount`` is positive
-    for money leaving the account."""
-    return "transaction_id" in names and bool(PLAID_NAMES & set(names))
 
 
 def _head(path: Path) -> tuple[bytes, bool]:
@@ -274,61 +186,6 @@ def _shape(value: object) -> str | None:
     return "envelope" if envelope_path(value) is not None else None
 
 
-def envelope_path(document: dict) -> tuple[str, ...] | None:
-    """The key path of an API response's list of transactions: a known envelope's
-    (``ENVELOPES``, a list of transaction-like objects or an empty page), else the one list of
-    transaction-like objects under the document's objects. None where the document is itself
-    one record (a JSONL file of one line), has no such list, or has several (which one is the
-    account's cannot be told)."""
-    if _transaction_like(document):
-        return None
-    for path in ENVELOPES:
-        listed = _at(document, path)
-        if listed == [] or _transaction_list(listed):
-            return path
-    found = [path for path, listed in _object_lists(document, ()) if _transaction_list(listed)]
-    return found[0] if len(found) == 1 else None
-
-
-def envelope_words(path: tuple[str, ...]) -> str:
-    """Where an envelope's records are, in words: "under 'results' (TrueLayer's layout)"."""
-    whose = ENVELOPES.get(path)
-    return f"under {'.'.join(path)!r}" + (f" ({whose} layout)" if whose else "")
-
-
-def _at(document: dict, path: tuple[str, ...]) -> object:
-    value: object = document
-    for key in path:
-        value = value.get(key) if isinstance(value, dict) else None
-    return value
-
-
-def _object_lists(value: dict, path: tuple[str, ...]) -> Iterator[tuple[tuple[str, ...], list]]:
-    """(key path, list) of every non-empty list of objects reached through objects."""
-    for key, item in value.items():
-        if isinstance(item, list) and item and all(isinstance(i, dict) for i in item):
-            yield (*path, key), item
-        elif isinstance(item, dict):
-            yield from _object_lists(item, (*path, key))
-
-
-def _transaction_list(listed: object) -> bool:
-    return isinstance(listed, list) and any(_transaction_like(item) for item in listed)
-
-
-_DATED = re.compile(r"date|time", re.IGNORECASE)  # BookingDateTime, timestamp
-
-
-def _transaction_like(item: object) -> bool:
-    """Whether an object has a date and an amount, by its fields' names at any depth."""
-    if not isinstance(item, dict):
-        return False
-    parts = {part for name in flattened(_lifted(item)) for part in name.split(".")}
-    fields = {field_of(part) for part in parts}
-    dated = "posted_date" in fields or any(_DATED.search(part) for part in parts)
-    return dated and bool({"amount", "debit", "credit"} & fields)
-
-
 def _positions(value: object, shape: str) -> Iterator[tuple[str, object, str | None]]:
     """(path, item, why it is not a transaction or None) for every record, in document order."""
     if shape == "array":
@@ -348,77 +205,12 @@ def _positions(value: object, shape: str) -> Iterator[tuple[str, object, str | N
         return
     elif shape == "envelope":
         path = envelope_path(value)
-        blocks = [(".".join(path), _at(value, path), None)]
+        blocks = [(".".join(path), value_at(value, path), None)]
     else:
         blocks = [(k, value.get(k), REMOVED if k == "removed" else None) for k in _SYNC_BLOCKS]
     for name, items, kind in blocks:
         for index, item in enumerate(items or []):
-            yield from _rows_of(f"{name}[{index}]", item, kind)
-
-
-def _rows_of(
-    where: str, item: object, kind: str | None
-) -> Iterator[tuple[str, object, str | None]]:
-    """One record's rows: the record with its fields lifted (``_lifted``), or a row per leg
-    of a transaction with legs (Revolut Business), each at its path (``[2].legs[1]``)."""
-    if not isinstance(item, dict):
-        yield where, item, kind
-        return
-    item = _lifted(item)
-    legs = item.get("legs")
-    if not (isinstance(legs, list) and legs and all(isinstance(leg, dict) for leg in legs)):
-        yield where, item, kind
-        return
-    kind = kind or _state_kind(item)
-    for index, leg in enumerate(legs):
-        yield f"{where}.legs[{index}]", _leg_record(item, leg, index, len(legs)), kind
-
-
-def _lifted(item: dict) -> dict:
-    """A record whose own fields sit in one object (JSON:API's ``attributes``, PayPal's
-    ``transaction_info``) with those fields at the top, beside the record's others (its
-    ``id``, PayPal's ``payer_info``), which win over a lifted field of the same name; JSON:API's
-    resource ``type`` ("transactions") says what the object is, not what kind of transaction,
-    and is left out. Any other record as it is."""
-    for key in _FIELD_OBJECTS:
-        inner = item.get(key)
-        if isinstance(inner, dict):
-            rest = {k: v for k, v in item.items() if k != key}
-            if key == "attributes":
-                rest.pop("type", None)
-            return {**rest, **{k: v for k, v in inner.items() if k not in rest}}
-    return item
-
-
-_DONE_STATES = ("completed",)  # Revolut's; pending, declined, failed and reverted are not rows
-
-
-def _state_kind(item: dict) -> str | None:
-    """None for a Revolut transaction that is done, else what it is ("declined transaction")."""
-    state = item.get("state")
-    if not isinstance(state, str) or state.lower() in _DONE_STATES:
-        return None
-    return PENDING if state.lower() == "pending" else f"{state.lower()} transaction"
-
-
-def _leg_record(item: dict, leg: dict, index: int, count: int) -> dict:
-    """One leg of a transaction as a row's record: the transaction's fields, the leg's account,
-    amount and currency, its text (see the module docstring) and, among several legs, an id of
-    its own."""
-    record = {k: v for k, v in item.items() if k != "legs"}
-    record.update({k: v for k, v in leg.items() if k != "description"})
-    merchant = item.get("merchant")
-    texts = (
-        item.get("description"),
-        merchant.get("name") if isinstance(merchant, dict) else None,
-        leg.get("description"),
-        item.get("reference"),
-        str(item.get("type") or "").replace("_", " "),
-    )
-    record["description"] = next((t.strip() for t in texts if _text_in(t)), None)
-    if count > 1 and item.get("id") is not None:
-        record["id"] = f"{item['id']}/{index + 1}"
-    return record
+            yield from rows_of(f"{name}[{index}]", item, kind)
 
 
 def _feed_item_kind(item: object) -> str | None:
@@ -469,13 +261,13 @@ def _document_records(
             yield number, error, raw
             continue
         if where.startswith("accountStatement.transactionList"):
-            record = _fio_record(item)
+            record = fio_record(item)
         else:
-            record = _api_record(item)
+            record = api_record(item)
         if account and "account_id" not in record:
             record["account_id"] = account
         if where.startswith("transactions.booked["):
-            record = _booking_date(record)
+            record = with_booking_date(record)
         if where.startswith("modified["):  # a newer version of a transaction added before
             record[SUPERSEDES] = True
         yield number, record, raw
@@ -486,121 +278,12 @@ def _jsonl_records(path: Path, skipped: list[tuple[int, str]]) -> Records:
         if not isinstance(record, dict):
             yield number, record, raw
             continue
-        for _, item, kind in _rows_of("", record, None):
+        for _, item, kind in rows_of("", record, None):
             kind = kind or (PENDING if is_pending(item) else None)
             if kind is not None:
                 skipped.append((number, kind))
             else:
-                yield number, _api_record(item), raw
-
-
-def _api_record(item: dict) -> dict:
-    """A bank-data API's record, flattened, with its texts and codes made plain (see the
-    module docstring)."""
-    record = _plaid_currency(flattened(_berlin_group_texts(item)))
-    return _stripe_record(_merchant_not_an_id(record))
-
-
-# an API's id of a merchant record (Monzo's "merch_00008zIcpbAKe8shBxXUtl"): no merchant's name
-_MERCHANT_ID = re.compile(r"[a-z]{2,10}_[0-9A-Za-z]{12,}")
-
-
-def _merchant_not_an_id(record: dict) -> dict:
-    merchant = record.get("merchant")
-    if isinstance(merchant, str) and _MERCHANT_ID.fullmatch(merchant.strip()):
-        record["merchant"] = None
-    return record
-
-
-def _stripe_record(record: dict) -> dict:
-    """A Stripe balance transaction dated by its ``created`` time (Unix seconds) as a UTC
-    timestamp, and, without a description (a payout, a transfer, a fee), described by its
-    type: what kind of money movement it is is all Stripe says of it."""
-    if record.get("object") != "balance_transaction":
-        return record
-    created = record.get("created")
-    if isinstance(created, int) and not isinstance(created, bool):
-        record["created"] = dt.datetime.fromtimestamp(created, dt.UTC).isoformat()
-    if not _text_in(record.get("description")):
-        kind = str(record.get("type") or record.get("reporting_category") or "")
-        record["description"] = kind.replace("_", " ") or None
-    return record
-
-
-def _berlin_group_texts(item: dict) -> dict:
-    """A Berlin Group record (one with a ``transactionAmount``) with its structured remittance
-    as text (an object's ``reference``, each of an array's) and, where it has no remittance
-    text and no party name, its ``additionalInformation`` as its remittance text; any other
-    record as it is."""
-    if "transactionAmount" not in item:
-        return item
-    record = dict(item)
-    for name in ("remittanceInformationStructured", "remittanceInformationStructuredArray"):
-        if name in record:
-            record[name] = _reference_text(record[name])
-    extra = record.get("additionalInformation")
-    if _text_in(extra) and not any(_text_in(record.get(k)) for k in _BERLIN_GROUP_TEXTS):
-        record["remittanceInformationUnstructured"] = extra
-    return record
-
-
-def _reference_text(value: object) -> object:
-    """A structured remittance as text: a string as it is, an object's ``reference``, an
-    array's each."""
-    if isinstance(value, dict):
-        return value.get("reference")
-    if isinstance(value, list):
-        return [text for v in value if isinstance(text := _reference_text(v), str)]
-    return value
-
-
-def _text_in(value: object) -> bool:
-    if isinstance(value, list):
-        return any(_text_in(v) for v in value)
-    return isinstance(value, str) and bool(value.strip())
-
-
-def _fio_record(item: dict) -> dict:
-    """A Fio banka API record ({"column1": {"value": -4002.0, "name": "Objem", "id": 1},
-    "column5": null, ...}) by its columns' names ("Objem", "Datum", "Měna", "ID pohybu"), as
-    the bank's CSV heads them, with one text, "Popis": the other party's name, then the
-    message for the payee, else the user's identification or note; where there is none
-    (credited interest, a fee), the type. Its dates' zone ("2015-02-06+0100") is left off: the
-    day is the bank's."""
-    named = {}
-    for cell in item.values():
-        if isinstance(cell, dict) and cell.get("name") and cell.get("value") is not None:
-            named[str(cell["name"])] = cell["value"]
-    record = {k: v for k, v in named.items() if k in _FIO_KEPT}
-    day = record.get("Datum")
-    if isinstance(day, str) and len(day) > 10 and day[10] in "+-":
-        record["Datum"] = day[:10]
-    message = next((str(named[k]) for k in _FIO_MESSAGES if named.get(k)), "")
-    party = str(named.get("Název protiúčtu") or "")
-    record["Popis"] = " ".join(t for t in (party, message) if t) or named.get("Typ")
-    return record
-
-
-_FIO_KEPT = ("ID pohybu", "Datum", "Objem", "Měna")
-_FIO_MESSAGES = ("Zpráva pro příjemce", "Uživatelská identifikace", "Komentář")
-
-
-def _booking_date(record: dict) -> dict:
-    """GoCardless leaves ``bookingDate`` out where the bank gives only the value date (the
-    Berlin Group schema makes both optional): a booked record is dated by its ``valueDate``
-    then, a day or two off at most, rather than quarantined for want of a date."""
-    for booked, value in (("bookingDate", "valueDate"), ("bookingDateTime", "valueDateTime")):
-        if not record.get(booked) and record.get(value):
-            record[booked] = record[value]
-    return record
-
-
-def _plaid_currency(record: dict) -> dict:
-    """Plaid leaves ``iso_currency_code`` null for a currency ISO 4217 lacks (BTC) and names
-    it in ``unofficial_currency_code``: the row's currency then, not the default."""
-    if not record.get("iso_currency_code") and record.get("unofficial_currency_code"):
-        record["iso_currency_code"] = record["unofficial_currency_code"]
-    return record
+                yield number, api_record(item), raw
 
 
 def _single(number: int, error: SchemaError, data: bytes) -> Records:
@@ -629,7 +312,7 @@ def _unknown(path: Path, value: object) -> SchemaError:
         nested = f", and under 'transactions' {sorted(value['transactions'])[:20]}"
     lists = []
     if isinstance(value, dict):
-        lists = [".".join(p) for p, listed in _object_lists(value, ()) if _transaction_list(listed)]
+        lists = [".".join(p) for p in transaction_lists(value)]
     several = (
         f"; several lists of transactions, {lists}: which is the account's cannot be told"
         if lists

@@ -9,15 +9,18 @@ way. MT940 has no reliable id: its rows get derived ids (see ingest).
 from __future__ import annotations
 
 import bisect
-import contextlib
-import decimal
-import logging
 import re
 from collections.abc import Iterator
 from pathlib import Path
 
 from ml_assets.core.intake.bank_formats import ZERO_AMOUNT_NOTICE, Row, cut_off
 from ml_assets.core.intake.mt940_details import entry_text, no_text_error
+from ml_assets.core.intake.mt940_entries import (
+    ENTRY_ERRORS,
+    entry_error,
+    parse_entry,
+    with_decimal_comma,
+)
 from ml_assets.core.intake.records import SchemaError, open_binary
 from ml_assets.core.intake.statements import balance_gap
 
@@ -219,10 +222,10 @@ def _mt940_rows(path: Path, text: str, encoding: str, wrong: str | None) -> Iter
             )
             continue
         try:
-            parsed, data = _mt940_entry(header + _mt940_decimal_point(block))
+            parsed, data = parse_entry(header + with_decimal_comma(block))
             amount, currency = float(data["amount"].amount), data["amount"].currency
-        except _MT940_ERRORS as err:
-            yield line, _mt940_error(f"{path}:{line}", err), raw
+        except ENTRY_ERRORS as err:
+            yield line, entry_error(f"{path}:{line}", err), raw
             continue
         try:
             described = entry_text(data)
@@ -252,7 +255,6 @@ def _mt940_record_or_error(
     return error or record
 
 
-_MT940_ERRORS = (RuntimeError, ValueError, KeyError, decimal.InvalidOperation)
 # what reading a :86: shape no bank was seen to write may raise: that entry alone is
 # quarantined, never the file
 _DETAILS_ERRORS = (ValueError, KeyError, IndexError, TypeError, AttributeError)
@@ -264,123 +266,6 @@ def _details_error(where: str, err: Exception) -> SchemaError:
         "is quarantined: fix its :86: line, or report the shape to be read",
         "bad_mt940",
     )
-
-
-def _mt940_error(where: str, err: Exception) -> SchemaError:
-    """The quarantine error of an entry the library cannot read. Where it stopped at another
-    line than the :61: (its RuntimeError carries the tag and the text), that line is named: a
-    line of the statement's header, such as an opening balance without its mark."""
-    tag, value = (err.args[1], err.args[2]) if len(err.args) > 2 else (None, None)
-    if tag is not None and str(getattr(tag, "id", "")) != "61":
-        return SchemaError(
-            f"{where}: MT940 entry not readable: the :{tag.id}: line it is read with "
-            f"({tag.slug.replace('_', ' ')}) is not as SWIFT writes it: cannot parse "
-            f"{value!r}; ask the bank for a corrected export",
-            "bad_mt940",
-        )
-    if value is None:
-        value = err.args[0] if err.args else ""
-    message = f"cannot parse {value!r}" if isinstance(value, str) else type(err).__name__
-    return SchemaError(
-        f"{where}: MT940 :61: line not readable: {message} (expected: value date YYMMDD, an "
-        "optional entry date MMDD, C, D, RC or RD, the amount with a decimal comma, a type "
-        "code such as NTRF, a reference)",
-        "bad_mt940",
-    )
-
-
-# SWIFT's :61: amount has a decimal comma; old Rabobank files write a point (C000000043985.66
-# NMSC, or 00000000348000. in yen), which the library would read as 43985, ".66" taken for
-# the start of the reference
-_MT940_POINT = re.compile(r"^(:61:\d{6}(?:\d{4})?R?[CD][A-Z]?\d+)\.", re.IGNORECASE)
-
-
-def _mt940_decimal_point(block: str) -> str:
-    return _MT940_POINT.sub(r"\1,", block, count=1)
-
-
-def _mt940_entry(text: str) -> tuple:
-    """The statement and its one entry's data, read by SWIFT's :61: layout or, where that
-    fails, by ASN Bank's (the library's opt-in ``StatementASNB``, as its own tests read ASN
-    files: an IBAN as the reference, longer than SWIFT's 16 characters), or else with a
-    reference of any length and supplementary details of any length on the next line (the
-    library's ``StatementGLS``: SNS writes ``NCHGSupplementaryDetails2`` and a 39-character
-    second line); each reads only what the one before could not."""
-    import mt940
-
-    asnb, long_reference = mt940.tags.StatementASNB(), mt940.tags.StatementGLS()
-    errors = []
-    for tags in (None, {asnb.id: asnb}, {long_reference.id: long_reference}):
-        try:
-            with _quiet("mt940"):  # it logs the pattern it failed on; the quarantine says it
-                parsed = mt940.parse(
-                    text, processors=_mt940_processors(), tags=tags, options=_mt940_options()
-                )
-            (transaction,) = parsed.transactions
-        except _MT940_ERRORS as err:
-            errors.append(err)
-            continue
-        # ASN's pattern takes any letter before D or C; only SWIFT's marks sign an amount
-        if transaction.data["status"].upper() in ("C", "D", "RC", "RD"):
-            return parsed, transaction.data
-    raise errors[0]  # SWIFT's layout fails first or returns: its complaint
-
-
-def _mt940_options():
-    """The parser's 5.x defaults keep its 5.0 output; these read statements as banks mean them:
-    the ?31 sub-field is the other party's IBAN (not part of its name), a reversal of a credit
-    (RC) is a debit, lowercase marks count, long :86: details are kept whole, and so are the
-    :NS: lines without a sub-field number; an MT942's floor limit written with a blank mark
-    (``:34F:EUR 0,00``, as FinTS writes it) gives the report's currency, which has no balance
-    to give it."""
-    import mt940
-
-    return mt940.Options(
-        applicant_iban=True,
-        reversal_sign=True,
-        case_insensitive_marks=True,
-        unbounded_details=True,
-        non_swift_free_text=True,
-        floor_limit_blank_mark=True,
-    )
-
-
-def _mt940_processors() -> dict:
-    """The library's reading of :86: with two steps of ours: Triodos writes the German
-    sub-fields with ``>`` where others write ``?``; and the details as written are kept
-    (``raw_details``), since the library files a purpose that has no ``SVWZ+`` under the
-    reference before it (``mt940_details`` reads them)."""
-    import mt940
-
-    return {
-        "pre_transaction_details": [_mt940_triodos_marks],
-        "post_transaction_details": [
-            _mt940_keep_details,  # first: the library's step deletes the text it read
-            mt940.processors.transaction_details_post_processor,
-        ],
-    }
-
-
-def _mt940_triodos_marks(transactions, tag, tag_dict: dict) -> dict:
-    details = tag_dict["transaction_details"]
-    if re.match(r"\d{3}>\d{2}", details):  # 000>10...>20...: the German layout
-        tag_dict["transaction_details"] = re.sub(r">(\d{2})", r"?\1", details)
-    return tag_dict
-
-
-def _mt940_keep_details(transactions, tag, tag_dict: dict, result: dict) -> dict:
-    return {**result, "raw_details": tag_dict["transaction_details"]}
-
-
-@contextlib.contextmanager
-def _quiet(logger: str) -> Iterator[None]:
-    log = logging.getLogger(logger)
-    level = log.level
-    log.setLevel(logging.CRITICAL)
-    try:
-        yield
-    finally:
-        log.setLevel(level)
 
 
 def _mt940_blocks(text: str) -> Iterator[tuple[int, str, str]]:
