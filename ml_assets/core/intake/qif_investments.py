@@ -9,12 +9,9 @@ row.
 from __future__ import annotations
 
 from pathlib import Path
-from typing import TYPE_CHECKING
 
+from ml_assets.core.intake.qif_records import QifRecord
 from ml_assets.core.intake.records import SchemaError
-
-if TYPE_CHECKING:
-    from ml_assets.core.intake.qif import QifRecord
 
 # Quicken's investment actions that move the account's cash, as a statement names them, and
 # the sign of their amount (T is written without one); Cash is signed as written
