@@ -162,31 +162,41 @@ def test_akahu_items_are_new_zealand_dollars(tmp_path, capsys):
 
 
 def test_paypal_transaction_info_and_its_amount_object(tmp_path, capsys):
+    """PayPal Transaction Search: each record's fields in ``transaction_info``, the amount an
+    object. A pending (P) and a denied (D) transaction moved no money yet: counted, not rows."""
+
     def money(value: str) -> dict:
         return {"currency_code": "USD", "value": value}
 
+    def detail(uid: str, status: str, value: str, text: str) -> dict:
+        return {
+            "transaction_info": {
+                "transaction_id": uid,
+                "transaction_initiation_date": "2026-07-11T04:03:52+0000",
+                "transaction_amount": money(value),
+                "fee_amount": money("-13.79"),
+                "transaction_status": status,
+                "transaction_subject": text,
+            },
+            "payer_info": {"account_id": "6STWC2LSUYYYE", "country_code": "US"},
+            "cart_info": {"item_details": [{"item_name": "Radio"}]},
+        }
+
     document = {
         "transaction_details": [
-            {
-                "transaction_info": {
-                    "transaction_id": "5TY05013RG002845M",
-                    "transaction_initiation_date": "2026-07-11T04:03:52+0000",
-                    "transaction_amount": money("465.00"),
-                    "fee_amount": money("-13.79"),
-                    "transaction_status": "S",
-                    "transaction_subject": "Bill for your purchase",
-                },
-                "payer_info": {"account_id": "6STWC2LSUYYYE", "country_code": "US"},
-                "cart_info": {"item_details": [{"item_name": "Radio"}]},
-            }
+            detail("5TY05013RG002845M", "S", "465.00", "Bill for your purchase"),
+            detail("6AB05013RG002846N", "P", "-20.00", "Order not yet settled"),
+            detail("7CD05013RG002847P", "D", "-35.00", "Payment the bank refused"),
         ],
         "account_number": "XZXSPECYZZMMQ",
         "page": 1,
     }
-    out, section, result, _ = loaded(_write(tmp_path / "paypal.json", document), capsys)
+    out, section, result, counted = loaded(_write(tmp_path / "paypal.json", document), capsys)
     assert section["column_map"]["transaction_amount.value"] == "amount"
     assert "cart_info.item_details" not in section["column_map"]
     assert _rows(result) == [("2026-07-11", 465.0, "USD", "Bill for your purchase")]
+    kinds = sorted(kind for notes in result.notes for _, kind in notes.statement_lines)
+    assert counted == 2 and kinds == ["denied transaction", "pending transaction"]
 
 
 def test_open_banking_credit_debit_indicator_signs_each_row(tmp_path, capsys):

@@ -29,7 +29,8 @@ is read by its ``additionalInformation``, given as its remittance text. A booked
 without a ``bookingDate`` is dated by its ``valueDate``.
 
 A record its API marks as pending (``"pending": true``, a ``"status"`` of ``"pending"`` or,
-Up's word for it, ``"HELD"``) is not final (``is_pending``). Nested objects are flattened to
+Up's word for it, ``"HELD"``; PayPal's ``transaction_status`` P) is not final, and a denied
+PayPal transaction (D) moved no money (``not_booked``). Nested objects are flattened to
 dotted names (``transactionAmount.amount``) so that column_map can name them.
 """
 
@@ -93,15 +94,25 @@ _PENDING_FLAGS = ("pending", "is_pending", "isPending")
 _PENDING_STATUSES = ("pending", "held")  # ("HELD": Up's card payment not yet settled)
 
 
-def is_pending(record: dict) -> bool:
-    """A record its API marks as not yet booked: a pending flag (true, or "true" as some
-    exports write booleans) or a ``status`` of "pending" (Up's "HELD")."""
+# PayPal Transaction Search's transaction_status: P pending, D denied (no money moved); S
+# (success) and V (reversed: PayPal lists the reversal as a transaction of its own) are rows
+_PAYPAL_NOT_BOOKED = {"P": PENDING, "D": "denied transaction"}
+
+
+def not_booked(record: dict) -> str | None:
+    """What a record its API marks as not booked is counted as: a pending flag (true, or
+    "true" as some exports write booleans) or a ``status`` of "pending" (Up's "HELD") is a
+    pending transaction, PayPal's ``transaction_status`` P and D pending and denied ones; None
+    for a booked record."""
     status = record.get("status")
     flagged = any(
         record.get(flag) is True or str(record.get(flag)).strip().lower() == "true"
         for flag in _PENDING_FLAGS
     )
-    return flagged or (isinstance(status, str) and status.lower() in _PENDING_STATUSES)
+    if flagged or (isinstance(status, str) and status.lower() in _PENDING_STATUSES):
+        return PENDING
+    paypal = record.get("transaction_status")
+    return _PAYPAL_NOT_BOOKED.get(paypal.strip().upper()) if isinstance(paypal, str) else None
 
 
 def looks_like_plaid(names: list[str]) -> bool:

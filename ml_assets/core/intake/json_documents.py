@@ -52,7 +52,7 @@ from ml_assets.core.intake.api_records import (
     PENDING,
     api_record,
     fio_record,
-    is_pending,
+    not_booked,
     rows_of,
     with_booking_date,
 )
@@ -226,8 +226,8 @@ def _document(path: Path, value: object, skipped: list[tuple[int, str]]) -> Json
     positions = list(_positions(value, shape))
     taken = []
     for number, (where, item, kind) in enumerate(positions, start=1):
-        if kind is None and isinstance(item, dict) and is_pending(item):
-            kind = PENDING
+        if kind is None and isinstance(item, dict):
+            kind = not_booked(item)
         if kind is not None:
             skipped.append((number, kind))
         else:
@@ -279,7 +279,7 @@ def _jsonl_records(path: Path, skipped: list[tuple[int, str]]) -> Records:
             yield number, record, raw
             continue
         for _, item, kind in rows_of("", record, None):
-            kind = kind or (PENDING if is_pending(item) else None)
+            kind = kind or not_booked(item)
             if kind is not None:
                 skipped.append((number, kind))
             else:
