@@ -40,6 +40,13 @@ def has_words(text: str | None) -> bool:
     return bool(_WORD.search(text or ""))
 
 
+def one_line(text: object) -> str:
+    """A statement's text on one line: line breaks and runs of spaces a bank wraps its fields
+    with are one space; soft hyphens (U+00AD, which ING writes inside dates and words:
+    ``10\u00ad06\u00ad2010``) are dropped."""
+    return " ".join(str(text or "").replace("\u00ad", "").split())
+
+
 _NO_REFERENCE = {"", "NONE", "NONREF", "NOREF", "NOTPROVIDED"}  # placeholders banks write
 
 

@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import re
 
-from ml_assets.core.intake.bank_formats import has_words, reference
+from ml_assets.core.intake.bank_formats import has_words, one_line, reference
 from ml_assets.core.intake.transaction_codes import FAMILY_WORDS, SUB_FAMILY_WORDS, swift_type_name
 
 
@@ -182,12 +182,6 @@ def _code_words(element, names: dict) -> str | None:
     return " ".join(w for w in words if w) or swift_type_name(proprietary) or None
 
 
-def _plain(text: str | None) -> str | None:
-    """Text as one line: line breaks and runs of spaces a bank wraps its fields with are one
-    space; soft hyphens (U+00AD, which ING writes inside dates and words) are dropped."""
-    return (" ".join(text.replace("\u00ad", "").split()) or None) if text else None
-
-
 def _camt_record(
     detail: dict, row_id: str | None, amount, currency: str | None, sign: str | None
 ) -> dict:
@@ -204,9 +198,10 @@ def _camt_record(
         "posted_date": detail.get("BookingDate") or detail.get("ValueDate"),
         "amount": amount,
         "currency": currency,
-        "description": _plain(" ".join(p for p in (party, _camt_text(detail, party)) if p))
-        or _plain(_kind_or_reference(detail)),
-        "merchant": _plain(party),
+        "description": one_line(" ".join(p for p in (party, _camt_text(detail, party)) if p))
+        or one_line(_kind_or_reference(detail))
+        or None,
+        "merchant": one_line(party) or None,
     }
     if row_id:
         record["transaction_id"] = row_id

@@ -33,7 +33,7 @@ from __future__ import annotations
 import itertools
 import re
 
-from ml_assets.core.intake.bank_formats import has_words, reference
+from ml_assets.core.intake.bank_formats import has_words, one_line, reference
 from ml_assets.core.intake.records import SchemaError
 from ml_assets.core.intake.transaction_codes import swift_type_name
 
@@ -83,7 +83,7 @@ def _references(data: dict) -> str:
     faktura//1234567``); placeholders (``NONREF``) left out. Empty where they hold no word
     (a bare number): the entry has no text."""
     parts = ("customer_reference", "bank_reference", "extra_details")
-    text = _one_line(" ".join(reference(data.get(part)) or "" for part in parts))
+    text = one_line(" ".join(reference(data.get(part)) or "" for part in parts))
     return text if has_words(text) else ""
 
 
@@ -95,24 +95,24 @@ def _details(data: dict) -> tuple[str | None, str]:
         # a tagged string wraps mid-word at 65 characters: its lines join without a space
         tagged = sepa_tags("".join(free.splitlines()))
         if not tagged:
-            return None, _one_line(_without_gvc_999(_unwrapped(free)))
+            return None, one_line(_without_gvc_999(_unwrapped(free)))
         if not (tagged.get("NAME") or tagged.get("CNTP")) and _ROLE_LINES.match(free):
             return _role_fields(free, _tagged_remittance(tagged))
         party = _tagged_party(tagged)
         # a batch names no party; what kind of payment it is (/BUSP/) is its text, where its
         # remittance gives none
-        return party, _tagged_remittance(tagged) or ("" if party else _one_line(tagged.get("BUSP")))
+        return party, _tagged_remittance(tagged) or ("" if party else one_line(tagged.get("BUSP")))
     if "posting_text" in data:  # German sub-fields, which the library took apart
-        return _one_line(data.get("applicant_name")), _dk_text(data)
+        return one_line(data.get("applicant_name")), _dk_text(data)
     lines = str(data.get("non_swift_text") or "").splitlines()
-    return None, _one_line(" ".join(line for line in lines if has_words(line)))
+    return None, one_line(" ".join(line for line in lines if has_words(line)))
 
 
 def _payee(value) -> str:
     """The :61: supplementary details where they read as a name: not an account number, a
     reference (``NL70ABNA0987654321``, ``P001234567``) or a code (mBank's ``911-TRANSAKCJA
     IPH``), whose first word holds a digit."""
-    text = _one_line(value)
+    text = one_line(value)
     first = text.split(" ", 1)[0]
     return text if has_words(text) and not any(c.isdigit() for c in first) else ""
 
@@ -137,7 +137,7 @@ def _dk_text(data: dict) -> str:
     purpose = _dk_purpose(data["raw_details"])
     if has_words(purpose):
         return purpose
-    return _one_line(f"{data.get('posting_text') or ''} {purpose}")
+    return one_line(f"{data.get('posting_text') or ''} {purpose}")
 
 
 def _dk_purpose(details: str) -> str:
@@ -147,12 +147,12 @@ def _dk_purpose(details: str) -> str:
     purpose = _dk_pieces(details)
     marks = list(_DK_TAG.finditer(purpose))
     if not marks:
-        return _one_line(purpose)
+        return one_line(purpose)
     kept = [purpose[: marks[0].start()]]
     for mark, following in zip(marks, [*marks[1:], None], strict=True):
         if (mark.group(1) or mark.group(2)) in _DK_FREE_TEXT:
             kept.append(purpose[mark.end() : following.start() if following else len(purpose)])
-    return _one_line(" ".join(kept))
+    return one_line(" ".join(kept))
 
 
 def _dk_pieces(details: str) -> str:
@@ -195,11 +195,11 @@ def _tagged_party(tags: dict[str, str]) -> str:
     """The other party: /NAME/, else the name in /CNTP/account/BIC/name/city/ or in ING's
     /BENM/ (beneficiary) or /ORDP/ (ordering party), written the same way."""
     if tags.get("NAME"):
-        return _one_line(tags["NAME"])
+        return one_line(tags["NAME"])
     for tag in ("CNTP", "BENM", "ORDP"):
         parts = tags.get(tag, "").split("/")
-        if len(parts) > 2 and _one_line(parts[2]):
-            return _one_line(parts[2])
+        if len(parts) > 2 and one_line(parts[2]):
+            return one_line(parts[2])
     return ""
 
 
@@ -210,17 +210,17 @@ def _role_fields(free: str, remittance: str) -> tuple[str, str]:
     left out. A line not led by ``/`` continues the one before (wrapped at 65 characters)."""
     lines = ["".join(f.splitlines()) for f in re.split(r"\n(?=/)", free.strip())]
     fields = [f.strip("/ ") for f in lines[1:] if not _SEPA_TAG.match(f)]  # not /REMI/ and such
-    party = _one_line(fields[0]) if fields else ""
+    party = one_line(fields[0]) if fields else ""
     purposes = (f.split("//")[0] for f in fields[1:])
     text = " ".join(p for p in purposes if has_words(p) and p.upper() != "EMPTY")
-    return party, remittance or _one_line(text)
+    return party, remittance or one_line(text)
 
 
 def _tagged_remittance(tags: dict[str, str]) -> str:
     text = tags.get("REMI", "")
     # unstructured (USTD//text) or structured (STRD/CUR/reference) remittance information
     text = re.sub(r"^/?(USTD|STRD)/(CUR/|ISO/)?/?", "", text)
-    return _one_line(text)
+    return one_line(text)
 
 
 _LINE = 65  # SWIFT's line length; the :86: tag takes 4 characters of the first line
@@ -249,9 +249,3 @@ def _unwrapped(free: str) -> str:
         full = len(lines[number - 1]) + (4 if number == 1 else 0) >= _LINE
         text += ("" if full else " ") + line
     return text
-
-
-def _one_line(value) -> str:
-    """The text on one line, its spaces collapsed; soft hyphens (U+00AD, which ING writes
-    inside dates and words: ``10\u00ad06\u00ad2010``) are dropped, as CAMT's are."""
-    return " ".join(str(value or "").replace("\u00ad", "").split())
