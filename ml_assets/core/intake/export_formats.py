@@ -1,7 +1,8 @@
 """Which format an export file is, and which files of a folder are exports: by extension
 (optionally ``.gz``), or by content where the extension hides one: a statement (MT940, OFX,
 ISO 20022) in a file of another extension, told by how it begins, and a text table (CSV)
-saved as a spreadsheet or ``.txt``, told by a header a layout fits."""
+saved as a spreadsheet or ``.txt``, told by a header a layout fits. A statement of a format
+no reader takes (``unread_statements``) is no export, whatever its name."""
 
 from __future__ import annotations
 
@@ -15,6 +16,7 @@ from ml_assets.core.intake.layout_guess import guess_layout
 from ml_assets.core.intake.records import SchemaError, open_binary
 from ml_assets.core.intake.sniffing import sniff_delimiter
 from ml_assets.core.intake.text_encoding import detect_encoding
+from ml_assets.core.intake.unread_statements import unread_statement
 
 _SUFFIX_FORMAT = {
     ".jsonl": "jsonl",
@@ -60,14 +62,22 @@ def list_input_files(path: Path, fmt: str) -> list[Path]:
 
 def format_of(path: Path, fmt: str, strict: bool = True) -> str | None:
     """The format ``fmt`` names, or for ``auto`` the one the extension names, unless the
-    content is another: a statement in a file of no export extension (see
+    content is another: a statement in a file of no export extension or of another
+    statement format's (an OFX file saved as .xml, CAMT's extension: see
     statement_by_content), a text table in a spreadsheet's or a .txt file (see
-    table_by_content)."""
+    table_by_content). A statement format no reader takes (Norma 43, CODA, BAI2: see
+    unread_statements) is none, and with ``strict`` an error naming it."""
     if fmt != "auto":
         return fmt
     found = format_by_extension(path)
+    if found in (None, "csv", "xlsx") and (unread := unread_statement(path)) is not None:
+        if strict:
+            raise SchemaError(f"{path}: {unread.refusal(path)}")
+        return None
     if found is None or found == "xlsx":
         found = statement_by_content(path) or table_by_content(path) or found
+    elif found in STATEMENT_SIGNS:
+        found = statement_by_content(path) or found
     if found is None and strict:
         raise SchemaError(
             f"{path}: cannot tell the format from the extension; set raw_transactions.format"
@@ -95,6 +105,14 @@ _STATEMENT_STARTS = (  # how each statement format's files begin, whatever they 
         "camt053",
     ),
 )
+
+
+# what in a statement's first bytes tells its format (as _STATEMENT_STARTS reads them)
+STATEMENT_SIGNS = {
+    "mt940": "SWIFT MT940 records (:20:, :60F:)",
+    "ofx": "an OFX header or <OFX> root",
+    "camt053": "an ISO 20022 camt.052/053/054 <Document>",
+}
 
 
 def statement_by_content(path: Path) -> str | None:

@@ -18,6 +18,7 @@ from pathlib import Path
 import polars as pl
 
 from ml_assets.core.intake.export_formats import (
+    STATEMENT_SIGNS,
     TEXT_TABLE_SUFFIXES,
     content_kind,
     format_by_extension,
@@ -26,12 +27,14 @@ from ml_assets.core.intake.export_formats import (
 )
 from ml_assets.core.intake.export_settings import READING_KEYS
 from ml_assets.core.intake.ingest import TABLE_FORMATS, scan_transactions
+from ml_assets.core.intake.inspect_currency import inspect_qif_currency
 from ml_assets.core.intake.inspect_dates import inspect_qif_dates, qif_folder_day_first
 from ml_assets.core.intake.inspect_records import inspect_records
 from ml_assets.core.intake.inspect_report import report  # noqa: F401 - the command's API
 from ml_assets.core.intake.inspect_table import inspect_table
 from ml_assets.core.intake.inspection import Inspection, inspect_text_encoding
 from ml_assets.core.intake.records import SchemaError
+from ml_assets.core.intake.unread_statements import unread_statement
 from ml_assets.core.params import RawTransactionsParams
 from ml_assets.core.text.normalize import merchant_key_expr, normalize_expr
 from ml_assets.core.training_data.merchant_spread import CROWDED_ADVICE, merchant_spread
@@ -56,8 +59,12 @@ _SAVE_AS = {
 
 
 def _unread_kind(file: Path) -> str:
-    """Why a file is not read, told by its bytes where its extension is a spreadsheet's or
-    .txt (a bank's "Excel" download is often a web page or CSV text), and what to do."""
+    """Why a file is not read, told by its bytes: a statement format no reader takes (see
+    unread_statements), or where its extension is a spreadsheet's or .txt (a bank's "Excel"
+    download is often a web page or CSV text) what it is instead; and what to do."""
+    unread = unread_statement(file)
+    if unread is not None:
+        return unread.refusal(file)
     suffix = file.suffix.lower()
     content = content_kind(file) if suffix in TEXT_TABLE_SUFFIXES else None
     if content == "html":
@@ -90,6 +97,8 @@ def inspect_file(file: Path, qif_day_first: list[str] | None = None) -> Inspecti
     how = f"the extension {shown}" if by_extension == fmt else "its content"
     if by_extension != fmt and fmt == "csv":
         how += f": lines of delimited values under a header, though named {shown}"
+    elif by_extension not in (None, fmt) and fmt in STATEMENT_SIGNS:
+        how += f": {STATEMENT_SIGNS[fmt]}, though named {shown}"
     found.facts.append(("format", f"{fmt} (by {how})"))
     try:
         if fmt in TABLE_FORMATS:
@@ -97,6 +106,7 @@ def inspect_file(file: Path, qif_day_first: list[str] | None = None) -> Inspecti
         elif fmt == "qif":
             inspect_text_encoding(found)
             inspect_qif_dates(found, qif_day_first or [])
+            inspect_qif_currency(found)
         elif fmt in ("jsonl", "parquet"):
             facts, settings = inspect_records(file, fmt)
             if fmt == "jsonl":  # JSONL or a JSON document, by the content

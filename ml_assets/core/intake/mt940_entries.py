@@ -8,6 +8,7 @@ written. An entry the library cannot read gets an error naming the line it stopp
 from __future__ import annotations
 
 import contextlib
+import datetime as dt
 import decimal
 import logging
 import re
@@ -19,10 +20,12 @@ from ml_assets.core.intake.records import SchemaError
 ENTRY_ERRORS = (RuntimeError, ValueError, KeyError, decimal.InvalidOperation)
 
 
-def entry_error(where: str, err: Exception) -> SchemaError:
-    """The quarantine error of an entry the library cannot read. Where it stopped at another
-    line than the :61: (its RuntimeError carries the tag and the text), that line is named: a
-    line of the statement's header, such as an opening balance without its mark."""
+def entry_error(where: str, err: Exception, entry: str = "") -> SchemaError:
+    """The quarantine error of an entry (``entry``: its :61: line first) the library cannot
+    read. Where it stopped at another line than the :61: (its RuntimeError carries the tag
+    and the text), that line is named: a line of the statement's header, such as an opening
+    balance without its mark. A :61: whose layout reads but whose date the calendar has not
+    (month 13) is quoted, with the date named."""
     tag, value = (err.args[1], err.args[2]) if len(err.args) > 2 else (None, None)
     if tag is not None and str(getattr(tag, "id", "")) != "61":
         return SchemaError(
@@ -31,8 +34,15 @@ def entry_error(where: str, err: Exception) -> SchemaError:
             f"{value!r}; ask the bank for a corrected export",
             "bad_mt940",
         )
-    if value is None:
-        value = err.args[0] if err.args else ""
+    line = entry.splitlines()[0].strip() if entry.strip() else ""
+    if value is None and (impossible := _impossible_date(line)) is not None:
+        return SchemaError(
+            f"{where}: MT940 :61: line {line!r} not readable: {impossible}; fix the line or "
+            "ask the bank for a corrected export",
+            "bad_mt940",
+        )
+    if value is None:  # (raised with no text the layout failed on: the line says it)
+        value = line or (err.args[0] if err.args else "")
     message = f"cannot parse {value!r}" if isinstance(value, str) else type(err).__name__
     return SchemaError(
         f"{where}: MT940 :61: line not readable: {message} (expected: value date YYMMDD, an "
@@ -40,6 +50,34 @@ def entry_error(where: str, err: Exception) -> SchemaError:
         "code such as NTRF, a reference)",
         "bad_mt940",
     )
+
+
+# the :61: value date (YYMMDD) and optional entry date (MMDD) before the debit/credit mark
+_ENTRY_DATES = re.compile(r":61:(\d\d)(\d\d)(\d\d)(?:(\d\d)(\d\d))?R?[CD]", re.IGNORECASE)
+
+
+def _impossible_date(line: str) -> str | None:
+    """Which date of a :61: line is no day of the calendar, and why; None where both are."""
+    found = _ENTRY_DATES.match(line)
+    if found is None:
+        return None
+    year, month, day, entry_month, entry_day = found.groups()
+    dates = [("value date", f"{year}{month}{day}", "YYMMDD", 2000 + int(year), month, day)]
+    if entry_month is not None:  # (its year unwritten: checked in a leap year, so 0229 reads)
+        dates.append(
+            ("entry date", f"{entry_month}{entry_day}", "MMDD", 2000, entry_month, entry_day)
+        )
+    for name, text, layout, full_year, month, day in dates:
+        try:
+            dt.date(full_year, int(month), int(day))
+        except ValueError:
+            why = (
+                f"month {int(month)}"
+                if not 1 <= int(month) <= 12
+                else f"day {int(day)} of month {int(month)}"
+            )
+            return f"its {name} {text} ({layout}) is no calendar date ({why})"
+    return None
 
 
 # SWIFT's :61: amount has a decimal comma; old Rabobank files write a point (C000000043985.66

@@ -225,7 +225,7 @@ def _mt940_rows(path: Path, text: str, encoding: str, wrong: str | None) -> Iter
             parsed, data = parse_entry(header + with_decimal_comma(block))
             amount, currency = float(data["amount"].amount), data["amount"].currency
         except ENTRY_ERRORS as err:
-            yield line, entry_error(f"{path}:{line}", err), raw
+            yield line, entry_error(f"{path}:{line}", err, block), raw
             continue
         try:
             described = entry_text(data)

@@ -164,3 +164,9 @@ def _transaction_records(
 def file_dates(path: Path, encoding: str) -> list[str]:
     """The D fields of a file's transactions, as written."""
     return [d[1] for r in _transaction_records(path, encoding) if (d := r.first("D"))]
+
+
+def file_amounts(path: Path, encoding: str) -> list[str]:
+    """The T (else U) fields of a file's transactions, as written."""
+    records = _transaction_records(path, encoding)
+    return [a[1] for r in records if (a := r.first("T") or r.first("U"))]

@@ -1,9 +1,10 @@
 """The dates of a QIF file: which order its dates are written in, and each read in it.
 
-Quicken (US) writes dates month-first ("1/ 5'26": the apostrophe marks a year 2000+); a file's
-own dates show day-first (a day above 12 in the first place), or year-first (two-digit years,
-"13/08/15", where some date reads no other way and every date reads that way); where they show
-nothing, dotted dates are European (day first), the rest Quicken's. A three-digit year counts
+Quicken (US) writes dates month-first ("1/ 5'26", "8/31' 0": the apostrophe marks a year 2000+,
+written in two columns, 2000-2009 as a space and one digit); a file's own dates show day-first
+(a day above 12 in the first place), or year-first (two-digit years, "13/08/15", where some
+date reads no other way and every date reads that way); where they show nothing, dotted dates
+are European (day first), the rest Quicken's. A three-digit year counts
 from 1900 ("099" is 1999), and text after a date that starts with a letter is not read as part
 of it. A date that does not read in the file's order is an error naming the ``date_format``
 that reads it, where another order does.
@@ -157,14 +158,24 @@ def _order_format(value: str, order: str) -> str | None:
 
 
 def _parts(value: str) -> re.Match | None:
-    return _DATE.match(value.replace(" ", ""))  # Quicken pads a day or month: "1/ 5'26"
+    return _DATE.match(_unpadded(value))
+
+
+# Quicken writes the year after its apostrophe in two columns, a year 2000-2009 as a space and
+# one digit ("8/31' 0", "1/ 4' 5"), as it pads a day or month ("1/ 5'26")
+_ONE_DIGIT_YEAR = re.compile(r"'(\d)(?!\d)")
+
+
+def _unpadded(value: str) -> str:
+    """The date without Quicken's padding: "1/ 4' 5" as "1/4'05"."""
+    return _ONE_DIGIT_YEAR.sub(r"'0\1", value.replace(" ", ""))
 
 
 def qif_date(value: str, order: str, date_format: str | None) -> dt.date:
     """The date as written, its parts read in ``order`` ("day", "month" or "year" first);
     a four-digit year first (2026-01-05) is read so in any order."""
     if date_format:
-        return dt.datetime.strptime(value.replace(" ", "").replace("'", "/"), date_format).date()
+        return dt.datetime.strptime(_unpadded(value).replace("'", "/"), date_format).date()
     found = _parts(value)
     if not found:
         raise ValueError(value)
