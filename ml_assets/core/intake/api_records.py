@@ -28,10 +28,10 @@ their ``...Array`` forms; a record with none of these and no party name (a card 
 is read by its ``additionalInformation``, given as its remittance text. A booked record
 without a ``bookingDate`` is dated by its ``valueDate``.
 
-A record its API marks as pending (``"pending": true``, a ``"status"`` of ``"pending"`` or,
-Up's word for it, ``"HELD"``; PayPal's ``transaction_status`` P) is not final, and a denied
-PayPal transaction (D) moved no money (``not_booked``). Nested objects are flattened to
-dotted names (``transactionAmount.amount``) so that column_map can name them.
+Which records are no booked transaction (pending, scheduled, denied, deleted) is
+``api_record_states``'s; amounts and times some apps write in a unit of their own (YNAB's
+milliunits, monobank's Unix seconds) are made plain by ``api_units``. Nested objects are
+flattened to dotted names (``transactionAmount.amount``) so that column_map can name them.
 """
 
 from __future__ import annotations
@@ -41,7 +41,9 @@ import re
 from collections.abc import Iterator
 from decimal import Decimal, InvalidOperation
 
-PENDING = "pending transaction"
+from ml_assets.core.intake.api_record_states import PENDING
+from ml_assets.core.intake.api_units import in_plain_units
+
 # an object that holds a record's own fields (JSON:API's resource attributes, PayPal's)
 _FIELD_OBJECTS = ("attributes", "transaction_info")
 # names only Plaid's records have beside transaction_id: its amounts are positive for money out
@@ -88,31 +90,6 @@ def _exact_number(value: dict) -> str | dict:
     if unscaled != unscaled.to_integral_value():
         return value
     return str(unscaled.scaleb(-scale))
-
-
-_PENDING_FLAGS = ("pending", "is_pending", "isPending")
-_PENDING_STATUSES = ("pending", "held")  # ("HELD": Up's card payment not yet settled)
-
-
-# PayPal Transaction Search's transaction_status: P pending, D denied (no money moved); S
-# (success) and V (reversed: PayPal lists the reversal as a transaction of its own) are rows
-_PAYPAL_NOT_BOOKED = {"P": PENDING, "D": "denied transaction"}
-
-
-def not_booked(record: dict) -> str | None:
-    """What a record its API marks as not booked is counted as: a pending flag (true, or
-    "true" as some exports write booleans) or a ``status`` of "pending" (Up's "HELD") is a
-    pending transaction, PayPal's ``transaction_status`` P and D pending and denied ones; None
-    for a booked record."""
-    status = record.get("status")
-    flagged = any(
-        record.get(flag) is True or str(record.get(flag)).strip().lower() == "true"
-        for flag in _PENDING_FLAGS
-    )
-    if flagged or (isinstance(status, str) and status.lower() in _PENDING_STATUSES):
-        return PENDING
-    paypal = record.get("transaction_status")
-    return _PAYPAL_NOT_BOOKED.get(paypal.strip().upper()) if isinstance(paypal, str) else None
 
 
 def looks_like_plaid(names: list[str]) -> bool:
@@ -187,7 +164,7 @@ def _leg_record(item: dict, leg: dict, index: int, count: int) -> dict:
 def api_record(item: dict) -> dict:
     """A bank-data API's record, flattened, with its texts and codes made plain (see the
     module docstring)."""
-    record = _plaid_currency(flattened(_berlin_group_texts(item)))
+    record = _plaid_currency(flattened(_berlin_group_texts(in_plain_units(item))))
     return _stripe_record(_merchant_not_an_id(record))
 
 

@@ -14,14 +14,16 @@ import unicodedata
 INTAKE_FIELDS = ("balance", "debit", "credit", "direction", "fee")
 # the values of a direction column ("Af Bij", "Debit/Credit", "S/H"), lower case
 # a direction column's words (Swedbank's D/K: debetas, kreditas; WeChat Pay's 支出, 收入;
-# Chinese banks' 借 (debit) and 贷 (credit); Starling's OUTBOUND, INBOUND)
+# Chinese banks' 借 (debit) and 贷 (credit); Starling's OUTBOUND, INBOUND; ISO 20022's
+# DBIT and CRDT, which PSD2 APIs (STET's, Enable Banking's) send beside unsigned amounts; Open
+# Finance Brasil's DEBITO and CREDITO, and the accented forms of French and Portuguese)
 MONEY_OUT = frozenset(
     {"af", "debit", "dr", "d", "s", "soll", "out", "-", "debet", "withdrawal", "支出", "借",
-     "дебет", "outbound"}
+     "дебет", "outbound", "dbit", "debito", "débito", "débit"}
 )  # fmt: skip
 MONEY_IN = frozenset(
     {"bij", "credit", "cr", "c", "h", "haben", "in", "+", "deposit", "k", "收入", "贷",
-     "кредит", "inbound"}
+     "кредит", "inbound", "crdt", "credito", "crédito", "crédit"}
 )  # fmt: skip
 
 
@@ -57,7 +59,9 @@ def _plain(text: str) -> str:
 SYNONYMS: dict[str, tuple[str, ...]] = {
     "posted_date": _names(
         "posted date|post date|posting date|booking date|date posted|buchungstag|"
-        "buchungsdatum|reskontradatum|date de comptabilisation|boekdatum|fecha contable|date|"
+        "buchungsdatum|reskontradatum|date de comptabilisation|"
+        # (finAPI's day the bank booked it, before its own import day and the value date)
+        "bank booking date|boekdatum|fecha contable|date|"
         "transaction date|trans date|transaktionsdatum|datum|fecha|data|date operation|"
         "value date|valuta|valutadatum|wertstellung|date de valeur|booked at|posted at|booking time|"
         "transaction time|transaction timestamp|created|created at|"
@@ -85,6 +89,8 @@ SYNONYMS: dict[str, tuple[str, ...]] = {
         "beskrivelse|beskrivning|tekst|selite|label|libelle operation bancaire|umsatztext|"
         "koezlemeny|kozlemeny|paaiskinimai|призначення платежу|деталі операції|опис операції|"
         "деталі|popis|poznamka|"
+        # (Open Finance Brasil's transactionName; the Berlin Group's card transactionDetails)
+        "transaction name|transaction details|"
         # a reference the payer writes (N26's "Payment Reference"): the text where no other
         # column is one, after the other party (found by its name's words: "Partner Name")
         "payment reference|"
@@ -135,8 +141,12 @@ SYNONYMS: dict[str, tuple[str, ...]] = {
     # a fee charged beside the amount (Revolut's): the running balance moves by both
     "fee": _names("fee|fees|gebuehr|gebuehren|frais|poplatek|服务费"),
     "transaction_id": _names(
-        "transaction id|transaction reference|reference number|ref number|fitid|id|txn id|"
-        "reference|referenz|kundenreferenz|reference id|internal transaction id|id pohybu"
+        # (GoCardless' internalTransactionId before the bank's entryReference beside it, the
+        # id of STET's and Enable Banking's entries, before a "reference number" that is a
+        # creditor's reference, empty on most entries; the Berlin Group's cardTransactionId)
+        "transaction id|transaction reference|internal transaction id|entry reference|"
+        "card transaction id|reference number|ref number|fitid|id|txn id|"
+        "reference|referenz|kundenreferenz|reference id|id pohybu"
     ),
     "currency": _names(
         # the booked currency first: the account's, where another column holds the
@@ -160,7 +170,9 @@ SYNONYMS: dict[str, tuple[str, ...]] = {
     "purpose": _names(
         "reason|subject|purpose|payment purpose|note|comment|item title|zprava pro prijemce|zprava|"
         # (JD's item, BOCOM's card's "消费 美团")
-        "商品名称|商品|交易附言|交易说明"
+        "商品名称|商品|交易附言|交易说明|"
+        # (PrivatBank Autoclient's OSND, the payment's purpose)
+        "osnd"
     ),
     # the other party of a transfer or debit, beside a purpose text ("Auftraggeber /
     # Begünstigter" + "Verwendungszweck"): both are the description, joined (as CAMT.053's are)
@@ -178,6 +190,8 @@ SYNONYMS: dict[str, tuple[str, ...]] = {
         # (ICBC's "交易场所", where a card was used: the merchant, before its mostly blank
         # "对方户名"; ABC's "对手信息")
         "nazev protiuctu|交易场所|对手户名|对方户名|对手信息|交易对方|"
+        # (finAPI's counterpartName; PrivatBank Autoclient's AUT_CNTR_NAM)
+        "counterpart name|aut cntr nam|"
         # a payment app's two parties (Venmo's), one of them the account's owner (see
         # party_role)
         "from|to"
@@ -185,7 +199,9 @@ SYNONYMS: dict[str, tuple[str, ...]] = {
     "direction": _names(
         "af bij|debit credit|credit debit|dr cr|cr dr|soll haben|s h|direction|d k|收 支|收支|"
         "借贷|借 贷|借贷标志|借贷方向|операція|"
-        "credit debit indicator|debit credit indicator|cdt dbt ind"
+        "credit debit indicator|debit credit indicator|cdt dbt ind|"
+        # (Open Finance Brasil's creditDebitType; PrivatBank Autoclient's TRANTYPE, D or C)
+        "credit debit type|trantype"
     ),
     # (Plaid's current taxonomy first: its `category` list is the deprecated one)
     "category": _names("personal finance category primary|category|kategorie|categorie|categoria"),

@@ -12,6 +12,12 @@ import re
 from ml_assets.core.intake.amount_text import LAKH_GROUPED
 from ml_assets.core.intake.csv_exports import CellRow
 
+# what inspect says of a file that names no currency and points to none: the load's default
+NO_CURRENCY = (
+    "none in the file: USD unless raw_transactions.currency says so: every row is read as USD; "
+    "set currency (e.g. currency: EUR) for an account in another"
+)
+
 # what an amount cell or an amount column's name may say of the currency ("£1,234.50",
 # "12,50 CHF", "Betrag (EUR)", "Betrag (€)", "入出金(円)"); "$" and "元" name several
 # currencies, so they say nothing, and "¥" only with the file's script (see _yen_or_yuan)

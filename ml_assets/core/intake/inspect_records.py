@@ -4,36 +4,40 @@ records whose source lists purchases as positive (Plaid's; its ``payment_channel
 store or other, is the transaction type).
 
 Names already ours stay as they are, unless the column holds no text in the records read (Plaid's
-deprecated ``category`` list beside ``personal_finance_category.primary``).
+deprecated ``category`` list beside ``personal_finance_category.primary``). An id column empty
+on every record read (Enable Banking's ``reference_number``) is no id: the ids are derived.
 
 An API's money object gives the amount and the currency: its value (``amount.value``,
 ``transaction_amount.value``, ``Amount.Amount``) is the amount, its code the currency, never the
-other way round. A field whose every value says money in or out (Open Banking's
-``CreditDebitIndicator``: Credit, Debit; TrueLayer's ``transaction_type``: CREDIT, DEBIT) signs
-unsigned amounts row by row; beside amounts already signed it is not mapped, and a field named
-``direction`` that does not agree with every sign (Starling v1's OUTBOUND, INBOUND) is mapped to
-the transaction type, so that the load trusts the sign. An API response's amounts are signed
-as its API signs them (money out negative, for every API read here): no sign is guessed.
+other way round. A direction field signs unsigned amounts (see ``record_signs``). An API
+response's amounts are signed as its API signs them (money out negative, for every API read
+here but Plaid's and Lunch Money's): no sign is guessed. What the records leave unsaid of their
+units, currency and dates is ``record_conventions``'.
 """
 
 from __future__ import annotations
 
 import contextlib
 import itertools
-import re
 import zlib
 from pathlib import Path
 
 import polars as pl
 
-from ml_assets.core.intake.amount_text import amount_or_none
 from ml_assets.core.intake.api_records import REMITTANCE_NAMES, looks_like_plaid
 from ml_assets.core.intake.column_names import field_of
-from ml_assets.core.intake.csv_exports import direction_sign
-from ml_assets.core.intake.json_documents import SHAPES, open_json
+from ml_assets.core.intake.json_documents import open_json
+from ml_assets.core.intake.json_shapes import SHAPES
 from ml_assets.core.intake.layout_by_name import columns_by_name
+from ml_assets.core.intake.record_conventions import (
+    api_conventions,
+    currency_of_records,
+    date_format_of,
+    looks_like_monzo,
+    minor_units_reason,
+)
+from ml_assets.core.intake.record_signs import app_sign, direction_of, sign_of_records, usable
 from ml_assets.core.intake.records import RAW_SCHEMA
-from ml_assets.core.intake.sign_guess import sign_of
 
 # Starling's feed items: the uid is the id (its "reference" is the payment's text, read after
 # the other party's name), categoryUid a savings space's id, spendingCategory the label; the
@@ -94,7 +98,7 @@ def inspect_records(file: Path, fmt: str) -> tuple[Facts, dict[str, object]]:
         mapping = column_map_of(names, sample)
         if found := direction_of(names, sample, mapping):
             facts.append(("direction", found))
-    unit = _api_conventions(names, sample, mapping, settings, facts)
+    unit = api_conventions(names, sample, mapping, settings, facts)
     if looks_like_plaid(names) and "payment_channel" in names:
         # Plaid's own ``transaction_type`` (special, place, ...) is deprecated for this field
         mapping["payment_channel"] = "transaction_type"
@@ -106,10 +110,12 @@ def inspect_records(file: Path, fmt: str) -> tuple[Facts, dict[str, object]]:
     if looks_like_plaid(names):
         settings["spending"] = "positive"
         facts.append(("sign", "purchases positive: flipped (Plaid's amount is money out)"))
-    elif table and not {"debit", "credit", "direction"} & set(mapping.values()):
+    elif {"debit", "credit", "direction"} & set(mapping.values()):
+        pass  # (signed by their columns)
+    elif not app_sign(names, sample, mapping, settings, facts) and table:
         # a table of records, as a CSV's rows: its amounts say its sign (an API's documents
         # follow their API's convention)
-        _sign_of_records(sample, mapping, settings, facts)
+        sign_of_records(sample, mapping, settings, facts)
     amount = next((theirs for theirs, ours in mapping.items() if ours == "amount"), "amount")
     why = minor_units_reason(amount, [record.get(amount) for record in sample]) or unit
     if shape == "transactions" and looks_like_monzo(names):
@@ -122,67 +128,10 @@ def inspect_records(file: Path, fmt: str) -> tuple[Facts, dict[str, object]]:
     if why is not None:
         settings["amount_unit"] = "minor"
         facts.append(("amounts", f"{why}: read as the currency's minor unit (cents, pence)"))
+    if shape != "feed_items":  # (Starling's feed names its currency on every item)
+        currency_of_records(names, sample, mapping, settings, facts)
+        date_format_of(sample, mapping, settings, facts)
     return facts, settings
-
-
-def _api_conventions(
-    names: list[str], sample: list[dict], mapping: dict, settings: dict, facts: Facts
-) -> str | None:
-    """What an API's records leave unsaid, in place: Stripe's amounts are cents (the reason,
-    returned) and its reporting_category (charge, payout, transfer) the kind its type says,
-    not a spending category; Akahu's records name no currency: it reads New Zealand banks."""
-    if {"_account", "_connection"} <= set(names) and "currency" not in mapping.values():
-        settings["currency"] = "NZD"
-        facts.append(("currency", "NZD: Akahu reads New Zealand banks' accounts"))
-    if not any(record.get("object") == "balance_transaction" for record in sample):
-        return None
-    if mapping.get("reporting_category") == "category":
-        del mapping["reporting_category"]
-    return "Stripe's amounts are whole numbers of the minor unit"
-
-
-def _sign_of_records(sample: list[dict], mapping: dict, settings: dict, facts: Facts) -> None:
-    """``spending: positive`` where the records' amounts show purchases positive, as
-    ``sign_of`` reads a CSV's; the finding either way."""
-    source = {ours: theirs for theirs, ours in mapping.items()}
-    amounts = [r.get(source.get("amount", "amount")) for r in sample]
-    texts = [r.get(source.get("description", "description")) for r in sample]
-    if not any(a is not None for a in amounts):
-        return
-    spending, why = sign_of(amounts, texts)
-    if spending == "positive":
-        settings["spending"] = "positive"
-    sign = (
-        "purchases positive: flipped" if spending == "positive" else "purchases negative, as ours"
-    )
-    facts.append(("sign", f"{sign} ({why})"))
-
-
-# names only Monzo's transactions have beside amount: its amounts are in the minor unit
-_MONZO_NAMES = frozenset({"account_balance", "is_load", "settled", "dedupe_id", "local_amount"})
-
-
-def looks_like_monzo(names: list[str]) -> bool:
-    return len(_MONZO_NAMES & set(names)) >= 2
-
-
-# a name that says its amounts are counted in the currency's minor unit (Starling's minorUnits)
-_MINOR_NAME = re.compile(r"minor|cents?\b|pence|_in_cents|incents", re.IGNORECASE)
-_MINOR_SAMPLE = 20  # fewer whole amounts than this say nothing
-
-
-def minor_units_reason(name: str, values: list) -> str | None:
-    """Why the amount column looks like whole numbers of the minor unit (Monzo's -399 for
-    £3.99), or None: its name says so, or every one of at least 20 amounts read is stored as
-    an integer (not text, not a float) and some are 100 or more. An export in the major unit
-    writes its cents somewhere: as a float (12.5) or as text ("12.50")."""
-    numbers = [v for v in values if v is not None]
-    whole = all(isinstance(v, int) and not isinstance(v, bool) for v in numbers)
-    if numbers and whole and _MINOR_NAME.search(name):
-        return f"column {name!r} names the minor unit"
-    if len(numbers) >= _MINOR_SAMPLE and whole and any(abs(v) >= 100 for v in numbers):
-        return f"every one of the {len(numbers)} amounts read is stored as a whole number"
-    return None
 
 
 def _json_sample(file: Path) -> tuple[str, list[dict], str]:
@@ -208,7 +157,7 @@ def column_map_of(names: list[str], sample: list[dict]) -> dict[str, str]:
     mapping: dict[str, str] = {}
     for theirs, ours in columns_by_name(names).items():
         fits = theirs != ours and ours in RAW_SCHEMA and _holds_values(theirs, names, sample)
-        if fits and not _usable(ours, names, sample):
+        if fits and not usable(ours, names, sample):
             mapping[theirs] = ours
     _money_object(names, mapping)
     _api_names(names, sample, mapping)
@@ -216,10 +165,15 @@ def column_map_of(names: list[str], sample: list[dict]) -> dict[str, str]:
     for name in names:
         # the other party; and a text's other form beside it (GoCardless writes one record's
         # remittance as ``remittanceInformationUnstructured``, another's as ``...Array``, a
-        # third's as ``remittanceInformationStructured``)
+        # third's as ``remittanceInformationStructured``); a purpose beside the record's own
+        # description (monobank's ``comment``), joined after it
         other_form = any(name.startswith(d) for d in described) or name in REMITTANCE_NAMES
-        if name not in mapping and (field_of(name) == "counterparty" or other_form):
+        purpose = field_of(name) == "purpose" and _holds_values(name, names, sample)
+        if name not in mapping and (field_of(name) == "counterparty" or other_form or purpose):
             mapping[name] = "description"
+    for theirs in [t for t, ours in mapping.items() if ours == "transaction_id"]:
+        if sample and all(record.get(theirs) in (None, "") for record in sample):
+            del mapping[theirs]  # (no id on any record read: the ids are derived)
     if "description" not in {*mapping.values(), *names}:
         merchant = next((theirs for theirs, ours in mapping.items() if ours == "merchant"), None)
         if merchant is not None:
@@ -235,7 +189,7 @@ def _api_names(names: list[str], sample: list[dict], mapping: dict[str, str]) ->
         known.update(TRUELAYER_NAMES)
     for theirs, ours in known.items():
         mapping.pop(theirs, None)
-        if theirs not in names or _usable(ours, names, sample):
+        if theirs not in names or usable(ours, names, sample):
             continue
         if ours != "description":
             for other in [t for t, o in mapping.items() if o == ours]:
@@ -281,60 +235,3 @@ def _money_object(names: list[str], mapping: dict[str, str]) -> None:
     mapping[value] = "amount"
     if currency is not None:
         mapping[currency] = "currency"
-
-
-def direction_of(names: list[str], sample: list[dict], mapping: dict[str, str]) -> str | None:
-    """A field that says which way each amount went, mapped to ``direction`` in place where the
-    amounts are unsigned; a field named ``direction`` beside signed amounts it does not agree
-    with, mapped to ``transaction_type``. What was found, in words, or None."""
-    amount = next((t for t, ours in mapping.items() if ours == "amount"), "amount")
-    amounts = [amount_or_none(r.get(amount), ".") for r in sample]
-    signed = any(a is not None and a < 0 for a in amounts)
-    found = _direction_field(names, sample)
-    if found is not None and not signed:
-        if found != "direction":  # (a field of that name is read as one already)
-            mapping[found] = "direction"
-        return f"{found} says money in or out of each unsigned amount"
-    own = "direction" in names and "direction" not in mapping
-    if not (own and signed) or _agrees("direction", amounts, sample):
-        return None
-    if "transaction_type" in mapping.values() or _usable("transaction_type", names, sample):
-        return (
-            "the 'direction' field does not agree with the signed amounts, and the load signs "
-            "each amount by it: map 'direction' in column_map to another field of ours"
-        )
-    mapping["direction"] = "transaction_type"
-    return "the amounts are signed: 'direction' is read as the transaction type"
-
-
-def _direction_field(names: list[str], sample: list[dict]) -> str | None:
-    """The record's own field (not a nested one: a balance's indicator) whose every value is
-    a word of money in or out, both ways among them or words longer than a letter (a column
-    of one letter, PayPal's status "S", is no direction); one named for a direction first."""
-    found = []
-    for name in names:
-        words = {str(v).strip().lower() for r in sample if isinstance(v := r.get(name), str)}
-        if "." in name or not words or any(direction_sign(w) is None for w in words):
-            continue
-        both = {direction_sign(w) for w in words} == {-1, 1}
-        if both or min(map(len, words)) > 1:
-            found.append(name)
-    found.sort(key=lambda name: field_of(name) != "direction")
-    return found[0] if found else None
-
-
-def _agrees(name: str, amounts: list[float | None], sample: list[dict]) -> bool:
-    """Whether the field says the way of every non-zero amount's sign."""
-    for amount, record in zip(amounts, sample, strict=True):
-        if amount and direction_sign(record.get(name)) != (1 if amount > 0 else -1):
-            return False
-    return True
-
-
-def _usable(ours: str, names: list[str], sample: list[dict]) -> bool:
-    """Whether the records' own column of that name gives the field: text or numbers in at
-    least one record read (or no records read to say otherwise)."""
-    if ours not in names:
-        return False
-    values = [record.get(ours) for record in sample]
-    return not sample or any(v is not None and not isinstance(v, list | dict) for v in values)

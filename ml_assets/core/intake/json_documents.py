@@ -19,6 +19,10 @@ JSON documents bank-data APIs return, saved as they came:
   ``{"Data": {"Transaction": [...]}}``, Starling v1's ``{"_embedded": {"transactions":
   [...]}}``; or, in another envelope, the one list of objects with a date and an amount under
   one key path (``inspect`` names the path);
+* the Berlin Group's card-account transactions ``{"cardTransactions": {"booked": [...],
+  "pending": [...]}}``, an array of accounts each with its ``transactions`` (Afterbanks'), and
+  a GraphQL list of edges (Copilot Money's ``{"edges": [{"node": {...}}]}``): see
+  ``json_shapes``;
 * a JSON array of records.
 
 Which one a file is comes from its content, not its suffix: a file whose first value spans
@@ -26,7 +30,8 @@ lines (pretty-printed), or whose only line is an array or one of the shapes abov
 output), is a document; a file of one record per line is JSONL, read line by line so a bad line
 never hides the others. The records are taken where these shapes put them: a document with no
 such list, or with several lists of transaction-like objects (which one is the account's
-cannot be told), is an error naming its keys.
+cannot be told), is an error naming its keys (and, for an account's balances without
+transactions, saying so).
 
 A record is read as its API writes it, with what its fields mean made plain (see
 ``api_records``: fields lifted, Revolut's legs one row each, Monzo's merchant ids, Stripe's
@@ -34,10 +39,11 @@ times, the Berlin Group's remittance texts). The document's own ``account`` (``{
 of a GoCardless document is each record's ``account_id``, the column_map's account column
 where it maps one.
 
-Pending transactions (GoCardless' ``pending`` block, a record with ``"pending": true``, a ``"status"`` of
-``"pending"`` or, Up's word for it, ``"HELD"``) are not final: the bank changes or drops them before booking. They
-are counted as not transactions, as a QIF's category list is, never rows; so are Plaid's
-``removed`` entries (ids of transactions to delete: a load only adds). Nested objects are
+Pending transactions (GoCardless' ``pending`` block, a record its API marks pending: see
+``api_record_states``) are not final: the bank changes or drops them before booking. They
+are counted as not transactions, as a QIF's category list is, never rows; so are scheduled,
+cancelled, rejected and deleted records, and Plaid's ``removed`` entries (ids of
+transactions to delete: a load only adds). Nested objects are
 flattened to dotted names (``transactionAmount.amount``) so that column_map can name them.
 """
 
@@ -48,44 +54,20 @@ from collections.abc import Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from ml_assets.core.intake.api_records import (
-    PENDING,
-    api_record,
-    fio_record,
-    not_booked,
-    rows_of,
-    with_booking_date,
-)
+from ml_assets.core.intake.api_record_states import not_booked
+from ml_assets.core.intake.api_records import api_record, fio_record, rows_of, with_booking_date
 from ml_assets.core.intake.json_envelopes import (
     envelope_path,
     envelope_words,
     transaction_lists,
     value_at,
 )
+from ml_assets.core.intake.json_shapes import BOOKED_PENDING, account_of, positions, shape_of
 from ml_assets.core.intake.jsonl_exports import iter_jsonl
 from ml_assets.core.intake.records import SchemaError, open_binary
 
 Records = Iterator[tuple[int, dict | SchemaError, bytes]]
-SHAPES = {
-    "jsonl": "JSONL, one record per line",
-    "array": "a JSON array of records",
-    "booked_pending": "a GoCardless transactions document: booked read, pending counted",
-    "transactions": "a transactions list (Plaid /transactions/get, Monzo's /transactions, "
-    "Tink's /data/v2/transactions): pending counted",
-    "sync": "a Plaid /transactions/sync document: added and modified read, pending and "
-    "removed counted",
-    "fio": "a Fio banka statement (accountStatement.transactionList)",
-    "feed_items": "a Starling feed document: settled and refunded items read, the others "
-    "(pending, declined, reversed, upcoming) counted",
-    "envelope": "an API response's list of transactions",
-    "unreadable": "a JSON document that cannot be read",
-}
-REMOVED = "removed transaction"
 SUPERSEDES = "_supersedes"  # marks a record that replaces a kept one of its id
-_SYNC_BLOCKS = ("added", "modified", "removed")
-# a Berlin Group account reference's identifiers, best first
-_ACCOUNT_IDS = ("iban", "bban", "maskedPan", "pan", "msisdn")
-_BOOKED_FEED_STATUSES = ("SETTLED", "REFUNDED")  # Starling's; a refund is an item of its own
 _LATER_LINES = 50  # lines looked at to tell a JSONL file with a bad first line from a document
 _BOM = b"\xef\xbb\xbf"
 
@@ -111,8 +93,10 @@ def open_json(path: Path, skipped: list[tuple[int, str]] | None = None) -> JsonE
     first, more = _head(path)
     value = _loads(first)
     if value is not None:
-        if not more and _shape(value) is not None:
+        if not more and shape_of(value) is not None:
             return _document(path, value, skipped)
+        if not more and isinstance(value, dict) and _balances_only(value):
+            raise _unknown(path, value)  # (a document on one line, of no transactions)
         return JsonExport("jsonl", _jsonl_records(path, skipped), (), skipped)
     if first.lstrip(_BOM).lstrip()[:1] not in (b"{", b"["):
         return JsonExport("jsonl", _jsonl_records(path, skipped), (), skipped)
@@ -130,7 +114,7 @@ def open_json(path: Path, skipped: list[tuple[int, str]] | None = None) -> JsonE
         if _later_records(data):  # JSONL whose first line is bad
             return JsonExport("jsonl", _jsonl_records(path, skipped), (), skipped)
         return JsonExport("unreadable", _single(err.lineno, _broken(path, err), data), (), skipped)
-    if value is None or _shape(value) is None:
+    if value is None or shape_of(value) is None:
         raise _unknown(path, value)
     return _document(path, value, skipped)
 
@@ -156,96 +140,25 @@ def _later_records(data: bytes) -> bool:
     return any(isinstance(_loads(line), dict) for line in lines)
 
 
-def _shape(value: object) -> str | None:
-    if isinstance(value, list):
-        return "array"
-    if not isinstance(value, dict):
-        return None
-    listed = value.get("transactions")
-    if isinstance(listed, list):
-        return "transactions"
-    if isinstance(listed, dict):
-        blocks = [listed.get(k) for k in ("booked", "pending")]
-        if any(isinstance(b, list) for b in blocks) and all(
-            b is None or isinstance(b, list) for b in blocks
-        ):
-            return "booked_pending"
-        return None
-    if isinstance(value.get("feedItems"), list):
-        return "feed_items"
-    statement = value.get("accountStatement")
-    if isinstance(statement, dict) and "transactionList" in statement:
-        listed = statement["transactionList"] or {}  # (null for a period without any)
-        if isinstance(listed, dict) and isinstance(listed.get("transaction") or [], list):
-            return "fio"
-    sync = [value.get(k) for k in _SYNC_BLOCKS]
-    if any(isinstance(b, list) for b in sync) and all(
-        b is None or isinstance(b, list) for b in sync
-    ):
-        return "sync"
-    return "envelope" if envelope_path(value) is not None else None
-
-
-def _positions(value: object, shape: str) -> Iterator[tuple[str, object, str | None]]:
-    """(path, item, why it is not a transaction or None) for every record, in document order."""
-    if shape == "array":
-        blocks = [("", value, None)]
-    elif shape == "transactions":
-        blocks = [("transactions", value["transactions"], None)]
-    elif shape == "booked_pending":
-        listed = value["transactions"]
-        blocks = [("transactions.booked", listed.get("booked"), None)]
-        blocks.append(("transactions.pending", listed.get("pending"), PENDING))
-    elif shape == "fio":
-        listed = (value["accountStatement"]["transactionList"] or {}).get("transaction")
-        blocks = [("accountStatement.transactionList.transaction", listed, None)]
-    elif shape == "feed_items":
-        for index, item in enumerate(value["feedItems"]):
-            yield f"feedItems[{index}]", item, _feed_item_kind(item)
-        return
-    elif shape == "envelope":
-        path = envelope_path(value)
-        blocks = [(".".join(path), value_at(value, path), None)]
-    else:
-        blocks = [(k, value.get(k), REMOVED if k == "removed" else None) for k in _SYNC_BLOCKS]
-    for name, items, kind in blocks:
-        for index, item in enumerate(items or []):
-            yield from rows_of(f"{name}[{index}]", item, kind)
-
-
-def _feed_item_kind(item: object) -> str | None:
-    """None for a booked Starling feed item, else what it is ("declined transaction")."""
-    status = item.get("status") if isinstance(item, dict) else None
-    if not isinstance(status, str) or status.upper() in _BOOKED_FEED_STATUSES:
-        return None
-    return f"{status.lower().replace('_', ' ')} transaction"
-
-
 def _document(path: Path, value: object, skipped: list[tuple[int, str]]) -> JsonExport:
-    shape = _shape(value)
-    positions = list(_positions(value, shape))
+    shape = shape_of(value)
+    found = list(positions(value, shape))
     taken = []
-    for number, (where, item, kind) in enumerate(positions, start=1):
+    for number, (where, item, kind) in enumerate(found, start=1):
         if kind is None and isinstance(item, dict):
             kind = not_booked(item)
         if kind is not None:
             skipped.append((number, kind))
         else:
             taken.append((number, where, item))
-    paths = tuple(where for where, _, _ in positions)
-    account = _account_of(value) if shape == "booked_pending" else None
+    paths = tuple(where for where, _, _ in found)
+    account = account_of(value, shape)
     records = _document_records(path, taken, account)
     listed = envelope_words(envelope_path(value)) if shape == "envelope" else ""
     return JsonExport(shape, records, paths, skipped, listed)
 
 
-def _account_of(document: dict) -> str | None:
-    """The account a Berlin Group transactions document is of (its ``account``: an IBAN, or
-    another identifier the account reference gives), or None."""
-    reference = document.get("account")
-    if not isinstance(reference, dict):
-        return None
-    return next((str(v) for k in _ACCOUNT_IDS if (v := reference.get(k))), None)
+_BOOKED_BLOCKS = tuple(f"{key}.booked[" for key in BOOKED_PENDING.values())
 
 
 def _document_records(
@@ -266,7 +179,7 @@ def _document_records(
             record = api_record(item)
         if account and "account_id" not in record:
             record["account_id"] = account
-        if where.startswith("transactions.booked["):
+        if where.startswith(_BOOKED_BLOCKS):
             record = with_booking_date(record)
         if where.startswith("modified["):  # a newer version of a transaction added before
             record[SUPERSEDES] = True
@@ -315,16 +228,32 @@ def _unknown(path: Path, value: object) -> SchemaError:
         lists = [".".join(p) for p in transaction_lists(value)]
     several = (
         f"; several lists of transactions, {lists}: which is the account's cannot be told"
-        if lists
+        if len(lists) > 1
         else ""
     )
+    if not lists and isinstance(value, dict):
+        several = _balances_only(value)
     return SchemaError(
         f"{path}: a JSON document of a shape not read ({found}{nested}{several}); read are a "
         'JSON array of records, GoCardless\' {"transactions": {"booked": [...], "pending": '
-        "[...]}}, Plaid's and Monzo's {\"transactions\": [...]}, Plaid's /transactions/sync "
+        "[...]}} (a card account's {\"cardTransactions\": ...}), Plaid's and Monzo's "
+        '{"transactions": [...]}, Plaid\'s /transactions/sync '
         '{"added": [...], "modified": [...], "removed": [...]}, Starling\'s '
         '{"feedItems": [...]}, Fio banka\'s {"accountStatement": {"transactionList": ...}}, '
+        "an array of accounts each with its transactions, "
         "and an API response with one list of objects that have a date and an amount: "
         "export the records as JSONL (one object per line) or as a JSON array",
         "unknown_document",
     )
+
+
+def _balances_only(document: dict) -> str:
+    """What a document without transactions holds instead, where it is an account's
+    balances (a Berlin Group response that lists its transactions in a file to download)."""
+    if not isinstance(document.get("balances"), list):
+        return ""
+    said = "; it holds the account's balances ('balances'), no transactions"
+    download = value_at(document, ("_links", "download"))
+    if download:
+        said += ": its _links.download names the file of the transactions; download that file"
+    return said

@@ -3,7 +3,10 @@ them (``ENVELOPES``: TrueLayer's ``{"results": [...]}``, Up's and Stripe's ``{"d
 Open Banking UK's ``{"Data": {"Transaction": [...]}}``, ...), or, in another envelope, the one
 list of transaction-like objects (each with a date and an amount, by its fields' names) under
 one key path. A document with several such lists has none: which one is the account's cannot
-be told.
+be told. An account's balances (the Berlin Group's ``balances``: a ``balanceAmount`` on a
+``referenceDate``) have a date and an amount too, but are no transactions: an object whose
+only amount is a balance's is not transaction-like. A list of GraphQL edges (``{"cursor":
+..., "node": {...}}``, as Relay-style APIs page their lists) is the list of its nodes.
 """
 
 from __future__ import annotations
@@ -12,7 +15,7 @@ import re
 from collections.abc import Iterator
 
 from ml_assets.core.intake.api_records import flattened, lifted
-from ml_assets.core.intake.column_names import field_of
+from ml_assets.core.intake.column_names import field_of, normalized
 
 # where bank-data APIs put a page of transactions: the key path from the top, and whose it is
 ENVELOPES = {
@@ -32,7 +35,7 @@ def envelope_path(document: dict) -> tuple[str, ...] | None:
     transaction-like objects under the document's objects. None where the document is itself
     one record (a JSONL file of one line), has no such list, or has several (which one is the
     account's cannot be told)."""
-    if _transaction_like(document):
+    if transaction_like(document):
         return None
     for path in ENVELOPES:
         listed = value_at(document, path)
@@ -71,17 +74,35 @@ def _object_lists(value: dict, path: tuple[str, ...]) -> Iterator[tuple[tuple[st
 
 
 def _transaction_list(listed: object) -> bool:
-    return isinstance(listed, list) and any(_transaction_like(item) for item in listed)
+    return isinstance(listed, list) and any(transaction_like(edge_node(item)) for item in listed)
 
 
 _DATED = re.compile(r"date|time", re.IGNORECASE)  # BookingDateTime, timestamp
+# a GraphQL edge's own keys beside its node
+_EDGE_KEYS = frozenset({"node", "cursor"})
 
 
-def _transaction_like(item: object) -> bool:
-    """Whether an object has a date and an amount, by its fields' names at any depth."""
+def transaction_like(item: object) -> bool:
+    """Whether an object has a date and an amount, by its fields' names at any depth; an
+    amount inside a balance (``balanceAmount.amount``, ``balance_after_transaction.amount``)
+    is no transaction's."""
     if not isinstance(item, dict):
         return False
-    parts = {part for name in flattened(lifted(item)) for part in name.split(".")}
-    fields = {field_of(part) for part in parts}
-    dated = "posted_date" in fields or any(_DATED.search(part) for part in parts)
-    return dated and bool({"amount", "debit", "credit"} & fields)
+    names = [name.split(".") for name in flattened(lifted(item))]
+    parts = {part for name in names for part in name}
+    dated = any(field_of(p) == "posted_date" or _DATED.search(p) for p in parts)
+    own = {part for name in names if not _in_balance(name) for part in name}
+    return dated and bool({"amount", "debit", "credit"} & {field_of(part) for part in own})
+
+
+def _in_balance(name: list[str]) -> bool:
+    """Whether a flattened name lies in a balance: a key on its path whose first word is a
+    balance's ("balanceAmount", "balance_after_transaction", "Balance")."""
+    return any(normalized(part).split(" ")[0] in ("balance", "balances") for part in name)
+
+
+def edge_node(item: object) -> object:
+    """A GraphQL edge's node (``{"cursor": "c1", "node": {...}}``); any other item as it is."""
+    if isinstance(item, dict) and isinstance(item.get("node"), dict) and set(item) <= _EDGE_KEYS:
+        return item["node"]
+    return item

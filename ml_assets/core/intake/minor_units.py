@@ -16,6 +16,21 @@ _EXPONENT = {
     "UYW": 4,
 }  # fmt: skip
 _AMOUNTS = ("amount", "debit", "credit", "balance")
+# ISO 4217's numbers of the currencies an API may write as one (monobank's currencyCode 980)
+_NUMBERS = {
+    980: "UAH", 840: "USD", 978: "EUR", 826: "GBP", 985: "PLN", 203: "CZK", 348: "HUF",
+    946: "RON", 975: "BGN", 756: "CHF", 752: "SEK", 578: "NOK", 208: "DKK", 949: "TRY",
+    933: "BYN", 398: "KZT", 981: "GEL", 498: "MDL", 643: "RUB", 376: "ILS", 784: "AED",
+    392: "JPY", 156: "CNY", 410: "KRW", 356: "INR", 124: "CAD", 36: "AUD", 554: "NZD",
+    702: "SGD", 344: "HKD", 986: "BRL", 484: "MXN", 710: "ZAR", 764: "THB", 941: "RSD",
+}  # fmt: skip
+
+
+def currency_of_number(number: object) -> str | None:
+    """The ISO 4217 letter code of a currency's number (980 -> "UAH"), or None."""
+    if isinstance(number, bool) or not str(number).strip().isdigit():
+        return None
+    return _NUMBERS.get(int(str(number).strip()))
 
 
 def exponent(currency: str | None) -> int:
