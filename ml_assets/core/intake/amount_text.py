@@ -17,7 +17,10 @@ from ml_assets.core.intake.records import ISO_4217, SchemaError, parse_amount
 _CURRENCY = re.compile(r"^([A-Za-z]{3})\s*(?=[-+(.,\d$€£¥])|(?<=[\d.)-])\s*([A-Za-z]{3})$")
 
 
-_SYMBOLS = str.maketrans({c: "" for c in "$€£¥￥₹\u00a0\u202f '’"})
+# currency signs, spaces and apostrophes (Swiss thousands) around an amount's figures; "円"
+# and "元" are written after them ("1,504円"), and a Japanese file's backslash is the yen
+# sign (0x5C, which Shift JIS shows as ¥: Mobile Suica's "\1,350")
+_SYMBOLS = str.maketrans({c: "" for c in "$€£¥￥₹円元\\\u00a0\u202f '’"})
 
 
 # the one digit group a thousands separator is followed by, and the groups before it: "1.234"

@@ -2,7 +2,9 @@
 code in its amounts or their columns' names ("£1,234.50", "Betrag (EUR)", "入出金(円)"), and
 where it names none, what points to one: an IBAN's country, a UK sort code, a "NON-GBP" fee,
 the signs of an Indian bank (lakh digit grouping, "Rs", "Narration"), column names in
-simplified Chinese (a mainland bank's: the renminbi).
+simplified Chinese (a mainland bank's: the renminbi) or in Japanese kana (the yen), a New
+Zealand account number, a Canadian bank's Interac transfers and province codes, a Nordic
+column name for the amount ("Belopp": the krona).
 The load never guesses a currency; inspect writes what these find for the user to confirm."""
 
 from __future__ import annotations
@@ -47,6 +49,24 @@ def _yen_or_yuan(texts: list[str]) -> str | None:
     return None if kana == simplified else "JPY" if kana else "CNY"
 
 
+# a backslash before the figures ("\1,350") is the yen sign of Shift JIS (0x5C), the won
+# sign of Korean code pages: which one, by the script of the file's names
+_BACKSLASH_AMOUNT = re.compile(r"^[-+]?\\\s?\d")
+_HANGUL = re.compile(r"[\uac00-\ud7a3]")
+
+
+def _backslash_sign(texts: list[str], names: list[str]) -> tuple[str, str] | None:
+    """(currency, where read) of amounts written after a backslash, by the names' script:
+    kana the yen, hangul the won; None where there is none, or the script says neither."""
+    example = next((t.strip() for t in texts if _BACKSLASH_AMOUNT.match(t.strip())), None)
+    text = "".join(names)
+    kana, hangul = bool(_KANA.search(text)), bool(_HANGUL.search(text))
+    if example is None or kana == hangul:
+        return None
+    script = "Japanese (kana)" if kana else "Korean (hangul)"
+    return ("JPY" if kana else "KRW"), f"'\\' in the amounts, e.g. '{example}', in {script}"
+
+
 def currency_named(
     amounts: list, names: list[str], context: tuple[str, ...] = ()
 ) -> tuple[str, str] | None:
@@ -58,6 +78,8 @@ def currency_named(
     yen = next((t.strip() for t in texts if "¥" in t or "￥" in t), None)
     if yen is not None and (code := _yen_or_yuan([*map(str, names), *context])) is not None:
         seen[code] = f"{yen[:1]!r} in the amounts, e.g. {yen!r}, in {_SCRIPTS[code]}"
+    if (won_or_yen := _backslash_sign(texts, [*map(str, names), *context])) is not None:
+        seen.setdefault(*won_or_yen)
     for text in texts:
         for symbol, code in _SYMBOLS.items():
             if symbol in text:
@@ -99,15 +121,34 @@ _NON_CURRENCY = re.compile(r"\bNON-(GBP|EUR|CHF|SEK|NOK|DKK|PLN|CZK|HUF)\b")
 _LAKH_AMOUNT = re.compile(rf"(?<![\d,.])(?:{LAKH_GROUPED.pattern})(?:\.\d+)?(?![\d,])")
 _RUPEE = re.compile(r"(?<![A-Za-z])(Rs\.?|INR|₹)(?![A-Za-z])")
 _INDIAN_TEXT_NAMES = ("narration",)
+# a New Zealand account number: bank, branch, account and suffix, "38-8106-0601663-00" (as
+# ASB's preamble writes it: "Bank 12; Branch 3405; Account 0123456-50"), and an amount
+# in "NZ$" (ASB's card: "862.00 YEN at a Conversion Rate of 81.0913 (NZ$10.63)")
+_NZ_ACCOUNT = re.compile(
+    r"(?<![\d-])\d{2}-\d{4}-\d{7}-\d{2,3}(?![\d-])"
+    r"|\bBank \d{2}; Branch \d{4}; Account \d{7}-\d{2,3}\b"
+)
+_NZ_DOLLARS = re.compile(r"(?<![A-Za-z])NZ\$\s?\d")
+# Canada's own transfers (TD's "SEND E-TFR ***Y4h", "INTERAC e-Transfer"), and the province a
+# card purchase's text ends with ("COSTCO WHOLESALE W54 SURREY BC"): on half the rows, as a
+# code alone is a word elsewhere (AB, NL and SK are left out: a Swedish company, the
+# Netherlands, Slovakia)
+_INTERAC = re.compile(r"(?i)\binterac\b|\bE-TFR\b")
+_PROVINCE = re.compile(r"[A-Z]{2,}\s+(BC|MB|ON|QC|NB|NS|PE|YT|NT|NU)\s*$")
+# the amount column's name in a Nordic language: Swedish "Belopp", Norwegian "Beløp", Danish
+# "Beløb"; a weaker clue than an account's (a Finnish bank writes Swedish too), taken only
+# where the cells point nowhere
+_NORDIC_AMOUNT_NAMES = {"belopp": "SEK", "beløp": "NOK", "beløb": "DKK"}
 
 
 def currency_pointed_to(rows: list[CellRow], header: list[str]) -> tuple[str, str] | None:
     """(currency, what points to it) where the file's cells point to one currency and no
     other: an IBAN's country (CH -> CHF, a euro-area country -> EUR), a UK sort code, a
     "NON-GBP" fee, an Indian bank's lakh grouping, "Rs" or "Narration", a column name in
-    simplified Chinese; None where they point
-    nowhere or to several (a Swiss account paying into German ones). A hint for inspect to
-    write out and the user to confirm: the load never guesses a currency."""
+    simplified Chinese or in kana, a New Zealand account number or "NZ$", Canada's Interac
+    or province codes; where none of them points, a Nordic amount column's name. None where
+    they point nowhere or to several (a Swiss account paying into German ones). A hint for
+    inspect to write out and the user to confirm: the load never guesses a currency."""
     sort_columns = {i for i, name in enumerate(header) if "sort code" in str(name).lower()}
     pointed: dict[str, str] = {}
     for name in map(str, header):
@@ -115,13 +156,40 @@ def currency_pointed_to(rows: list[CellRow], header: list[str]) -> tuple[str, st
             pointed.setdefault("INR", f"the column name {name.strip()!r}, as Indian banks write")
         if _SIMPLIFIED & set(name):
             pointed.setdefault("CNY", f"the column name {name.strip()!r}, in simplified Chinese")
+        if _KANA.search(name):
+            pointed.setdefault("JPY", f"the column name {name.strip()!r}, in Japanese kana")
     for row in rows:
         for position, cell in enumerate(row.cells):
             if not isinstance(cell, str):
                 continue
             for code, said in _currency_clues(cell, position in sort_columns):
                 pointed.setdefault(code, said)
+    if (province := _provinces(rows)) is not None:
+        pointed.setdefault("CAD", province)
+    if not pointed:
+        pointed.update(_nordic_amount_name(header))
     return next(iter(pointed.items())) if len(pointed) == 1 else None
+
+
+def _provinces(rows: list[CellRow]) -> str | None:
+    """What points to a Canadian card: half the rows or more (two at least) with a cell that
+    ends with a province's code, as its purchases' texts do ("... SURREY BC"); else None."""
+    ending = [
+        found
+        for row in rows
+        if (found := next((m for c in row.cells if (m := _PROVINCE.search(str(c)))), None))
+    ]
+    if len(ending) < 2 or len(ending) * 2 < len(rows):
+        return None
+    return f"the Canadian province codes the texts end with, e.g. {ending[0].group().strip()!r}"
+
+
+def _nordic_amount_name(header: list[str]) -> dict[str, str]:
+    """{currency: the Nordic amount column name that points to it} (see _NORDIC_AMOUNT_NAMES)."""
+    for name in map(str, header):
+        if (code := _NORDIC_AMOUNT_NAMES.get(name.strip().lower())) is not None:
+            return {code: f"the column name {name.strip()!r}, as its country's banks write"}
+    return {}
 
 
 def _currency_clues(text: str, sort_code_column: bool) -> list[tuple[str, str]]:
@@ -134,6 +202,12 @@ def _currency_clues(text: str, sort_code_column: bool) -> list[tuple[str, str]]:
     ]
     if lakh := _LAKH_AMOUNT.search(text):
         clues.append(("INR", f"the Indian digit grouping of {lakh.group()!r}"))
+    if nz := _NZ_ACCOUNT.search(text):
+        clues.append(("NZD", f"the New Zealand account number in {nz.group()!r}"))
+    if _NZ_DOLLARS.search(text):
+        clues.append(("NZD", f"'NZ$' in {text.strip()!r}"))
+    if interac := _INTERAC.search(text):
+        clues.append(("CAD", f"{interac.group()!r}, a Canadian transfer, in {text.strip()!r}"))
     return clues
 
 

@@ -5,13 +5,17 @@ purchases positive). Records read by their names (JSON, Parquet) are judged the 
 
 from __future__ import annotations
 
-import re
 from collections import Counter
 from typing import TYPE_CHECKING
 
 from ml_assets.core.intake.amount_text import amount_mark, amount_or_none
 from ml_assets.core.intake.column_values import cell
 from ml_assets.core.intake.csv_exports import CellRow
+
+# (INCOME and SPENDING are read from here too, by layout_by_values: re-exported)
+from ml_assets.core.intake.money_words import INCOME as INCOME
+from ml_assets.core.intake.money_words import SPENDING as SPENDING
+from ml_assets.core.intake.money_words import TOP_UP, says_income, way_by_words
 from ml_assets.core.intake.records import SchemaError
 from ml_assets.core.intake.statements import statement_line
 
@@ -19,26 +23,6 @@ if TYPE_CHECKING:
     from ml_assets.core.intake.guessed_layout import LayoutGuess
 
 _SIGNED_SHARE = 0.25  # the share of negative amounts from which a file is taken as signed
-# money coming in: a row whose description says so shows the file's sign for income (a
-# card's "INTERNET PAYMENT - THANK YOU", "CashBack / Remises"; a Chinese card's （退款）
-# refund and 退货 return, an account's 工资 salary and 利息 interest)
-INCOME = re.compile(
-    r"(?i)payroll|salary|salaire|gehalt|lohn|deposit|direct dep|interest|refund|"
-    r"payment\W{0,3}thank you|thank you for your payment|autopay payment|payment received|"
-    r"cash\s?back|gutschrift|virement en votre faveur|habenzinsen|"
-    r"退款|退货|返现|工资|利息|结息"
-)
-# a card's payment received: money in on a card, but money out of the account that pays it
-# (a checking account's "PAYMENT TO ...", ABC's 正常还款): income only in a file whose
-# negative amounts are half its rows or fewer, as a card's payments and refunds are
-CARD_PAYMENT = re.compile(r"(?i)repayment|thank you|^\W*payment\b|还款")
-# money going out: a card payment at a till ("HOFER DANKT", "POS"), a cash withdrawal, a
-# cheque, an account fee; beside INCOME it tells the debits from the credits of a file
-# that writes both unsigned
-SPENDING = re.compile(
-    r"(?i)\bpos\b|\bdankt\b|bankomat|geldautomat|\batm\b|kartenzahlung|card purchase|"
-    r"\bcheck\b|\bcheque\b|\bentgelt\b"
-)
 
 
 def choose_sign(guess: LayoutGuess, body: list[CellRow], decimal: str) -> None:
@@ -101,8 +85,7 @@ def sign_of(amounts: list, texts: list, decimal: str = ".") -> tuple[str, str]:
         spending = "positive" if marks[1] and not marks[-1] else "negative"
         return spending, f"{said}, the others unsigned"
     negative = sum(n < 0 for n, _ in signs)
-    card = negative * 2 <= len(signs)  # (see CARD_PAYMENT)
-    income = [n for n, t in signs if INCOME.search(t) or (card and CARD_PAYMENT.search(t))]
+    income = [n for n, t in signs if says_income(t, n, negative, len(signs))]
     # income rows shown positive tell the sign only where some amount is negative: in a file
     # of positive amounts alone (M&S Bank's card: "+ £1,100.00" beside "£67.40") they are
     # marked some other way, and the purchases are positive
@@ -120,10 +103,34 @@ def sign_of(amounts: list, texts: list, decimal: str = ".") -> tuple[str, str]:
     # has a few negative payments and refunds at most
     spending = "negative" if negative >= _SIGNED_SHARE * len(signs) else "positive"
     said = "most rows are spending"
+    if not negative and (told := _told_by_words(signs)):
+        said += told
     if spending == "negative":  # (a few rows can be a small card statement too)
         said = "signed" if negative * 2 >= len(signs) else "signed; a card that lists its "
         said += "" if negative * 2 >= len(signs) else "purchases positive: set spending: positive"
     return spending, f"{negative} of {len(signs)} amounts are negative ({said})"
+
+
+def _told_by_words(signs: list[tuple[float, str]]) -> str:
+    """Where every amount is unsigned and rows' words say money in (BOCOM's card: "消费 ..." a
+    purchase, "退货 ..." a return, "信用卡还款 ..." a repayment) or a top-up (WAON's "チャージ":
+    money in on the card topped up, a purchase on the card that pays for it), a warning that
+    those rows are read as purchases too, as the file's one sign makes them; else ""."""
+    money_in = [text for _, text in signs if way_by_words(text) == 1]
+    top_ups = [text for _, text in signs if TOP_UP.search(text) and text not in money_in]
+    said = ""
+    if money_in:
+        said += (
+            f"; but every amount is unsigned and {len(money_in)} row(s) say money in by their "
+            f"words (e.g. {money_in[0]!r}): read as purchases like the rest, as no setting "
+            "signs a row by its words; check their sign after the load"
+        )
+    if top_ups:
+        said += (
+            f"; {len(top_ups)} row(s) are top-ups (e.g. {top_ups[0]!r}), read as purchases: "
+            "right on the card that pays for them, wrong on the card topped up"
+        )
+    return said
 
 
 def _voting(guess: LayoutGuess, body: list[CellRow]) -> list[CellRow]:
