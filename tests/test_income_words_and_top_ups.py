@@ -141,3 +141,21 @@ def test_a_card_of_unsigned_amounts_whose_words_say_money_in_is_said(tmp_path, c
         1,
         1,
     ]
+
+
+def test_an_e_money_history_says_payment_or_top_up_in_a_column_of_its_own(tmp_path, capsys):
+    """WAON writes every amount unsigned with a yen sign after it, and its 利用区分 says 支払
+    (a payment) or チャージ (a top-up): that column signs each row, so the top-up is money in
+    while the shop's name stays the text."""
+    export = tmp_path / "waon.csv"
+    export.write_text(
+        "取引年月日,利用店舗,利用金額（税込）,利用区分,チャージ区分\n"
+        '2026/04/01,ミナミ商店,"2,180円",支払,-\n'
+        '2026/04/03,ミナミ商店,"3,000円",チャージ,現金\n'
+        "2026/04/08,キタ薬局,455円,支払,-\n",
+        encoding="utf-8",
+    )
+    out, section, result, _ = loaded(export, capsys)
+    assert section["column_map"]["利用区分"] == "direction" and section["currency"] == "JPY"
+    assert result.kept["amount"].to_list() == [-2180.0, 3000.0, -455.0]
+    assert result.kept["description"].to_list() == ["ミナミ商店", "ミナミ商店", "キタ薬局"]

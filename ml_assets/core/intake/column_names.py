@@ -16,14 +16,15 @@ INTAKE_FIELDS = ("balance", "debit", "credit", "direction", "fee")
 # a direction column's words (Swedbank's D/K: debetas, kreditas; WeChat Pay's 支出, 收入;
 # Chinese banks' 借 (debit) and 贷 (credit); Starling's OUTBOUND, INBOUND; ISO 20022's
 # DBIT and CRDT, which PSD2 APIs (STET's, Enable Banking's) send beside unsigned amounts; Open
-# Finance Brasil's DEBITO and CREDITO, and the accented forms of French and Portuguese)
+# Finance Brasil's DEBITO and CREDITO, and the accented forms of French and Portuguese;
+# Japanese 支払 (payment) and 出金 out, チャージ (a top-up) and 入金 in: WAON's 利用区分)
 MONEY_OUT = frozenset(
     {"af", "debit", "dr", "d", "s", "soll", "out", "-", "debet", "withdrawal", "支出", "借",
-     "дебет", "outbound", "dbit", "debito", "débito", "débit"}
+     "дебет", "outbound", "dbit", "debito", "débito", "débit", "支払", "支払い", "出金"}
 )  # fmt: skip
 MONEY_IN = frozenset(
     {"bij", "credit", "cr", "c", "h", "haben", "in", "+", "deposit", "k", "收入", "贷",
-     "кредит", "inbound", "crdt", "credito", "crédito", "crédit"}
+     "кредит", "inbound", "crdt", "credito", "crédito", "crédit", "チャージ", "入金"}
 )  # fmt: skip
 
 
@@ -59,6 +60,9 @@ def _plain(text: str) -> str:
 SYNONYMS: dict[str, tuple[str, ...]] = {
     "posted_date": _names(
         "posted date|post date|posting date|booking date|date posted|buchungstag|"
+        # (Fintro's execution date before its value date; OTP's booking date before its
+        # transaction date, which the list names further down)
+        "uitvoeringsdatum|date d execution|koenyveles datuma|konyveles datuma|kuupaeev|"
         "buchungsdatum|reskontradatum|date de comptabilisation|"
         # (finAPI's day the bank booked it, before its own import day and the value date)
         "bank booking date|boekdatum|fecha contable|date|"
@@ -72,6 +76,7 @@ SYNONYMS: dict[str, tuple[str, ...]] = {
         "dato|buchung|bokfoeringsdag|bokfoeringsdatum|bokføringsdato|bokføringsdag|transaktionsdag|"
         "kirjauspaeivae|tranzakcio datuma|datum zauctovani|datum provedeni|koenyveles datuma|konyveles datuma|"
         "дата проведення|дата операції|дата і час операції|дата i час операції|дата і час|"
+        "こ利用年月日|利用年月日|取引年月日|利用日 キャンセル日|"
         "tranzakcio idopontja"
     ),
     "description": _names(
@@ -91,6 +96,9 @@ SYNONYMS: dict[str, tuple[str, ...]] = {
         "деталі|popis|poznamka|"
         # (Open Finance Brasil's transactionName; the Berlin Group's card transactionDetails)
         "transaction name|transaction details|"
+        # (View Card's and WAON's shop; Swedbank Estonia's text; BOC's booking name; Suica's
+        # entry station or shop)
+        "こ利用箇所|利用店舗|selgitus|交易名称|入場駅 事業者名|"
         # a reference the payer writes (N26's "Payment Reference"): the text where no other
         # column is one, after the other party (found by its name's words: "Partner Name")
         "payment reference|"
@@ -115,11 +123,13 @@ SYNONYMS: dict[str, tuple[str, ...]] = {
         "tranzakcio oesszege|oesszeg|belopp|beløp|beløb|summa|maeaerae|сума|сума в валюті картки|"
         "objem|cash flow|"
         "金額|取引金額|ご利用金額|利用金額|入出金|金额|交易金额|交易币种 金额|发生额|금액|거래금액|"
+        "こ利用額|利用金額 税込|利用額|"
         "сумма|сумма операции"
     ),
     "debit": _names(
         "debit|debits|withdrawal|withdrawals|money out|paid out|debit amount|outflow|soll|ausgang|"
         "ut|uttak|uscite|addebiti|"
+        "支払い金額|"
         "お支払金額|お引出金額|出金|出金額|出金金額|引出額|支払金額|"
         # (ICBC's booked pair before its transaction pair: the account's currency)
         "记账金额 支出|交易金额 支出|支出|支出金额|支取|支取金额|借方金额|借方发生额|借方|"
@@ -128,6 +138,7 @@ SYNONYMS: dict[str, tuple[str, ...]] = {
     "credit": _names(
         "credit|credits|deposit|deposits|money in|paid in|credit amount|inflow|haben|eingang|"
         "inn|innskudd|entrate|accrediti|"
+        "預かり金額|"
         "お預り金額|お預入金額|入金|入金額|入金金額|預入額|"
         "记账金额 收入|交易金额 收入|收入|收入金额|存入|存入金额|贷方金额|贷方发生额|贷方|"
         "입금|입금액|맡기신금액|приход|поступление|зачисление|кредит|сума зарахування|"
@@ -136,6 +147,8 @@ SYNONYMS: dict[str, tuple[str, ...]] = {
     "balance": _names(
         # (not "available balance": it does not run with the rows)
         "balance|running balance|running bal|saldo|kontostand|solde|"
+        # (Suica's and PASMO's card balance)
+        "残額|"
         "差引残高|残高|余额|账户余额|잔액|거래후잔액|остаток|баланс"
     ),
     # a fee charged beside the amount (Revolut's): the running balance moves by both
@@ -170,6 +183,8 @@ SYNONYMS: dict[str, tuple[str, ...]] = {
     "purpose": _names(
         "reason|subject|purpose|payment purpose|note|comment|item title|zprava pro prijemce|zprava|"
         # (JD's item, BOCOM's card's "消费 美团")
+        # (Alipay's item, BOC's message, CMB's own note; Suica's exit station, a memo)
+        "商品说明|附言|客户摘要|出場駅 降車場所|メモ|"
         "商品名称|商品|交易附言|交易说明|"
         # (PrivatBank Autoclient's OSND, the payment's purpose)
         "osnd"
@@ -192,6 +207,8 @@ SYNONYMS: dict[str, tuple[str, ...]] = {
         "nazev protiuctu|交易场所|对手户名|对方户名|对手信息|交易对方|"
         # (finAPI's counterpartName; PrivatBank Autoclient's AUT_CNTR_NAM)
         "counterpart name|aut cntr nam|"
+        # (MUFG's payer or payee, BOC's, SEB's and Swedbank Estonia's party)
+        "摘要内容|对方账户名|beneficiary s name|saaja maksja|"
         # a payment app's two parties (Venmo's), one of them the account's owner (see
         # party_role)
         "from|to"
@@ -199,6 +216,7 @@ SYNONYMS: dict[str, tuple[str, ...]] = {
     "direction": _names(
         "af bij|debit credit|credit debit|dr cr|cr dr|soll haben|s h|direction|d k|收 支|收支|"
         "借贷|借 贷|借贷标志|借贷方向|операція|"
+        "deebet kreedit|"
         "credit debit indicator|debit credit indicator|cdt dbt ind|"
         # (Open Finance Brasil's creditDebitType; PrivatBank Autoclient's TRANTYPE, D or C)
         "credit debit type|trantype"

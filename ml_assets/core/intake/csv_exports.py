@@ -175,12 +175,17 @@ def _blank(value: object) -> bool:
 
 
 def signed_amount(
-    record: dict, layout: CsvPreset | None, spending: str | None, where: str
+    record: dict,
+    layout: CsvPreset | None,
+    spending: str | None,
+    where: str,
+    neutral_way: int | None = None,
 ) -> float | str | None:
     """The amount in our convention (purchases negative): from two unsigned debit and credit
     columns (a preset's, or mapped to ``debit`` / ``credit``), from an unsigned amount and a
-    column mapped to ``direction``, or the amount column flipped when the file lists purchases
-    as positive (``spending``, else the preset's)."""
+    column mapped to ``direction`` (``neutral_way`` the sign of a row whose direction cell
+    says neither way, as core.neutral_rows reads it), or the amount column flipped when the
+    file lists purchases as positive (``spending``, else the preset's)."""
     columns = layout.debit_credit if layout is not None and layout.debit_credit else None
     if columns is None and ("debit" in record or "credit" in record):
         columns = ("debit", "credit")
@@ -195,7 +200,8 @@ def signed_amount(
     # a blank direction cell (a column that marks only credits: M&S Bank's "CR") leaves the
     # amount to the file's sign, as the rows without a mark are read
     if "direction" in record and not _blank(amount) and not _blank(record["direction"]):
-        return _directed(parse_amount(amount, where), record["direction"], where)
+        amount = parse_amount(amount, where)
+        return _directed(amount, record["direction"], where, neutral_way)
     if purchases_positive(layout, spending) and not _blank(amount):
         return -parse_amount(amount, where)
     return amount
@@ -212,9 +218,10 @@ def direction_sign(direction: object) -> int | None:
     return money_way(direction)
 
 
-def _directed(amount: float, direction: object, where: str) -> float:
-    """An unsigned amount signed by its direction column ("Af"/"Bij", "Debit"/"Credit")."""
-    sign = direction_sign(direction)
+def _directed(amount: float, direction: object, where: str, neutral_way: int | None) -> float:
+    """An unsigned amount signed by its direction column ("Af"/"Bij", "Debit"/"Credit"), or
+    by ``neutral_way`` where the column says neither."""
+    sign = direction_sign(direction) or neutral_way
     if sign is not None:
         return sign * abs(amount)
     raise SchemaError(

@@ -24,6 +24,8 @@ from ml_assets.core.intake.csv_exports import (
     purchases_positive,
     signed_amount,
 )
+from ml_assets.core.intake.description_parts import description_of, party_name, text_of, worded
+from ml_assets.core.intake.neutral_rows import neutral_way
 from ml_assets.core.intake.records import (
     coerce_record,
     derived_id,
@@ -35,23 +37,6 @@ from ml_assets.core.intake.tables import AMOUNT_FIELDS
 
 TABLE_FORMATS = ("csv", "xlsx")  # a header, columns mapped to ours, text to sniff
 STATEMENT_FORMATS = ("ofx", "camt053", "mt940", "qif")  # records arrive in our column names
-
-
-def _text_of(value: object) -> str:
-    """A cell as text: strings stripped, a list of strings joined, nothing for None or NaN."""
-    if isinstance(value, list):
-        return " ".join(v.strip() for v in value if isinstance(v, str) and v.strip())
-    if value is None or (isinstance(value, float) and value != value):
-        return ""
-    return str(value).strip()
-
-
-def _names_in(party: str, text: str) -> bool:
-    """Whether a text names the party as written (two words or more, whole): "Sent money to
-    Jane Doe" names "Jane Doe"; Starling's "PRET A MANGER LONDON" keeps its "Pret A Manger",
-    the cleaner name, in front."""
-    words = party.split()
-    return len(words) >= 2 and f" {' '.join(words)} " in f" {' '.join(text.split())} "
 
 
 @dataclass(frozen=True)
@@ -86,15 +71,17 @@ class FileReading:
 
     def renamed(self, record: dict) -> dict:
         """The record in our names; several columns mapped to ``description`` (a counterparty
-        and a purpose text) are joined, the other party first, as CAMT.053's and MT940's are,
-        and so are the strings of a list (``remittanceInformationUnstructuredArray``). The
-        other party is also the merchant where no column is mapped to it, as in those formats:
+        and a purpose text) are joined, the other party first, as CAMT.053's and MT940's are
+        (see core.description_parts: placeholders and repeats left out), and so are the
+        strings of a list (``remittanceInformationUnstructuredArray``). The other party (the
+        first one named) is also the merchant where no column is mapped to it, as in those
+        formats:
         the held-out-merchant split then groups a payee's rows, not the purpose texts' first
         words (a card payment's timestamp, a booking type). A column mapped to one of our
         other fields gives it, over a column that only has its name (Plaid's legacy
         ``category`` list beside ``personal_finance_category.primary``)."""
         out: dict = {}
-        joined: list[str] = []  # the description's parts so far
+        parts: list = []  # the description's cells, in order
         given = set(self.mapping.values()) - {"description"}
         # an amount mapped makes a column merely named debit or credit (KBC's) a plain column,
         # and debit/credit mapped one named amount: the mapped way of reading money wins
@@ -107,33 +94,29 @@ class FileReading:
             if (other := self._owner_side(first, record)) is not None:
                 first.remove(other)  # the account's owner: no party of this row
                 record = {k: v for k, v in record.items() if k != other}
-            record = {**{k: record[k] for k in first}, **record}
-            named = [text for k in first if (text := _text_of(record[k]))]
-            # one party named: the merchant; both (a creditor and a debtor, one of them the
-            # account's owner): none, so the key is derived rather than owner-dependent
-            if len(named) == 1 and "merchant" not in given:
-                out["merchant"] = named[0]
+            rest = {k: v for k, v in record.items() if k not in first}
+            record = {**{k: party_name(record[k]) for k in first}, **rest}
+            named = [k for k in first if worded(record[k])]
+            # the first party named is the merchant; but a creditor and a debtor both named
+            # (one of them the account's owner): none, so the key is derived rather than
+            # owner-dependent
+            both_sides = {party_role(k) for k in named} >= {"payer", "payee"}
+            if named and not both_sides and "merchant" not in given:
+                out["merchant"] = worded(record[named[0]])
         for key, value in record.items():
             ours = self.mapping.get(key, key)
             if key in given and key not in self.mapping:
                 continue
-            if ours == "merchant" and not _text_of(value) and "merchant" in out:
+            if ours == "merchant" and not text_of(value) and "merchant" in out:
                 continue  # a record's own empty merchant field keeps the party
             if isinstance(value, list) and all(isinstance(v, str) for v in value):
                 value = " ".join(v.strip() for v in value if v.strip())
-            if ours == "description" and ours in out:
-                text = _text_of(value)
-                if text and text in joined:  # one text in two forms (an API's string and array)
-                    continue
-                if joined == [_text_of(out[ours])] and _names_in(joined[0], text):
-                    out[ours] = None  # a party the text names already (Wise's "Sent money to
-                    # Jane Doe" beside "Jane Doe"): said once
-                joined.append(text)
-                parts = (out[ours], value)
-                value = " ".join(str(p).strip() for p in parts if p is not None and str(p).strip())
-            elif ours == "description":
-                joined = [_text_of(value)]
+            if ours == "description":
+                parts.append(value)
+                continue
             out[ours] = value
+        if parts:
+            out["description"] = description_of(parts)
         return out
 
     def _owner_side(self, parties: list[str], record: dict) -> str | None:
@@ -188,6 +171,7 @@ class FileReading:
         of one account and day in this file, for derived ids."""
         balance = None
         mark = amount_mark(renamed.get("amount")) if self.fmt in TABLE_FORMATS else None
+        neutral = neutral_way(renamed)  # (read off the amount as written, before it is plain)
         if self.fmt == "xlsx" and _excel_serial(renamed.get("posted_date")):
             # a date typed into a General cell is Excel's serial day number (46029: 2026-01-06)
             renamed["posted_date"] = _EXCEL_EPOCH + dt.timedelta(days=int(renamed["posted_date"]))
@@ -199,7 +183,7 @@ class FileReading:
                 if isinstance(renamed.get(key), str):
                     renamed[key] = normalize_amount(renamed[key], self.decimal, where, key)
         if self.layout or self.spending or {"debit", "credit", "direction"} & set(renamed):
-            renamed["amount"] = signed_amount(renamed, self.layout, self.spending, where)
+            renamed["amount"] = signed_amount(renamed, self.layout, self.spending, where, neutral)
         paired = self.layout is not None and self.layout.debit_credit
         if mark is not None and not paired and not {"debit", "credit", "direction"} & set(renamed):
             # "100.00 CR" is money in even where unmarked amounts are purchases shown positive

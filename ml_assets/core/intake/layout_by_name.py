@@ -30,6 +30,7 @@ from ml_assets.core.intake.column_values import (
 )
 from ml_assets.core.intake.csv_exports import CellRow
 from ml_assets.core.intake.guessed_layout import LayoutGuess
+from ml_assets.core.intake.tables import position_name
 
 
 def columns_by_name(header: list[str]) -> dict[str, str]:
@@ -54,6 +55,7 @@ def columns_by_name(header: list[str]) -> dict[str, str]:
     for ours, (_, theirs) in sorted(best.items(), key=lambda item: item[1][0]):
         chosen.setdefault(theirs, "description" if ours in _TEXT_PARTS else ours)
     _other_side(header, chosen)
+    _every_text_part(header, chosen)
     if "description" not in chosen.values():
         _text_of_another_field(chosen)
     return {name: chosen[name] for name in header if name in chosen}  # in the file's order
@@ -62,6 +64,16 @@ def columns_by_name(header: list[str]) -> dict[str, str]:
 # fields whose column is a part of the description: the other party and the payment's purpose
 # (the load joins them, the party first, and takes the party for the merchant)
 _TEXT_PARTS = ("counterparty", "purpose")
+
+
+def _every_text_part(header: list[str], chosen: dict[str, str]) -> None:
+    """Every column a name list knows whole as the other party or the purpose is a part of
+    the description, not only the likeliest of each (ICBC's payee "对方户名" beside the shop
+    "交易场所", BOC's message "附言" beside its party): a second party or purpose column
+    left out would drop its words from every row."""
+    for name in header:
+        if name not in chosen and field_of(name) in _TEXT_PARTS:
+            chosen[name] = "description"
 
 
 def _text_of_another_field(chosen: dict[str, str]) -> None:
@@ -244,8 +256,9 @@ def _texts_with_words(guess: LayoutGuess, body: list[CellRow], positions: dict) 
     account numbers or IBANs (bunq's "Counterparty") to the other party's names (its
     "Name"), else to a column a name list knows as text; a party's or a purpose's column
     blank on every row (bunq's card-only month, PayPal's "Note") to another of its kind (its
-    "Item Title"). An account number names no merchant to group by. Returns what changed,
-    in words ("" for nothing)."""
+    "Item Title"), else to an unnamed column beside it (Stanbic's "Transaction description"
+    over merged cells, its text one column left of the name). An account number names no
+    merchant to group by. Returns what changed, in words ("" for nothing)."""
     said = ""
     for theirs, ours in list(guess.columns.items()):
         values = column(body, positions[theirs])
@@ -257,13 +270,23 @@ def _texts_with_words(guess: LayoutGuess, body: list[CellRow], positions: dict) 
             found = [n for n in free if names_other_party(n)] or [n for n in free if _named_text(n)]
             holds = "account numbers"
         else:
-            found = [n for n in free if _same_kind(n, theirs)]
+            found = [n for n in free if _same_kind(n, theirs)] or _unnamed_beside(
+                guess.header, theirs, free
+            )
             holds = "nothing"
         if found:
             del guess.columns[theirs]
             guess.columns[found[0]] = "description"
             said += f"; {theirs} holds {holds}: the text is {found[0]}"
     return said
+
+
+def _unnamed_beside(header: list[str], name: str, free: list[str]) -> list[str]:
+    """The columns right beside ``name`` that the header leaves unnamed (a merged cell's
+    name stands over one of the cells it spans) and that hold words."""
+    at = header.index(name)
+    beside = [i for i in (at - 1, at + 1) if 0 <= i < len(header)]
+    return [header[i] for i in beside if header[i] in free and header[i] == position_name(i + 1)]
 
 
 def _same_kind(name: str, other: str) -> bool:

@@ -161,6 +161,30 @@ def direction_by_values(guess: LayoutGuess, body: list[CellRow]) -> None:
             return
 
 
+def type_not_direction(guess: LayoutGuess, body: list[CellRow]) -> None:
+    """A booking type column of direction words beside signed amounts (Wise's "Transaction
+    Type": DEBIT, CREDIT) is no label: it says the amount's sign, which every row shows. A
+    free column named as a type whose values are other words (Wise's "Transaction Details
+    Type": CARD, TRANSFER, CONVERSION) is the booking type instead."""
+    positions = {name: i for i, name in enumerate(guess.header)}
+    typed = next((t for t, o in guess.columns.items() if o == "transaction_type"), None)
+    if typed is None or not _direction_words(_words(body, positions[typed])):
+        return
+    del guess.columns[typed]
+    guess.why["columns"] += f"; {typed} says only the sign: no booking type"
+    for name in guess.header:
+        words = _words(body, positions[name])
+        named = "type" in normalized(name).split()
+        if name not in guess.columns and named and words and not _direction_words(words):
+            guess.columns[name] = "transaction_type"
+            guess.why["columns"] += f"; {name} -> transaction_type"
+            return
+
+
+def _words(body: list[CellRow], position: int) -> set[str]:
+    return {str(v).strip().lower() for v in column(body, position)} - {""}
+
+
 def _direction_words(words: set[str]) -> bool:
     """Whether a column's distinct values are direction words (see money_way); one-letter
     marks ("C", "D") only as a pair: a column of "C" alone may say "cleared"."""

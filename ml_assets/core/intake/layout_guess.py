@@ -20,6 +20,7 @@ from ml_assets.core.intake.layout_by_values import (
     joined_where_blank,
     more_text,
     trailing_direction,
+    type_not_direction,
 )
 from ml_assets.core.intake.records import SchemaError
 from ml_assets.core.intake.tables import HEADER_SEARCH_LINES, header_names
@@ -40,6 +41,7 @@ def guess_layout(rows: list[CellRow]) -> LayoutGuess | None:
             if guess.required_ok():
                 guess.why["columns"] = "from the header's names" + checked + varying
                 direction_by_values(guess, good[index + 1 :])
+                type_not_direction(guess, good[index + 1 :])
                 trailing_direction(guess, good[index + 1 :])
                 more_text(guess, good[index + 1 :])
                 guess.columns = {n: guess.columns[n] for n in header if n in guess.columns}
@@ -103,6 +105,7 @@ def _named_and_by_values(head: CellRow, body: list[CellRow]) -> LayoutGuess | No
     guess.columns = {**named.columns, **by_values}
     more_text(guess, body, [t for t in displaced if t not in guess.columns])
     direction_by_values(guess, body)
+    type_not_direction(guess, body)
     guess.columns = {n: guess.columns[n] for n in guess.header if n in guess.columns}
     return guess if guess.required_ok() else None
 

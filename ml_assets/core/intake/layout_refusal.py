@@ -11,7 +11,7 @@ import datetime as dt
 import re
 from pathlib import Path
 
-from ml_assets.core.intake.column_names import normalized
+from ml_assets.core.intake.column_names import field_of, normalized
 from ml_assets.core.intake.column_values import (
     column,
     date_share,
@@ -159,6 +159,15 @@ def no_layout_error(file: Path, rows: list, unit: str) -> SchemaError:
         return SchemaError(
             f"{file}: the file holds one {unit}, without a header: {one_line}", "bad_header"
         )
+    if read and not any(any(ch.isdigit() for ch in str(c)) for r in read for c in r.cells):
+        shown = [" ".join(str(c).strip() for c in r.cells if str(c).strip()) for r in read[:3]]
+        return SchemaError(
+            f"{file}: no transactions in this export: its {len(read)} {unit}(s) hold words "
+            f"alone ({shown}), no date or amount; export a period with transactions",
+            "bad_header",
+        )
+    if (history := _balance_history(read, unit)) is not None:
+        return SchemaError(f"{file}: {history}", "bad_header")
     why = closest_header(rows, unit) or _values_unread(read)
     return SchemaError(
         f"{file}: no header line found in the first rows that gives a date, an amount and a "
@@ -166,6 +175,32 @@ def no_layout_error(file: Path, rows: list, unit: str) -> SchemaError:
         "and column_map by hand (see the README's 'Your own data')",
         "bad_header",
     )
+
+
+# words in a column name that say it holds a balance (ING's "Boeksaldo", "Valutair saldo")
+_BALANCE_WORDS = ("balance", "saldo", "solde", "kontostand", "残高", "余额")
+
+
+def _balance_history(rows: list[CellRow], unit: str) -> str | None:
+    """For a header of a date and balances alone (ING's daily "Datum", "Boeksaldo",
+    "Valutair saldo"): that the file is a balance history, no list of transactions; else
+    None."""
+    for row in rows[:HEADER_SEARCH_LINES]:
+        names = [n for n in header_names(row.cells) if str(n).strip()]
+        dated = [n for n in names if field_of(n) == "posted_date"]
+        others = [n for n in names if n not in dated]
+        if (
+            dated
+            and others
+            and all(any(w in normalized(n) for w in _BALANCE_WORDS) for n in others)
+        ):
+            return (
+                f"{unit} {row.line} names a date ({dated[0]!r}) and balances alone "
+                f"({', '.join(repr(n) for n in others)}): a history of the account's balance, "
+                "no transactions; export the account's transactions (its statement or "
+                "transaction list) instead"
+            )
+    return None
 
 
 # a value shaped as a date (day, month as a number or a name, year) that no format may read:

@@ -16,7 +16,7 @@ from collections import Counter
 from dataclasses import dataclass, field
 
 from ml_assets.core.intake.amount_text import amount_or_none
-from ml_assets.core.intake.column_names import normalized
+from ml_assets.core.intake.row_status import status_kind
 
 _BALANCE = re.compile(
     r"(?i)\b(beginning|opening|starting|previous|prior|ending|closing|new|current|ledger)\s+"
@@ -25,48 +25,26 @@ _BALANCE = re.compile(
     r"\bsaldo\s+(iniziale|finale|inicial|final|anterior|zum|per|am|vom)\b|"
     r"\burspr[üu]nglicher\s+saldo\b|\blikutis\s+(prad|pabaig)\w*|"
     r"\bskyldig\s+beløp\s+fra\s+forrige\b|\b(inngående|utgående)\s+saldo\b|"
-    r"\bbalance\s+at\s+(the\s+)?(start|beginning|end)\s+of\b"
+    r"\bbalance\s+at\s+(the\s+)?(start|beginning|end)\s+of\b|"
+    r"\b(alg|lõpp)saldo\b"  # (Swedbank Estonia's opening and closing balance)
 )
 _CLOSING = re.compile(
     r"(?i)ending|closing|current|\bnew\b|ledger|endsaldo|eindsaldo|neuer|final|fin|kontostand$|"
-    r"nouveau|carried|\bc/f\b|\bend\s+of\b|pabaig"
+    r"nouveau|carried|\bc/f\b|\bend\s+of\b|pabaig|lõppsaldo"
 )
 _OPENING = re.compile(
     r"(?i)beginning|opening|starting|previous|prior|anfang|beginsaldo|alter|initial|iniziale|inicial|"
     r"anterior|ancien|d[ée]but|urspr|prad|"
     r"forrige|inngående|"
-    r"brought|\bb/f\b|\b(start|beginning)\s+of\b"
+    r"brought|\bb/f\b|\b(start|beginning)\s+of\b|algsaldo"
 )
-# a date cell that says the row is not booked yet ("Pending", DKB's "Vorgemerkt")
-_PENDING_DATES = frozenset({"pending", "authorised", "authorized", "vorgemerkt", "en cours"})
-# a status column's names, and its values for a row not booked yet (Revolut's State PENDING,
-# Sparkasse's Info "Umsatz vorgemerkt", Fineco's Stato "Autorizzato")
-# (VTB's Статус "В обработке", Alipay's 交易状态)
-_STATUS_NAMES = frozenset(
-    {"state", "status", "info", "stato", "estado", "statut", "zustand", "статус", "交易状态"}
-)
-_PENDING_STATUS = _PENDING_DATES | {
-    "umsatz vorgemerkt",
-    "autorizzato",
-    "in behandeling",
-    "в обработке",
-}
-# a status that says the trade was closed unpaid: no money moved (Alipay's 交易关闭)
-_CLOSED_STATUS = frozenset({"交易关闭"})
-
-
-def _status_is(statuses: frozenset[str], name: object, value: object) -> bool:
-    return (
-        isinstance(value, str)
-        and value.strip().lower() in statuses
-        and normalized(name) in _STATUS_NAMES
-    )
-
-
 # (Chinese banks' "合计金额", "人民币合计": the sum, of one currency)
 _TOTAL = re.compile(
     r"(?i)^\s*((total|totals|sum|summe|gesamt|totaal|totale|grand total)\b|\w{0,4}[合总]计)"
 )
+# a cell that alone says its line sums one side (Stanbic's "Debits" and "Credits" lines below
+# the rows, the figure where the date goes)
+_TOTAL_CELL = re.compile(r"(?i)\s*((total\s+)?(debits|credits)|totals?)\s*:?\s*")
 # a dated row with an amount is a balance or turnover line only where its whole text is a
 # phrase no shop is named (Swedbank's "Likutis pradžiai", "Apyvarta", BancoPosta's
 # "|SALDO FINALE", a bar before or after it): "New Balance" sells shoes, "Total" fuel,
@@ -75,9 +53,10 @@ _DATED_BALANCE = re.compile(
     r"(?i)[\s|]*((opening|closing|beginning|ending|starting)\s+balance|balance\s+(brought|"
     r"carried)\s+forward|likutis\s+(pradžiai|pabaigai)|(anfangs|end)saldo|saldo\s+(iniziale|"
     r"finale|inicial|final|anterior)|solde\s+(initial|final)|(ancien|nouveau)\s+solde|"
-    r"skyldig\s+beløp\s+fra\s+forrige\s+faktura|(inngående|utgående)\s+saldo)[\s|]*:?[\s|]*"
+    r"skyldig\s+beløp\s+fra\s+forrige\s+faktura|(inngående|utgående)\s+saldo|(alg|lõpp)saldo)"
+    r"[\s|]*:?[\s|]*"
 )
-_DATED_TOTAL = re.compile(r"(?i)\s*(turnover|apyvarta|umsatz\s+gesamt)\s*:?\s*")
+_DATED_TOTAL = re.compile(r"(?i)\s*(turnover|apyvarta|umsatz\s+gesamt|käive)\s*:?\s*")
 # an amount with two decimals inside text, not part of a date ("31/01/2026 1 234,56 €")
 _AMOUNT_IN_TEXT = re.compile(r"(?<![\d/.,])[-+]?\d{1,3}(?:[ .,'\u00a0]\d{3})*[.,]\d{2}(?![\d/.])")
 CENTS = 100
@@ -141,7 +120,9 @@ def statement_line(record: dict) -> str | None:
     "Likutis pradžiai"), "total" for a totals row (no date, "Total"), "turnover" for a dated
     row whose whole text is "Apyvarta" or "Turnover", "pending transaction" for a row whose
     date cell or status column says it is not booked yet (M&S Bank's "Pending", Revolut's
-    State), "closed trade" for one whose status says it closed unpaid (Alipay's 交易关闭),
+    State), "closed trade" for one whose status says it closed unpaid (Alipay's 交易关闭,
+    not counted as spending), "neutral move" for a move between the user's own accounts that
+    a payment app's bill marks neither income nor spending (see core.neutral_rows),
     "section title" for a title among the rows (Schwab's "Posted Transactions"), else
     None. ``record`` is in our names."""
     if record.get(SECTION_LINE) is not None:
@@ -163,14 +144,12 @@ def statement_line(record: dict) -> str | None:
     # (undated, its figure may stand in an amount column: "Balance at start of period,,,,+300")
     if (blank or undated) and any(_BALANCE.search(t) for t in texts):
         return "balance"
-    if isinstance(date, str) and date.strip().lower() in _PENDING_DATES:
-        return "pending transaction"  # not final: the bank changes or drops it before booking
-    if any(_status_is(_PENDING_STATUS, key, value) for key, value in record.items()):
-        return "pending transaction"
-    if any(_status_is(_CLOSED_STATUS, key, value) for key, value in record.items()):
-        return "closed trade"  # (its amount is the price asked, never paid)
+    if (kind := status_kind(record)) is not None:
+        return kind
     if undated and any(_TOTAL.match(t) for t in texts):
         return "total"
+    if blank and any(isinstance(v, str) and _TOTAL_CELL.fullmatch(v) for v in record.values()):
+        return "total"  # (no amount where a row has one: no transaction to lose)
     description = record.get("description")
     if isinstance(description, str) and _DATED_BALANCE.fullmatch(description):
         return "balance"

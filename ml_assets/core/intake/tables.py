@@ -85,8 +85,11 @@ def read_table(
     table.columns = mapping.columns(header)
     _sniff(table, body, mapping, settings, delimiter)
     short = _short_widths(header, table.columns)
+    texts = frozenset(
+        i for i, name in enumerate(header) if table.columns.get(name) == "description"
+    )
     records = _records(
-        where, header, itertools.chain(body, rows), unit, pad, narrowest, spills, short
+        where, header, itertools.chain(body, rows), unit, pad, narrowest, spills, short, texts
     )
     return table, records
 
@@ -290,6 +293,7 @@ def _records(
     narrowest: int | None = None,
     spills: bool = False,
     short: frozenset[int] = frozenset(),
+    texts: frozenset[int] = frozenset(),
 ) -> Iterator[Record]:
     """Each row as {header name: cell}. In a CSV a row of another width is malformed (a
     truncated last line when it is short and unterminated), unless the file's rows share a
@@ -298,11 +302,12 @@ def _records(
     right of it blank) or the rows spill their last column's text over more cells
     (``spills``: joined); a trailing empty cell (a trailing delimiter) is tolerated. A spreadsheet's short rows are padded, extra cells named. A CSV
     line that only continues the row above (OCBC's ``,,UBER EATS HELP.UBER``: its first cell
-    empty, one cell of words) is joined to that row's cell and counted."""
+    empty, one cell of words, or any one cell of a text column ``texts``: TMB's terminal line
+    ``,16 11 2023 46130803``) is joined to that row's cell and counted."""
     held: list = []  # the last row, and the lines continuing it: yielded once the next comes
     for row in rows:
         values = [] if isinstance(row.cells, SchemaError) else list(row.cells)
-        if held and not pad and _continues(values, len(header)):
+        if held and not pad and _continues(values, len(header), texts):
             line, record, raw = held[0]
             at = next(i for i, v in enumerate(values) if _filled(v))
             name = header[at]
@@ -323,14 +328,15 @@ def _records(
     yield from held
 
 
-def _continues(values: list, width: int) -> bool:
-    """Whether a CSV line continues the row above: its first cell empty, one cell of words
-    inside the header's width, nothing else."""
+def _continues(values: list, width: int, texts: frozenset[int]) -> bool:
+    """Whether a CSV line continues the row above: its first cell empty, one cell inside the
+    header's width, nothing else; a cell of words, or whatever a text column holds (a date
+    and a terminal's number go on a card payment's text: no row is a text alone)."""
     filled = [i for i, v in enumerate(values) if _filled(v)]
     if len(filled) != 1 or filled[0] == 0 or filled[0] >= width:
         return False
     text = str(values[filled[0]])
-    return sum(map(str.isalpha, text)) > 0
+    return filled[0] in texts or sum(map(str.isalpha, text)) > 0
 
 
 def _row_record(

@@ -1,0 +1,74 @@
+"""A row's description from the cells a table gives it: the other party, a booking text, a
+purpose or reference, joined in that order into one text a person reads to recognise the
+merchant and what was paid. A cell that stands for nothing (a bank's "/", "--" or
+"----------" in an empty field) is no part of it, and a part the text already holds word for
+word (Kiwibank's reference "Bob" inside "PAY Alice Pool Bob", BOC's party written again as
+its message) is said once. A party's address after its name is no part of it.
+"""
+
+from __future__ import annotations
+
+
+def text_of(value: object) -> str:
+    """A cell as text: strings stripped, a list of strings joined, nothing for None or NaN."""
+    if isinstance(value, list):
+        return " ".join(v.strip() for v in value if isinstance(v, str) and v.strip())
+    if value is None or (isinstance(value, float) and value != value):
+        return ""
+    return str(value).strip()
+
+
+def placeholder(text: str) -> bool:
+    """Whether a cell's text stands for an empty field: marks without a letter or a digit
+    ("/", "--", "----------", "*"). Such a text names no merchant and no purpose."""
+    return bool(text) and not any(ch.isalnum() for ch in text)
+
+
+def worded(value: object) -> str:
+    """A cell's text, or "" where it is blank or a placeholder."""
+    text = text_of(value)
+    return "" if placeholder(text) else text
+
+
+def party_name(value: object) -> object:
+    """A party's cell without the address a backslash starts (SEB's card payee "TAMMSAARE
+    RIMI ISETEEN\\TAMMSAARE TEE 104A \\TALLINN"): the name groups a merchant's rows, its
+    street does not. Other cells as they are."""
+    if not isinstance(value, str) or "\\" not in value.strip("\\ "):
+        return value
+    return value.strip().split("\\", 1)[0].strip()
+
+
+def names_in(party: str, text: str) -> bool:
+    """Whether a text names the party as written (two words or more, whole): "Sent money to
+    Jane Doe" names "Jane Doe"; Starling's "PRET A MANGER LONDON" keeps its "Pret A Manger",
+    the cleaner name, in front."""
+    words = party.split()
+    return len(words) >= 2 and f" {' '.join(words)} " in f" {' '.join(text.split())} "
+
+
+def _said(part: str, text: str) -> bool:
+    """Whether ``text`` holds ``part`` whole, word for word (case aside)."""
+    return f" {' '.join(part.casefold().split())} " in f" {' '.join(text.casefold().split())} "
+
+
+def description_of(parts: list) -> object:
+    """The description from its cells in order (the other party first). One cell is the
+    description as it is (a blank one is then reported as a missing text); of several, the
+    filled ones are joined, a placeholder and a part already said left out, and a first
+    part (the party) that a later text names as written is left to that text (Wise's "Sent
+    money to Jane Doe" beside "Jane Doe"). Cells that are all placeholders are joined as
+    they are: the row keeps what it has."""
+    if len(parts) == 1:
+        return parts[0]
+    texts = [text_of(p) for p in parts]
+    if not any(t and not placeholder(t) for t in texts):
+        return " ".join(t for t in texts if t)
+    kept: list[str] = []
+    for text in texts:
+        if not text or placeholder(text) or _said(text, " ".join(kept)):
+            continue
+        if len(kept) == 1 and names_in(kept[0], text):
+            kept = []  # the party, named by the text: said once, in the text's words
+        kept.append(text)
+    return " ".join(kept)
