@@ -221,3 +221,29 @@ def test_edited_source_recomputes_exactly_what_it_affects(tree, tmp_path, tiny_g
         "raw_transactions",
         *TEXT_READERS,
     }
+
+
+def test_a_parse_disturbed_by_another_thread_is_parsed_again(monkeypatch):
+    """CPython 3.11's spurious recursion-depth mismatch (another thread parsed at the same
+    moment) is parsed again; any other SystemError is raised."""
+    import ast
+
+    from ml_assets.core.infra.python_source import parse_python
+
+    real, calls = ast.parse, []
+
+    def disturbed(text, filename="<unknown>"):
+        calls.append(filename)
+        if len(calls) == 1:
+            raise SystemError("AST constructor recursion depth mismatch (before=102, after=37)")
+        return real(text, filename=filename)
+
+    monkeypatch.setattr(ast, "parse", disturbed)
+    assert isinstance(parse_python("x = 1\n", "m.py").body[0], ast.Assign) and len(calls) == 2
+
+    def broken(text, filename="<unknown>"):
+        raise SystemError("something else")
+
+    monkeypatch.setattr(ast, "parse", broken)
+    with pytest.raises(SystemError, match="something else"):
+        parse_python("x = 1\n")

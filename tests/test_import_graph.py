@@ -8,6 +8,8 @@ from __future__ import annotations
 import ast
 from pathlib import Path
 
+from ml_assets.core.infra.python_source import parse_python
+
 REPO = Path(__file__).resolve().parents[1]
 PACKAGES = ("ml_assets", "resources", "sensors")
 
@@ -23,7 +25,7 @@ def imported(path: Path, modules: set[str]) -> set[str]:
     name = module_name(path)
     package = name if path.name == "__init__.py" else name.rpartition(".")[0]
     found = set()
-    for node in ast.walk(ast.parse(path.read_text())):
+    for node in ast.walk(parse_python(path.read_text(), str(path))):
         if isinstance(node, ast.Import):
             targets = [alias.name for alias in node.names]
         elif isinstance(node, ast.ImportFrom):
@@ -147,7 +149,7 @@ def test_importing_any_project_module_reads_no_file_and_hashes_nothing():
 def external_imports(path: Path) -> set[str]:
     """Top-level names of every package a file imports (anywhere in it)."""
     found = set()
-    for node in ast.walk(ast.parse(path.read_text())):
+    for node in ast.walk(parse_python(path.read_text(), str(path))):
         if isinstance(node, ast.Import):
             found.update(alias.name.split(".")[0] for alias in node.names)
         elif isinstance(node, ast.ImportFrom) and not node.level and node.module:
@@ -185,7 +187,7 @@ def unscoped_warning_filters(path: Path) -> list[int]:
         for child in ast.iter_child_nodes(node):
             visit(child, scoped)
 
-    visit(ast.parse(path.read_text()), scoped=False)
+    visit(parse_python(path.read_text(), str(path)), scoped=False)
     return found
 
 

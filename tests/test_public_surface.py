@@ -10,6 +10,7 @@ from __future__ import annotations
 import ast
 from pathlib import Path
 
+from ml_assets.core.infra.python_source import parse_python
 from ml_assets.definitions import GRAPH
 
 REPO = Path(__file__).resolve().parents[1]
@@ -32,14 +33,14 @@ def asset_names_in(path: Path, assets: set[str]) -> list[str]:
     """`line: name` for each string that is exactly an asset's name, outside that asset's module."""
     return [
         f"{node.lineno}: {node.value!r}"
-        for node in ast.walk(ast.parse(path.read_text()))
+        for node in ast.walk(parse_python(path.read_text(), str(path)))
         if isinstance(node, ast.Constant) and node.value in assets and node.value != path.stem
     ]
 
 
 def private_dagster_imports(path: Path) -> list[str]:
     found = []
-    for node in ast.walk(ast.parse(path.read_text())):
+    for node in ast.walk(parse_python(path.read_text(), str(path))):
         names = (
             [a.name for a in node.names]
             if isinstance(node, ast.Import)

@@ -24,6 +24,7 @@ from pathlib import Path
 from typing import Any
 
 from ml_assets.core.infra.io import atomic_write_bytes, sha256_json
+from ml_assets.core.infra.python_source import parse_python
 
 # code versions leave this module out: computes code versions; it is not part of any
 AFFECTS_OUTPUTS = False
@@ -144,7 +145,7 @@ def _analyse(text: str, filename: str) -> _Source:
 
 
 def _parse(text: str, filename: str) -> _Source:
-    tree = ast.parse(text, filename=filename)
+    tree = parse_python(text, filename)
     imports = []
     for node in ast.walk(tree):
         if isinstance(node, ast.Import):
