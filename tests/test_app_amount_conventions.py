@@ -133,3 +133,27 @@ def test_monobank_statement_is_dated_by_its_time_in_hryvnias_not_kopiykas(tmp_pa
         ("2024-03-07", -412.5, "UAH", "Сільпо"),
         ("2024-03-08", -448.3, "UAH", "STEAM"),
     ]
+
+
+def test_a_ynab_file_a_tool_already_converted_keeps_one_scale(tmp_path, capsys):
+    """A tool that converted YNAB's milliunits writes whole amounts as whole numbers (-42,
+    2500) beside decimals (-42.75): the decimals show the file is converted, and no amount of
+    it is divided (a salary of 2500 is not 2.5)."""
+    records = [
+        {**_ynab("c-1", "2024-01-05", 0, "Corner Bakery", None, False), "amount": -42.75},
+        _ynab("c-2", "2024-01-06", -42, "City Parking", None, False),
+        _ynab("c-3", "2024-01-07", 2500, "Acme Payroll", None, False),
+    ]
+    _, _, result, _ = loaded(_write(tmp_path / "converted.json", records), capsys)
+    assert result.kept["amount"].to_list() == [-42.75, -42.0, 2500.0]
+
+
+def test_ynab_records_as_json_lines_are_read_in_milliunits(tmp_path, capsys):
+    lines = [
+        _ynab("l-1", "2024-02-01", -12500, "Harbor Books", None, False),
+        _ynab("l-2", "2024-02-03", 300000, "Acme Payroll", None, False),
+    ]
+    path = tmp_path / "ynab.jsonl"
+    path.write_text("".join(json.dumps(line) + "\n" for line in lines))
+    _, _, result, _ = loaded(path, capsys)
+    assert result.kept["amount"].to_list() == [-12.5, 300.0]

@@ -72,3 +72,24 @@ def test_an_empty_export_and_a_balance_history_are_said_to_hold_no_transactions(
     )
     code, out, _ = inspect(history, capsys)
     assert code != 0 and "a history of the account's balance, no transactions" in out
+
+
+def test_a_column_naming_the_card_a_purchase_was_paid_with_is_no_direction(tmp_path, capsys):
+    """A Brazilian card export says how each purchase was paid ("Crédito", "Débito" in
+    "Modalidade"), or "Crédito" on every row ("Forma de pagamento"): those words name the
+    card, not the way the money went, so every purchase stays spending."""
+    for name, ways in (
+        ("Modalidade", ("Crédito", "Débito")),
+        ("Forma de pagamento", ("Crédito",) * 2),
+    ):
+        export = tmp_path / f"{name}.csv"
+        export.write_text(
+            f"Data,Estabelecimento,Valor,{name}\n"
+            f"05/04/2026,PADARIA AURORA,25.90,{ways[0]}\n"
+            f"06/04/2026,TAXI CENTRO,18.50,{ways[1]}\n"
+            f"07/04/2026,POSTO LESTE,120.00,{ways[0]}\n",
+            encoding="utf-8",
+        )
+        _, section, result, _ = loaded(export, capsys)
+        assert name not in section.get("column_map", {}), section
+        assert result.kept["amount"].to_list() == [-25.9, -18.5, -120.0]

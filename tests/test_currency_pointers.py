@@ -96,11 +96,19 @@ def test_other_clues_of_new_zealand_and_canada():
     assert currency_pointed_to(bmo, ["Item #", "Date", "Amount", "Description"])[0] == "CAD"
     # one row of three ending with a province is no clue: the code may be a word there
     assert currency_pointed_to(bmo[:1] + _rows(["a"], ["b"]), ["Description"]) is None
+    # Australia's Northern Territory and Brazil's Pernambuco are no Canadian province
+    darwin = _rows(["2026-05-11", "WOOLWORTHS CASUARINA NT"], ["2026-05-12", "SHELL DARWIN NT"])
+    assert currency_pointed_to(darwin, ["Date", "Description"]) is None
+    recife = _rows(
+        ["2026-05-11", "PADARIA BOA VIAGEM RECIFE PE"], ["2026-05-12", "FARMACIA OLINDA PE"]
+    )
+    assert currency_pointed_to(recife, ["Data", "Descricao"]) is None
 
 
-def test_a_nordic_amount_name_points_to_its_krona_where_nothing_else_does(tmp_path, capsys):
-    """Handelsbanken's "Belopp" (Swedish: amount) points to SEK; an IBAN of another country
-    in the rows is the stronger clue (a Finnish bank writes Swedish too)."""
+def test_a_nordic_amount_name_points_to_its_krone_where_nothing_else_does(tmp_path, capsys):
+    """A Norwegian bank's "Beløp" (amount) points to NOK; Handelsbanken's Swedish "Belopp"
+    points nowhere, as a Finnish bank writes Swedish too; an IBAN in the rows is the stronger
+    clue."""
     export = tmp_path / "handelsbanken.csv"
     export.write_text(
         "Reskontradatum;Transaktionsdatum;Text;Belopp;Saldo\n"
@@ -109,7 +117,13 @@ def test_a_nordic_amount_name_points_to_its_krona_where_nothing_else_does(tmp_pa
         encoding="utf-8",
     )
     out, section, _, _ = loaded(export, capsys)
-    assert section["currency"] == "SEK" and "the column name 'Belopp'" in out
-    header = ["Kirjauspäivä", "Text", "Belopp"]
+    assert "currency" not in section and "every row is read as USD" in out
+    assert (
+        currency_pointed_to(
+            _rows(["2026-04-08", "KIWI OSLO", "-12,00"]), ["Dato", "Tekst", "Beløp"]
+        )[0]
+        == "NOK"
+    )
+    header = ["Kirjauspäivä", "Text", "Beløp"]
     finnish = _rows(["2026-04-08", "FI2112345600000785 Exempel Ab", "-12,00"])
     assert currency_pointed_to(finnish, header)[0] == "EUR"

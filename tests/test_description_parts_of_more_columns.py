@@ -129,3 +129,20 @@ def test_a_reference_inside_the_text_and_a_dash_party_are_said_once(tmp_path, ca
     _, _, result, _ = loaded(abc, capsys)
     assert result.kept["description"].to_list() == ["赵小九 转存 转账", "结息 个人活期结息"]
     assert result.kept["merchant"].to_list() == ["赵小九", None]
+
+
+def test_an_emoji_note_is_text_not_a_placeholder(tmp_path, capsys):
+    """Venmo's note is often emoji alone ("🍕"): it says what was paid for, so it stays in the
+    text beside the other party, as a placeholder of punctuation does not."""
+    export = tmp_path / "venmo_statement.csv"
+    export.write_text(
+        ",ID,Datetime,Type,Status,Note,From,To,Amount (total)\n"
+        ",4100000001,2026-04-05T19:02:11,Payment,Complete,🍕,Jo Rivera,Mia Chen,- $18.00\n"
+        ",4100000002,2026-04-06T09:15:40,Payment,Complete,🏠💡,Jo Rivera,Ben Ortiz,- $60.00\n"
+        ",4100000003,2026-04-07T12:00:00,Payment,Complete,--,Lee Park,Jo Rivera,+ $12.00\n",
+        encoding="utf-8",
+    )
+    _, _, result, _ = loaded(export, capsys)
+    texts = result.kept["description"].to_list()
+    assert "🍕" in texts[0] and "Mia Chen" in texts[0] and "🏠💡" in texts[1]
+    assert "--" not in texts[2] and "Lee Park" in texts[2]

@@ -161,10 +161,10 @@ def _leg_record(item: dict, leg: dict, index: int, count: int) -> dict:
     return record
 
 
-def api_record(item: dict) -> dict:
+def api_record(item: dict, milliunits: bool = False) -> dict:
     """A bank-data API's record, flattened, with its texts and codes made plain (see the
-    module docstring)."""
-    record = _plaid_currency(flattened(_berlin_group_texts(in_plain_units(item))))
+    module docstring); ``milliunits``: the file's YNAB amounts are (see api_units)."""
+    record = _plaid_currency(flattened(_berlin_group_texts(in_plain_units(item, milliunits))))
     return _stripe_record(_merchant_not_an_id(record))
 
 

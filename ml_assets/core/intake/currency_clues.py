@@ -4,7 +4,7 @@ where it names none, what points to one: an IBAN's country, a UK sort code, a "N
 the signs of an Indian bank (lakh digit grouping, "Rs", "Narration"), column names in
 simplified Chinese (a mainland bank's: the renminbi) or in Japanese kana (the yen), a New
 Zealand account number, a Canadian bank's Interac transfers and province codes, a Nordic
-column name for the amount ("Belopp": the krona).
+column name for the amount ("Beløp": the Norwegian krone).
 The load never guesses a currency; inspect writes what these find for the user to confirm."""
 
 from __future__ import annotations
@@ -132,13 +132,13 @@ _NZ_DOLLARS = re.compile(r"(?<![A-Za-z])NZ\$\s?\d")
 # Canada's own transfers (TD's "SEND E-TFR ***Y4h", "INTERAC e-Transfer"), and the province a
 # card purchase's text ends with ("COSTCO WHOLESALE W54 SURREY BC"): on half the rows, as a
 # code alone is a word elsewhere (AB, NL and SK are left out: a Swedish company, the
-# Netherlands, Slovakia)
+# Netherlands, Slovakia; NT and PE too: Australia's Northern Territory, Brazil's Pernambuco)
 _INTERAC = re.compile(r"(?i)\binterac\b|\bE-TFR\b")
-_PROVINCE = re.compile(r"[A-Z]{2,}\s+(BC|MB|ON|QC|NB|NS|PE|YT|NT|NU)\s*$")
-# the amount column's name in a Nordic language: Swedish "Belopp", Norwegian "Beløp", Danish
-# "Beløb"; a weaker clue than an account's (a Finnish bank writes Swedish too), taken only
-# where the cells point nowhere
-_NORDIC_AMOUNT_NAMES = {"belopp": "SEK", "beløp": "NOK", "beløb": "DKK"}
+_PROVINCE = re.compile(r"[A-Z]{2,}\s+(BC|MB|ON|QC|NB|NS|YT|NU)\s*$")
+# the amount column's name in a Nordic language: Norwegian "Beløp", Danish "Beløb"; a weaker
+# clue than an account's, taken only where the cells point nowhere. Swedish "Belopp" points
+# nowhere: Finland's banks write Swedish too
+_NORDIC_AMOUNT_NAMES = {"beløp": "NOK", "beløb": "DKK"}
 
 
 def currency_pointed_to(rows: list[CellRow], header: list[str]) -> tuple[str, str] | None:

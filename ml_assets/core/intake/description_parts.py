@@ -8,6 +8,8 @@ its message) is said once. A party's address after its name is no part of it.
 
 from __future__ import annotations
 
+import unicodedata
+
 
 def text_of(value: object) -> str:
     """A cell as text: strings stripped, a list of strings joined, nothing for None or NaN."""
@@ -19,9 +21,16 @@ def text_of(value: object) -> str:
 
 
 def placeholder(text: str) -> bool:
-    """Whether a cell's text stands for an empty field: marks without a letter or a digit
-    ("/", "--", "----------", "*"). Such a text names no merchant and no purpose."""
-    return bool(text) and not any(ch.isalnum() for ch in text)
+    """Whether a cell's text stands for an empty field: punctuation alone ("/", "--",
+    "----------", "*"). Such a text names no merchant and no purpose; an emoji does (Venmo's
+    note "🍕" says what was paid for)."""
+    return bool(text.strip()) and all(
+        unicodedata.category(ch)[0] in "PZ" or ch in _MARKS for ch in text
+    )
+
+
+# ASCII marks Unicode files as math or currency symbols, written for an empty field as "/" is
+_MARKS = frozenset("+<=>|~^`")
 
 
 def worded(value: object) -> str:

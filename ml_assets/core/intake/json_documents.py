@@ -49,6 +49,7 @@ flattened to dotted names (``transactionAmount.amount``) so that column_map can 
 
 from __future__ import annotations
 
+import itertools
 import json
 from collections.abc import Iterator
 from dataclasses import dataclass, field
@@ -56,6 +57,7 @@ from pathlib import Path
 
 from ml_assets.core.intake.api_record_states import not_booked
 from ml_assets.core.intake.api_records import api_record, fio_record, rows_of, with_booking_date
+from ml_assets.core.intake.api_units import YNAB_NAMES, of_family, ynab_milliunits
 from ml_assets.core.intake.json_envelopes import (
     envelope_path,
     envelope_words,
@@ -164,6 +166,7 @@ _BOOKED_BLOCKS = tuple(f"{key}.booked[" for key in BOOKED_PENDING.values())
 def _document_records(
     path: Path, taken: list[tuple[int, str, object]], account: str | None = None
 ) -> Records:
+    milliunits = ynab_milliunits(item for _, _, item in taken)
     for number, where, item in taken:
         raw = json.dumps(item, ensure_ascii=False, default=str).encode()
         if not isinstance(item, dict):
@@ -176,7 +179,7 @@ def _document_records(
         if where.startswith("accountStatement.transactionList"):
             record = fio_record(item)
         else:
-            record = api_record(item)
+            record = api_record(item, milliunits)
         if account and "account_id" not in record:
             record["account_id"] = account
         if where.startswith(_BOOKED_BLOCKS):
@@ -187,6 +190,7 @@ def _document_records(
 
 
 def _jsonl_records(path: Path, skipped: list[tuple[int, str]]) -> Records:
+    milliunits = _jsonl_milliunits(path)
     for number, record, raw in iter_jsonl(path):
         if not isinstance(record, dict):
             yield number, record, raw
@@ -196,7 +200,17 @@ def _jsonl_records(path: Path, skipped: list[tuple[int, str]]) -> Records:
             if kind is not None:
                 skipped.append((number, kind))
             else:
-                yield number, api_record(item), raw
+                yield number, api_record(item, milliunits), raw
+
+
+def _jsonl_milliunits(path: Path) -> bool:
+    """Whether a JSONL file's YNAB records write milliunits (see api_units): the file is read
+    a second time only where its first record is YNAB's."""
+    records = (record for _, record, _ in iter_jsonl(path))
+    first = next(records, None)
+    if not (isinstance(first, dict) and of_family(first, YNAB_NAMES)):
+        return False
+    return ynab_milliunits(itertools.chain([first], records))
 
 
 def _single(number: int, error: SchemaError, data: bytes) -> Records:

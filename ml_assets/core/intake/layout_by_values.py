@@ -9,6 +9,8 @@ are blank.
 
 from __future__ import annotations
 
+import re
+
 from ml_assets.core.intake.column_names import field_of, money_way, normalized
 from ml_assets.core.intake.column_values import (
     balance_pair,
@@ -139,9 +141,18 @@ def joined_where_blank(name: str) -> str:
     return f"; {name} -> description where the others are blank"
 
 
+# a column that says how a purchase was paid ("Forma de pagamento": Crédito, Débito; "Card
+# Type": Credit): its words name the card, not the way the money went
+_PAID_WITH = re.compile(
+    r"(?i)pag(amento|o)|payment method|m[eé]todo|modalidad|tarjeta|cart[aã]o|\bcard\b|forma"
+)
+
+
 def direction_by_values(guess: LayoutGuess, body: list[CellRow]) -> None:
     """An amount column that is never negative beside a column of debit/credit words (Mint's
-    "Transaction Type": debit, credit) is signed by that column, whatever its name says."""
+    "Transaction Type": debit, credit) is signed by that column, whatever its name says: where
+    both ways appear (a column of one word on every row carries no direction; "Crédito" on
+    every purchase names the card) and its name does not say how a purchase was paid."""
     ours = set(guess.columns.values())
     if "amount" not in ours or ours & {"debit", "credit", "direction"} or not body:
         return
@@ -150,10 +161,10 @@ def direction_by_values(guess: LayoutGuess, body: list[CellRow]) -> None:
     if any(a is not None and a < 0 for a in numbers(column(body, positions[source["amount"]]))):
         return
     for name in guess.header:
-        if guess.columns.get(name) not in (None, "transaction_type"):
+        if guess.columns.get(name) not in (None, "transaction_type") or _PAID_WITH.search(name):
             continue
         words = {str(v).strip().lower() for v in column(body, positions[name])} - {""}
-        if _direction_words(words):
+        if _direction_words(words) and len({money_way(w) for w in words}) == 2:
             guess.columns[name] = "direction"
             guess.why["columns"] += (
                 f"; {name} -> direction by its values ({', '.join(sorted(words))})"
