@@ -334,8 +334,8 @@ def test_abn_amro_balances_before_and_after_are_no_amount(tmp_path, capsys):
 
 def test_the_refusal_names_the_column_it_cannot_read_and_a_value(tmp_path, capsys):
     """Dates without a year (as JA Bank writes them) in a Woolworths-like layout: the error
-    names the date column, one of its values and the setting, and both amount columns as
-    the debit and the credit they are."""
+    names the date column, one of its values and that no setting gives a year, and both
+    amount columns as the debit and the credit they are."""
     export = tmp_path / "transactions.csv"
     export.write_text(
         "Date,Status,Description,Credit,Debit\n"
@@ -347,8 +347,8 @@ def test_the_refusal_names_the_column_it_cannot_read_and_a_value(tmp_path, capsy
     code, out, _ = inspect(export, capsys)
     assert code == 1
     assert "Credit -> credit, Debit -> debit" in out
-    assert "column 'Date' holds dates not read, e.g. '4月30日'" in out
-    assert "set raw_transactions.date_format" in out
+    assert "column 'Date' holds dates without a year (line 2: '4月30日')" in out
+    assert "no date_format can give a year" in out
 
 
 def test_finpension_cash_flow_is_the_amount_and_its_category_the_text(tmp_path, capsys):

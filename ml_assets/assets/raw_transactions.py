@@ -10,7 +10,7 @@ import polars as pl
 
 from ml_assets.core.infra.io import ArtifactRef, atomic_write_json, read_json
 from ml_assets.core.infra.layouts import INGEST_REPORT_FILE, QUARANTINE_FILE, RAW_FILE
-from ml_assets.core.intake.export_formats import skipped_files
+from ml_assets.core.intake.export_formats import skipped_files, skipped_notes
 from ml_assets.core.intake.quarantine import quarantine_verdict
 from ml_assets.core.intake.raw_days import (
     IntakeSplit,
@@ -281,13 +281,9 @@ def read_days(
         files = {
             n: p for n, p in local_files(Path(settings.path), settings.format).items() if n in names
         }
-        skipped = skipped_files(Path(settings.path), settings.format)
-        if skipped:
-            context.log.warning(
-                f"{settings.path}: {len(skipped)} file(s) not read, neither an export's extension "
-                f"nor a statement inside: {', '.join(p.name for p in skipped[:5])}; rename an "
-                "export to its format's extension or set raw_transactions.format"
-            )
+        folder = Path(settings.path)
+        for note in skipped_notes(folder, skipped_files(folder, settings.format)):
+            context.log.warning(f"{settings.path}: skipped {note}")
     return files_split(files, settings, days, {n: homes.get(n) for n in files})
 
 

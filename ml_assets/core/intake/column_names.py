@@ -69,7 +69,9 @@ SYNONYMS: dict[str, tuple[str, ...]] = {
         "transaction date|trans date|transaktionsdatum|datum|fecha|data|date operation|"
         "value date|valuta|valutadatum|wertstellung|date de valeur|booked at|posted at|booking time|"
         "transaction time|transaction timestamp|created|created at|"
-        "日付|取引日|お取引日|取扱日|取扱日付|取引日付|ご利用日|利用日|交易日期|记账日期|交易日|日期|"
+        # (China Merchants Bank card's posting day, filled where its 交易日 is blank)
+        "日付|取引日|お取引日|取扱日|取扱日付|取引日付|ご利用日|利用日|交易日期|记账日期|记账日|交易日|"
+        "日期|"
         # (Alipay's payment time before its order's creation time)
         "交易时间|付款时间|交易创建时间|datetime|"
         "거래일|거래일자|거래일시|дата|дата операции|дата проводки|дата совершения операции|"

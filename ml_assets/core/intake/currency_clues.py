@@ -14,11 +14,21 @@ import re
 from ml_assets.core.intake.amount_text import LAKH_GROUPED
 from ml_assets.core.intake.csv_exports import CellRow
 
-# what inspect says of a file that names no currency and points to none: the load's default
-NO_CURRENCY = (
-    "none in the file: USD unless raw_transactions.currency says so: every row is read as USD; "
-    "set currency (e.g. currency: EUR) for an account in another"
-)
+
+def unstated_currency(why: str = "none in the file", signs: list[str] | None = None) -> str:
+    """What inspect says of an export that names no currency and points to none (a CSV, a
+    JSON, JSONL or Parquet file, a QIF file): ``why`` it names none, that the load reads its
+    rows as USD, the default, unless ``currency`` is set (said so that a franc or krone
+    account is not read as dollars without a word), and the ``signs`` in it of an account in
+    another currency."""
+    said = (
+        f"{why}: USD unless raw_transactions.currency says so: every row is read as USD; set "
+        "currency (e.g. currency: EUR) for an account in another"
+    )
+    if signs:
+        said += f"; {' and '.join(signs)} are not a US bank's: set currency to the account's"
+    return said
+
 
 # what an amount cell or an amount column's name may say of the currency ("£1,234.50",
 # "12,50 CHF", "Betrag (EUR)", "Betrag (€)", "入出金(円)"); "$" and "元" name several

@@ -115,6 +115,27 @@ STATEMENT_SIGNS = {
 }
 
 
+# the ISO 20022 messages the camt053 format reads, by their number in the namespace
+CAMT_MESSAGES = {
+    "052": "camt.052 account report",
+    "053": "camt.053 statement",
+    "054": "camt.054 debit/credit notification",
+}
+_CAMT_NAMESPACE = re.compile(rb"camt\.(05[234])", re.IGNORECASE)
+
+
+def camt_message(path: Path) -> str | None:
+    """Which ISO 20022 message an XML file is ("052", "053" or "054"), told by the first
+    namespace in its first 4 KB that names one; None for any other file."""
+    try:
+        with open_binary(path) as handle:
+            head = handle.read(4096)
+    except OSError:
+        return None
+    found = _CAMT_NAMESPACE.search(head)
+    return found.group(1).decode() if found else None
+
+
 def statement_by_content(path: Path) -> str | None:
     """The statement format a file of another extension holds (banks save MT940 as .txt or
     .dat, OFX downloads arrive without one), told by how its first 2 KB begin; None for
@@ -192,3 +213,29 @@ def skipped_files(path: Path, fmt: str) -> list[Path]:
         return []
     read = set(list_input_files(path, fmt))
     return sorted(p for p in path.rglob("*") if p.is_file() and p not in read)
+
+
+_SHOWN_SKIPPED = 5  # skipped files named, of each kind
+
+
+def skipped_notes(folder: Path, skipped: list[Path]) -> list[str]:
+    """What the load and inspect say of a folder's ``skipped`` files: each statement of a
+    format no reader takes, by name with what to load instead (see unread_statements); the
+    others counted and named, with what to do if one is an export."""
+    refused = {p: found for p in skipped if (found := unread_statement(p)) is not None}
+    others = [p for p in skipped if p not in refused]
+    notes = [
+        f"{p.relative_to(folder)}: {found.refusal(p)}"
+        for p, found in list(refused.items())[:_SHOWN_SKIPPED]
+    ]
+    if len(refused) > _SHOWN_SKIPPED:
+        notes.append(f"{len(refused) - _SHOWN_SKIPPED} more statement(s) of formats not read")
+    if others:
+        names = ", ".join(str(p.relative_to(folder)) for p in others[:_SHOWN_SKIPPED])
+        more = f" and {len(others) - _SHOWN_SKIPPED} more" if len(others) > _SHOWN_SKIPPED else ""
+        notes.append(
+            f"{len(others)} file(s) the load does not read (no export's extension, no "
+            f"statement or table of transactions inside): {names}{more}; rename an export to "
+            "its format's extension or set raw_transactions.format"
+        )
+    return notes

@@ -18,7 +18,7 @@ import polars as pl
 from ml_assets.core.intake.amount_text import amount_note, sniff_decimal
 from ml_assets.core.intake.bank_formats import iter_ofx
 from ml_assets.core.intake.camt053 import iter_camt053
-from ml_assets.core.intake.csv_exports import ColumnMapping, head_lines, iter_csv_rows
+from ml_assets.core.intake.csv_exports import CellRow, ColumnMapping, head_lines, iter_csv_rows
 from ml_assets.core.intake.export_files import TABLE_FORMATS, FileReading
 from ml_assets.core.intake.export_settings import ExportSettings
 from ml_assets.core.intake.json_documents import open_json
@@ -29,6 +29,7 @@ from ml_assets.core.intake.sniffing import sniff_delimiter
 from ml_assets.core.intake.spreadsheets import open_sheet
 from ml_assets.core.intake.statements import ExportNotes, balance_in
 from ml_assets.core.intake.tables import AMOUNT_FIELDS, TableHead, header_names, read_table
+from ml_assets.core.intake.yearless_dates import dated_by_title
 
 Records = Iterator[tuple[int, dict | SchemaError, bytes]]
 _UNREADABLE = (OSError, EOFError, zlib.error, pl.exceptions.PolarsError)
@@ -58,6 +59,7 @@ def open_export(
             settings.decimal,
             notes.statement_lines,
             notes.warnings,
+            notes.balances,
         )
         return FileReading(fmt, {}, None), rows
     if fmt == "mt940":  # states balances the rows are checked against; its text as set
@@ -133,7 +135,7 @@ def _open_table(
         delimiter = settings.delimiter
         if delimiter == "auto":
             delimiter = sniff_delimiter(head_lines(file, encoding))
-        rows = iter_csv_rows(file, encoding, delimiter)
+        rows = _dated(iter_csv_rows(file, encoding, delimiter), settings, notes)
         table, records = read_table(str(file), rows, mapping, settings, delimiter=delimiter)
         notes.settings.update(encoding=encoding, delimiter=delimiter)
         place = "{file}:{line}"
@@ -142,6 +144,7 @@ def _open_table(
             file, settings.sheet, lambda c: not mapping.problems(header_names(c))
         )
         where = f"{file} sheet {sheet!r}" if sheet else str(file)
+        rows = _dated(rows, settings, notes)
         table, records = read_table(where, rows, mapping, settings, unit="row", pad=True)
         notes.settings["sheet"] = sheet
         notes.unit = "row"
@@ -154,6 +157,17 @@ def _open_table(
         fmt, table.columns, table.date_format, table.decimal, layout, settings.spending, place
     )
     return reading, records
+
+
+def _dated(rows: Iterator[CellRow], settings: ExportSettings, notes: ExportNotes) -> Iterator:
+    """The rows, their yearless dates dated by the statement's title (see yearless_dates),
+    unless a date_format is set: then the cells are read with it, as written."""
+    if settings.date_format is not None:
+        return rows
+    rows, month = dated_by_title(rows)
+    if month is not None:
+        notes.sniffed["year"] = month.describe(notes.unit)
+    return rows
 
 
 def _noted_amounts(file: Path, records: Records, columns: list[str], notes: ExportNotes) -> Records:

@@ -1,27 +1,15 @@
-"""What inspect says of the currency of an export that names none: every row is read as USD
-unless ``currency`` is set, said so that a franc or krone account is not read as dollars
-without a word; and for a QIF file, which has no currency field, what in it suggests an
-account outside the US (dates written day first, amounts with a decimal comma)."""
+"""What inspect says of the currency of a QIF file, which has no currency field: its rows are
+read as USD unless ``currency`` is set (``currency_clues.unstated_currency``), and what in it
+suggests an account outside the US (dates written day first, amounts with a decimal comma)."""
 
 from __future__ import annotations
 
 from ml_assets.core.intake.amount_text import sniff_decimal
+from ml_assets.core.intake.currency_clues import unstated_currency
 from ml_assets.core.intake.inspection import Inspection
 from ml_assets.core.intake.qif import file_amounts, file_dates
 from ml_assets.core.intake.qif_dates import date_order
 from ml_assets.core.intake.sniffing import day_first
-
-
-def unstated_currency(why: str = "none in the file", signs: list[str] | None = None) -> str:
-    """The currency finding of an export that names no currency: ``why`` it names none, and
-    the ``signs`` in it of an account in another currency than the default USD."""
-    said = (
-        f"{why}: USD unless raw_transactions.currency says so: every row is read as USD; set "
-        "currency (e.g. currency: EUR) for an account in another"
-    )
-    if signs:
-        said += f"; {' and '.join(signs)} are not a US bank's: set currency to the account's"
-    return said
 
 
 def inspect_qif_currency(found: Inspection) -> None:

@@ -18,8 +18,10 @@ from pathlib import Path
 import polars as pl
 
 from ml_assets.core.intake.export_formats import (
+    CAMT_MESSAGES,
     STATEMENT_SIGNS,
     TEXT_TABLE_SUFFIXES,
+    camt_message,
     content_kind,
     format_by_extension,
     format_of,
@@ -99,7 +101,10 @@ def inspect_file(file: Path, qif_day_first: list[str] | None = None) -> Inspecti
         how += f": lines of delimited values under a header, though named {shown}"
     elif by_extension not in (None, fmt) and fmt in STATEMENT_SIGNS:
         how += f": {STATEMENT_SIGNS[fmt]}, though named {shown}"
-    found.facts.append(("format", f"{fmt} (by {how})"))
+    message = camt_message(file) if fmt == "camt053" else None
+    # (camt053 reads camt.052 and camt.054 too: the fact names the message the file is)
+    named = f"{fmt}: a {CAMT_MESSAGES[message]}" if message not in (None, "053") else fmt
+    found.facts.append(("format", f"{named} (by {how})"))
     try:
         if fmt in TABLE_FORMATS:
             inspect_table(found)
@@ -108,7 +113,7 @@ def inspect_file(file: Path, qif_day_first: list[str] | None = None) -> Inspecti
             inspect_qif_dates(found, qif_day_first or [])
             inspect_qif_currency(found)
         elif fmt in ("jsonl", "parquet"):
-            facts, settings = inspect_records(file, fmt)
+            facts, settings = _records_inspected(found)
             if fmt == "jsonl":  # JSONL or a JSON document, by the content
                 found.facts.clear()
             found.facts += facts
@@ -119,6 +124,17 @@ def inspect_file(file: Path, qif_day_first: list[str] | None = None) -> Inspecti
         return found
     _describe_result(found)
     return found
+
+
+def _records_inspected(found: Inspection) -> tuple[list[tuple[str, str]], dict[str, object]]:
+    """inspect_records' findings and keys; for a JSON document of a shape not read, the
+    format found says so (its refusal is raised on), not JSONL by the extension."""
+    try:
+        return inspect_records(found.file, found.fmt)
+    except SchemaError as err:
+        if err.reason == "unknown_document":
+            found.facts[-1] = ("format", "a JSON document of a shape not read (by its content)")
+        raise
 
 
 def _scan_keys(settings: dict[str, object]) -> dict[str, object]:

@@ -13,7 +13,7 @@ import polars as pl
 import yaml
 
 from ml_assets.core.intake.column_names import INTAKE_FIELDS
-from ml_assets.core.intake.export_formats import skipped_files
+from ml_assets.core.intake.export_formats import skipped_files, skipped_notes
 from ml_assets.core.intake.export_settings import matches
 from ml_assets.core.intake.records import RAW_SCHEMA
 from ml_assets.core.params import PartitionsParams, RawTransactionsParams, section_name
@@ -37,16 +37,9 @@ def report(path: Path, inspections: list[Inspection]) -> str:
             lines += ["#   first rows, as the pipeline reads them:"]
             lines += [f"#     {line}" for line in _preview(found.result.kept)]
         lines.append("#")
-    skipped = skipped_files(path, "auto")
+    skipped = skipped_notes(path, skipped_files(path, "auto"))
     if skipped:
-        names = ", ".join(str(p.relative_to(path)) for p in skipped[:5])
-        more = f" and {len(skipped) - 5} more" if len(skipped) > 5 else ""
-        lines += [
-            f"# skipped: {len(skipped)} file(s) the load does not read (no export's extension, no "
-            f"statement or table of transactions inside): {names}{more}; rename an export to its "
-            "format's extension or set raw_transactions.format",
-            "#",
-        ]
+        lines += [f"# skipped: {note}" for note in skipped] + ["#"]
     # a cell's line break (a multi-line description) shown escaped keeps each finding a comment,
     # and a control character (a C1 byte of a mis-decoded file) escaped keeps the output YAML
     lines = [_NOT_YAML.sub(_escaped, re.sub(r"\r\n|\r|\n", r"\\n", line)) for line in lines]

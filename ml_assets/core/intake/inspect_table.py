@@ -9,7 +9,11 @@ import itertools
 
 from ml_assets.core.intake.amount_text import sniff_decimal
 from ml_assets.core.intake.csv_exports import CellRow, head_lines, iter_csv_rows
-from ml_assets.core.intake.currency_clues import currency_named, currency_pointed_to
+from ml_assets.core.intake.currency_clues import (
+    currency_named,
+    currency_pointed_to,
+    unstated_currency,
+)
 from ml_assets.core.intake.guessed_layout import LayoutGuess
 from ml_assets.core.intake.inspect_dates import (
     date_texts,
@@ -24,6 +28,7 @@ from ml_assets.core.intake.records import SchemaError, currency_note
 from ml_assets.core.intake.sign_guess import choose_sign
 from ml_assets.core.intake.sniffing import sniff_delimiter, swapped_order
 from ml_assets.core.intake.spreadsheets import number_formats, open_sheet
+from ml_assets.core.intake.yearless_dates import dated_by_title
 
 SAMPLE_ROWS = 250
 
@@ -46,7 +51,8 @@ def inspect_table(found: Inspection) -> None:
             found.settings["sheet"] = sheet
         delimiter = None
     with contextlib.closing(cells):  # (a sample: the file is closed before it is read to the end)
-        rows = list(itertools.islice(cells, SAMPLE_ROWS))
+        rows, month = dated_by_title(itertools.islice(cells, SAMPLE_ROWS))
+        rows = list(rows)
     errors = [r.cells for r in rows if isinstance(r.cells, SchemaError)]
     if errors and len(errors) == len(rows):
         raise errors[0]  # unreadable, or not in this encoding: say so, not "no header"
@@ -59,6 +65,8 @@ def inspect_table(found: Inspection) -> None:
     read = [r for r in rows if not isinstance(r.cells, SchemaError)]
     body = [r for r in read if r.line > guess.line]
     _describe_header(found, guess, rows)
+    if month is not None:
+        found.facts.append(("year", month.describe(unit)))
     _choose_reading(found, guess, read, body, delimiter)
 
 
@@ -178,11 +186,7 @@ def _choose_currency(found: Inspection, guess: LayoutGuess, amounts: list, read:
         )
         found.confirm["currency"] = (code, f"from {said}: confirm it")
         return
-    # said, so a franc or krone account is not read as dollars without a word
-    found.facts.append(
-        ("currency", "none in the file: USD unless raw_transactions.currency says so: every "
-         "row is read as USD; set currency (e.g. currency: EUR) for an account in another")
-    )  # fmt: skip
+    found.facts.append(("currency", unstated_currency()))
 
 
 def _note_currency_codes(found: Inspection, guess: LayoutGuess, body: list) -> None:

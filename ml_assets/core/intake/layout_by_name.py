@@ -125,7 +125,8 @@ _NOT_WORDS = {
     # a part of the payment or a charge beside it is no payment's amount (PayPal's "Shipping
     # and Handling Amount", "Insurance Amount" beside its "Gross"; Venmo's "Amount (fee)")
     "amount": ("shipping", "handling", "tax", "insurance", "discount", "fee", "fees", "tip"),
-    "category": ("code", "id", "uid", "uuid", "guid", "mcc", "number", "no"),
+    # (a list of ids, Copilot's "suggestedCategoryIds", is no label either)
+    "category": ("code", "codes", "id", "ids", "uid", "uuid", "guid", "mcc", "number", "no"),
     # the other party's account or address is no name: Oberbank's "Empfänger IBAN/Kto.Nr.",
     # PayPal's "Empfänger E-Mail-Adresse"
     "counterparty": NOT_COUNTERPARTY_WORDS,

@@ -2,8 +2,9 @@
 whose names come closest to a date, an amount and a text, what they give and which is
 missing, or which named column holds values not read as what its name says, one of them
 shown, and what to set; for a file without a header, the column of dates no format reads;
-for a file of one line, the settings that would read it, to confirm; for a list of trades
-(a price and a quantity on each row), that it is no bank statement."""
+for dates that write no year, that no setting gives one; for a file of one line, the
+settings that would read it, to confirm; for a list of trades (a price and a quantity on
+each row), that it is no bank statement."""
 
 from __future__ import annotations
 
@@ -13,6 +14,7 @@ from pathlib import Path
 
 from ml_assets.core.intake.column_names import field_of, normalized
 from ml_assets.core.intake.column_values import (
+    cell,
     column,
     date_share,
     money_like,
@@ -24,6 +26,7 @@ from ml_assets.core.intake.layout_by_name import columns_by_name
 from ml_assets.core.intake.records import SchemaError, parse_date_text
 from ml_assets.core.intake.sniffing import sniff_date_format
 from ml_assets.core.intake.tables import HEADER_SEARCH_LINES, header_names
+from ml_assets.core.intake.yearless_dates import month_day, yearless_share
 
 # the names of a trade list's price and quantity columns (an exchange's or a broker's), and of
 # the traded value (price times quantity), whose columns a bank statement never has together
@@ -168,6 +171,8 @@ def no_layout_error(file: Path, rows: list, unit: str) -> SchemaError:
         )
     if (history := _balance_history(read, unit)) is not None:
         return SchemaError(f"{file}: {history}", "bad_header")
+    if (yearless := _yearless_dates(read, unit)) is not None:
+        return SchemaError(f"{file}: {yearless}", "bad_date")
     why = closest_header(rows, unit) or _values_unread(read)
     return SchemaError(
         f"{file}: no header line found in the first rows that gives a date, an amount and a "
@@ -200,6 +205,40 @@ def _balance_history(rows: list[CellRow], unit: str) -> str | None:
                 "no transactions; export the account's transactions (its statement or "
                 "transaction list) instead"
             )
+    return None
+
+
+# the share of a column's values with a digit that, written without a year, make it a column
+# of such dates
+_YEARLESS_SHARE = 0.8
+
+
+def _yearless_dates(rows: list[CellRow], unit: str) -> str | None:
+    """For a table whose dates write no year ("10/28"; no title above it names the year:
+    see yearless_dates): the column, one date, that no date_format can give a year, and what
+    to do instead; else None."""
+    width = max((len(r.cells) for r in rows), default=0)
+    for position in range(width):
+        # (a header's name above them holds no digit)
+        values = [v for v in column(rows, position) if any(map(str.isdigit, str(v)))]
+        if len(values) < 2 or yearless_share(values) < _YEARLESS_SHARE:
+            continue
+        first = next(r for r in rows if month_day(cell(r, position)) is not None)
+        above = [r for r in rows if r.line < first.line]
+        name = str(cell(above[-1], position)).strip() if above else ""
+        named = repr(name) if name else str(position + 1)
+        columns = columns_by_name(header_names(above[-1].cells)) if above else {}
+        given = ""
+        if columns.get(name) == "posted_date":  # (what its names give, as of any header)
+            mapped = ", ".join(f"{theirs} -> {ours}" for theirs, ours in columns.items())
+            given = f"{unit} {above[-1].line} names {mapped}, but "
+        return (
+            f"{given}column {named} holds dates without a year ({unit} {first.line}: "
+            f"{str(cell(first, position)).strip()!r}), and no title above the table names the "
+            "statement's month as 'YYYY年MM月': no date_format can give a year (there is no "
+            "setting for one); export the statement with dates that write the year, or write "
+            "the year into each date (as 'YYYY/MM/DD') and load that copy"
+        )
     return None
 
 

@@ -22,6 +22,11 @@ way and every date reads that way), or ``date_format`` says. A three-digit year 
 1900 ("099" is 1999), and text after a date that starts with a letter is not read as part of
 it.
 
+Quicken opens each account with a record of its opening balance: payee "Opening Balance",
+its category the account itself (``L[Checking]`` under ``!Account`` "Checking"). It is the
+account's balance before its first transaction, no transaction: counted, not a row, and kept
+as the file's opening balance.
+
 Ids are derived (QIF has none; ``N`` is a check number). ``L`` is the category label, unless
 it names a transfer account (``[Savings]``). The text is the payee and the memo; a record with
 neither (a transfer, a quick cash entry) is described as "Transfer [Savings]" or by its
@@ -44,6 +49,7 @@ from ml_assets.core.intake.qif_dates import (
 from ml_assets.core.intake.qif_investments import counted_investment, investment_row
 from ml_assets.core.intake.qif_records import QifRecord, qif_records
 from ml_assets.core.intake.records import SchemaError, open_binary
+from ml_assets.core.intake.statements import Balance
 
 Row = tuple[int, dict | SchemaError, bytes]
 TRANSACTION_SECTIONS = ("type:bank", "type:ccard", "type:cash", "type:oth a", "type:oth l")
@@ -57,11 +63,13 @@ def iter_qif(
     decimal: str = "auto",
     skipped: list[tuple[int, str]] | None = None,
     warnings: list[str] | None = None,
+    balances: list[Balance] | None = None,
 ) -> Iterator[Row]:
     """(line, record in our names or the error, raw bytes) per transaction record; records
-    of other sections, and investment records that move no cash of the account's, go to
-    ``skipped`` as (line, what they are). A file whose every date reads both ways is read
-    month-first, with a warning in ``warnings``; one read year-first says so there too."""
+    of other sections, investment records that move no cash of the account's and accounts'
+    opening balances go to ``skipped`` as (line, what they are), the opening balances also
+    to ``balances``. A file whose every date reads both ways is read month-first, with a
+    warning in ``warnings``; one read year-first says so there too."""
     records = _transaction_records(path, encoding, skipped)
     dates = [d[1] for r in records if (d := r.first("D"))]
     order = reading_order(dates)
@@ -71,6 +79,13 @@ def iter_qif(
         amounts = [a[1] for r in records if (a := r.first("T") or r.first("U"))]
         decimal, _ = sniff_decimal(amounts)
     for record in records:
+        if _opening_balance(record):
+            if skipped is not None:
+                skipped.append((record.line, "opening balance"))
+            amount = _amount(path, record, decimal)
+            if balances is not None and isinstance(amount, str):
+                balances.append(Balance("opening", float(amount), record.line))
+            continue
         if record.section == INVESTMENT_SECTION:
             counted = counted_investment(record)
             if counted is not None:
@@ -78,6 +93,32 @@ def iter_qif(
                     skipped.append((record.line, counted))
                 continue
         yield record.line, _transaction(path, record, order, date_format, decimal), record.raw()
+
+
+def _opening_balance(record: QifRecord) -> bool:
+    """Whether a record is Quicken's opening balance of its account: payee "Opening Balance"
+    and the category the account's own name in brackets (where no ``!Account`` names the
+    account, any bracketed one: Quicken writes its own there)."""
+    payee, category = record.first("P"), record.first("L")
+    if payee is None or category is None or payee[1].strip().lower() != "opening balance":
+        return False
+    label = category[1].strip()
+    if not (label.startswith("[") and label.endswith("]")):
+        return False
+    return record.account is None or label[1:-1].strip() == record.account
+
+
+def _amount(path: Path, record: QifRecord, decimal: str) -> object:
+    """The record's T (else U) amount as plain text ("-1234.56"), the error where it does
+    not read, None where it has none."""
+    found = record.first("T") or record.first("U")
+    if found is None:
+        return None
+    line, value = found
+    try:
+        return normalize_amount(value, decimal, f"{path}:{line}")
+    except SchemaError as err:
+        return err
 
 
 def _is_transaction(record: QifRecord, skipped: list[tuple[int, str]] | None) -> bool:
@@ -107,12 +148,11 @@ def _transaction(
             out["posted_date"] = qif_date(value, order, date_format).isoformat()
         except ValueError:
             return bad_date_error(path, line, value, order, date_format)
-    if found := record.first("T") or record.first("U"):
-        line, value = found
-        try:
-            out["amount"] = normalize_amount(value, decimal, f"{path}:{line}")
-        except SchemaError as err:
-            return err
+    amount = _amount(path, record, decimal)
+    if isinstance(amount, SchemaError):
+        return amount
+    if amount is not None:
+        out["amount"] = amount
     payee, memo = (record.first(c) for c in ("P", "M"))
     words = [f[1].strip() for f in (payee, memo) if f and f[1].strip()]
     category = record.first("L")

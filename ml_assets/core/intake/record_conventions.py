@@ -22,7 +22,11 @@ from collections import Counter
 
 from ml_assets.core.intake.api_units import LUNCH_MONEY_NAMES, MONOBANK_NAMES, of_family
 from ml_assets.core.intake.csv_exports import CellRow
-from ml_assets.core.intake.currency_clues import NO_CURRENCY, currency_named, currency_pointed_to
+from ml_assets.core.intake.currency_clues import (
+    currency_named,
+    currency_pointed_to,
+    unstated_currency,
+)
 from ml_assets.core.intake.minor_units import currency_of_number
 from ml_assets.core.intake.records import iso_currency
 from ml_assets.core.intake.sniffing import sniff_date_format
@@ -118,7 +122,7 @@ def currency_of_records(
     rows = [CellRow(n, [_text(r.get(name)) for name in names], b"") for n, r in enumerate(sample)]
     pointed = currency_pointed_to(rows, names)
     if pointed is None:
-        facts.append(("currency", NO_CURRENCY))
+        facts.append(("currency", unstated_currency()))
         return
     code, said = pointed
     settings["currency"] = code

@@ -58,7 +58,8 @@ def open_binary(path: Path) -> BinaryIO:
 
 def parse_amount(value: object, where: str, field: str = "amount") -> float:
     """A finite float from a number (a ``Decimal`` too) or a string such as ``$1,234.50`` or
-    ``(12.00)`` (accounting negative); ``field`` names the column in the error."""
+    ``(12.00)`` (accounting negative), a zero never negative; ``field`` names the column in
+    the error."""
     amount = value
     if isinstance(value, str):
         cleaned = value.replace(",", "").replace("$", "").strip()
@@ -78,7 +79,7 @@ def parse_amount(value: object, where: str, field: str = "amount") -> float:
             "bad_amount",
             "amount",
         )
-    return float(amount)
+    return float(amount) + 0.0  # (a zero has no sign: a flipped or "-0.00" zero reads 0.0)
 
 
 DERIVED_ID_PREFIX = "d-"  # derived ids are recognizable in the data and in quarantine reports
@@ -274,10 +275,9 @@ _MONTH_WORDS = (
     "grudzien grudnia pro prosinec prosince",
 )
 _MONTHS = {word: month for month, words in enumerate(_MONTH_WORDS, 1) for word in words.split()}
-# English's own, left as written: %B reads no "Nov", %b no "November"
-_ENGLISH_MONTHS = frozenset(
-    dt.date(2000, m, 1).strftime(f).lower() for m in range(1, 13) for f in ("%b", "%B")
-)
+# English's own too, both ways: a file whose first dates all fall in "May" tells no %b from
+# %B, and its later "Mar" or "March" must read whichever was chosen
+_MONTHS |= {dt.date(2000, m, 1).strftime(f).lower(): m for m in range(1, 13) for f in ("%b", "%B")}
 
 
 def _unaccented(word: str) -> str:
@@ -286,12 +286,13 @@ def _unaccented(word: str) -> str:
 
 
 def english_months(text: str, full: bool = False) -> str:
-    """``text`` with its month words in another language written in English ("24 lug 2024" ->
-    "24 Jul 2024"), as strftime's %b (or, ``full``, %B) reads them; other words unchanged."""
+    """``text`` with its month words written in English as strftime's %b reads them ("24 lug
+    2024" and "24 July 2024" -> "24 Jul 2024"), or as %B does where ``full``; other words
+    unchanged."""
 
     def english(found: re.Match) -> str:
         month = _MONTHS.get(_unaccented(found.group()))
-        if month is None or found.group().lower() in _ENGLISH_MONTHS:
+        if month is None:
             return found.group()
         return dt.date(2000, month, 1).strftime("%B" if full else "%b")
 
@@ -312,6 +313,14 @@ def _parse_date(value: object, where: str, date_format: str | None) -> str:
     if isinstance(value, dt.date):
         return value.isoformat()
     text = str(value).strip()
+    if date_format and not re.search(r"%[YyG]", date_format):
+        raise SchemaError(
+            f"{where}: date_format {date_format!r} reads no year, so {text!r} would be dated "
+            "1900: no setting gives dates that write none a year; load an export whose dates "
+            "write it",
+            "bad_date",
+            "posted_date",
+        )
     try:
         if date_format:
             return parse_date_text(text, date_format).date().isoformat()

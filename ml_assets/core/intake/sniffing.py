@@ -17,7 +17,8 @@ from typing import NamedTuple
 from ml_assets.core.intake.records import iso_date, parse_date_text
 
 DELIMITERS = (",", ";", "\t", "|")
-# strftime formats tried on a date column; the order breaks no tie (see sniff_date_format)
+# strftime formats tried on a date column; the order breaks no tie (see sniff_date_format).
+# %b reads a month's full name too (records.parse_date_text), so no %B twin is tried
 DATE_FORMATS = (
     "%m/%d/%Y",
     "%d/%m/%Y",
@@ -37,10 +38,7 @@ DATE_FORMATS = (
     "%d %b %Y",
     "%d %b %y",  # Woolworths Money's "19 Oct 15"
     "%b %d, %Y",
-    "%d %B %Y",
-    "%d. %b %Y",
-    "%d. %B %Y",  # German's "3. März 2024"
-    "%B %d, %Y",
+    "%d. %b %Y",  # German's "3. März 2024"
     "%d %b %Y %H:%M:%S",
     "%d %b %Y. %H:%M:%S",  # Satispay's "24 lug 2024. 02:59:45"
     "%m/%d/%Y %H:%M",
@@ -50,11 +48,24 @@ DATE_FORMATS = (
     "%d.%m.%y %H:%M",
     "%d/%m/%Y %H:%M",
 )
+# a date with the time of day after it (Bangkok Bank's "22 May 2025 21:27"): each format of a
+# day alone, with the hours and minutes, and with the seconds
+DATE_FORMATS += tuple(
+    timed
+    for day in DATE_FORMATS
+    if "%H" not in day
+    for timed in (f"{day} %H:%M", f"{day} %H:%M:%S")
+    if timed not in DATE_FORMATS
+)
+
+
+def _named_month(fmt: str) -> bool:
+    return "%b" in fmt or "%B" in fmt
 
 
 def day_first(fmt: str) -> bool:
     """Whether a date format writes the day before the month ("%d/%m/%Y", "%d %b %y")."""
-    return fmt.find("%d") < fmt.find("%m") or "%b" in fmt or "%B" in fmt
+    return fmt.find("%d") < fmt.find("%m") or _named_month(fmt)
 
 
 _DAY_FIRST = {f for f in DATE_FORMATS if day_first(f)}
@@ -197,6 +208,11 @@ _YEARS = range(1950, 2101)
 
 def _strptime(text: str, fmt: str) -> dt.date | None:
     if text.isdigit() and len(text) != 8:  # a number or an id, not a date ("2024111" is both)
+        return None
+    # (a time's colon, a month's name: a text without the one a format has, or with the one
+    # it has not, never reads; told here without strptime, each format being tried on each
+    # value of every column a layout is guessed from)
+    if (":" in text) != (":" in fmt) or _named_month(fmt) != any(map(str.isalpha, text)):
         return None
     try:
         day = parse_date_text(text, fmt).date()
