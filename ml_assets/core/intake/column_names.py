@@ -76,7 +76,7 @@ SYNONYMS: dict[str, tuple[str, ...]] = {
         "交易时间|付款时间|交易创建时间|datetime|"
         "거래일|거래일자|거래일시|дата|дата операции|дата проводки|дата совершения операции|"
         "dato|buchung|bokfoeringsdag|bokfoeringsdatum|bokføringsdato|bokføringsdag|transaktionsdag|"
-        "kirjauspaeivae|tranzakcio datuma|datum zauctovani|datum provedeni|koenyveles datuma|konyveles datuma|"
+        "kirjauspaeivae|tranzakcio datuma|datum zauctovani|datum provedeni|"
         "дата проведення|дата операції|дата і час операції|дата i час операції|дата і час|"
         "こ利用年月日|利用年月日|取引年月日|利用日 キャンセル日|"
         "tranzakcio idopontja"

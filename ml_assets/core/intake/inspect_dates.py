@@ -16,7 +16,12 @@ from ml_assets.core.intake.inspection import Inspection
 from ml_assets.core.intake.qif import file_dates
 from ml_assets.core.intake.qif_dates import date_order, day_first_format
 from ml_assets.core.intake.records import iso_currency, open_binary
-from ml_assets.core.intake.sniffing import SwappedOrder, day_first, sniff_date_format
+from ml_assets.core.intake.sniffing import (
+    MONTH_FIRST_CURRENCIES,
+    SwappedOrder,
+    day_first,
+    sniff_date_format,
+)
 from ml_assets.core.intake.text_encoding import detect_encoding
 
 
@@ -96,14 +101,9 @@ def day_first_signs(
     if foreign:
         signs.append(f"the column name {foreign[0]!r}")
     currency = found.settings.get("currency") or _currency_column_code(guess, body)
-    if currency is not None and currency not in _MONTH_FIRST_CURRENCIES:
+    if currency is not None and currency not in MONTH_FIRST_CURRENCIES:
         signs.append(f"the currency {currency}")
     return signs
-
-
-# currencies of countries whose banks write the month first as often as the day: no sign of
-# a European bank (a Canadian export's "06/10/2017" is June 10th)
-_MONTH_FIRST_CURRENCIES = ("USD", "CAD")
 
 
 def _currency_column_code(guess: LayoutGuess, body: list) -> str | None:

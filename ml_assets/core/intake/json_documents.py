@@ -72,6 +72,8 @@ Records = Iterator[tuple[int, dict | SchemaError, bytes]]
 SUPERSEDES = "_supersedes"  # marks a record that replaces a kept one of its id
 _LATER_LINES = 50  # lines looked at to tell a JSONL file with a bad first line from a document
 _BOM = b"\xef\xbb\xbf"
+# the key paths of a booked/pending document's booked records (their rows' day is the booking day)
+_BOOKED_BLOCKS = tuple(f"{key}.booked[" for key in BOOKED_PENDING.values())
 
 
 @dataclass
@@ -158,9 +160,6 @@ def _document(path: Path, value: object, skipped: list[tuple[int, str]]) -> Json
     records = _document_records(path, taken, account)
     listed = envelope_words(envelope_path(value)) if shape == "envelope" else ""
     return JsonExport(shape, records, paths, skipped, listed)
-
-
-_BOOKED_BLOCKS = tuple(f"{key}.booked[" for key in BOOKED_PENDING.values())
 
 
 def _document_records(

@@ -31,7 +31,7 @@ from ml_assets.core.intake.column_values import (
 )
 from ml_assets.core.intake.csv_exports import CellRow
 from ml_assets.core.intake.guessed_layout import LayoutGuess
-from ml_assets.core.intake.sign_guess import INCOME, SPENDING
+from ml_assets.core.intake.money_words import INCOME, SPENDING
 from ml_assets.core.intake.statements import statement_line
 from ml_assets.core.intake.tables import HEADER_SEARCH_LINES, position_name
 
@@ -163,7 +163,7 @@ def direction_by_values(guess: LayoutGuess, body: list[CellRow]) -> None:
     for name in guess.header:
         if guess.columns.get(name) not in (None, "transaction_type") or _PAID_WITH.search(name):
             continue
-        words = {str(v).strip().lower() for v in column(body, positions[name])} - {""}
+        words = _words(body, positions[name])
         if _direction_words(words) and len({money_way(w) for w in words}) == 2:
             guess.columns[name] = "direction"
             guess.why["columns"] += (

@@ -1,8 +1,8 @@
 """The words a transaction's text says which way its money went with: income (payroll, a
 refund, a payment received), a card payment, a top-up, spending at a till. ``sign_guess``
-reads a file's sign by them; a row's own way where a file writes every amount unsigned and
-its texts say it (BOCOM's card: "消费 …" a purchase, "退货 …" a return, "信用卡还款 …" a
-repayment)."""
+reads a file's sign by them, and says (without applying it) a row's own way where a file
+writes every amount unsigned and its texts say it (BOCOM's card: "消费 …" a purchase, "退货 …"
+a return, "信用卡还款 …" a repayment)."""
 
 from __future__ import annotations
 

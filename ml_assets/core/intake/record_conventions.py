@@ -29,7 +29,7 @@ from ml_assets.core.intake.currency_clues import (
 )
 from ml_assets.core.intake.minor_units import currency_of_number
 from ml_assets.core.intake.records import iso_currency
-from ml_assets.core.intake.sniffing import sniff_date_format
+from ml_assets.core.intake.sniffing import MONTH_FIRST_CURRENCIES, sniff_date_format
 
 Facts = list[tuple[str, str]]
 
@@ -136,10 +136,6 @@ def _text(value: object) -> object:
     return value
 
 
-# currencies of countries whose banks write the month first as often as the day
-_MONTH_FIRST_CURRENCIES = ("USD", "CAD")
-
-
 def date_format_of(sample: list[dict], mapping: dict, settings: dict, facts: Facts) -> None:
     """``date_format`` where the records' dates are not ISO's and one format reads most of
     them (day first where the currency is not the US or Canadian dollar's), with why."""
@@ -148,7 +144,7 @@ def date_format_of(sample: list[dict], mapping: dict, settings: dict, facts: Fac
     source = next((t for t, ours in mapping.items() if ours == "currency"), "currency")
     currencies = {iso_currency(c) for r in sample if isinstance(c := r.get(source), str)}
     currencies |= {settings["currency"]} if settings.get("currency") else set()
-    day_first = bool(currencies) and not currencies <= set(_MONTH_FIRST_CURRENCIES)
+    day_first = bool(currencies) and not currencies <= MONTH_FIRST_CURRENCIES
     found, ties, why = sniff_date_format(texts, day_first_hint=day_first)
     if found is None:
         return

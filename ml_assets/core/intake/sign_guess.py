@@ -11,10 +11,6 @@ from typing import TYPE_CHECKING
 from ml_assets.core.intake.amount_text import amount_mark, amount_or_none
 from ml_assets.core.intake.column_values import cell
 from ml_assets.core.intake.csv_exports import CellRow
-
-# (INCOME and SPENDING are read from here too, by layout_by_values: re-exported)
-from ml_assets.core.intake.money_words import INCOME as INCOME
-from ml_assets.core.intake.money_words import SPENDING as SPENDING
 from ml_assets.core.intake.money_words import TOP_UP, says_income, way_by_words
 from ml_assets.core.intake.records import SchemaError
 from ml_assets.core.intake.statements import statement_line

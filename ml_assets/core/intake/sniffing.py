@@ -16,6 +16,10 @@ from typing import NamedTuple
 
 from ml_assets.core.intake.records import iso_date, parse_date_text
 
+# currencies of countries whose banks write the month first as often as the day: no sign of
+# a day-first bank (a Canadian export's "06/10/2017" is June 10th)
+MONTH_FIRST_CURRENCIES = frozenset({"USD", "CAD"})
+
 DELIMITERS = (",", ";", "\t", "|")
 # strftime formats tried on a date column; the order breaks no tie (see sniff_date_format).
 # %b reads a month's full name too (records.parse_date_text), so no %B twin is tried
