@@ -20,10 +20,10 @@ MODELS = ("tfidf_reference", "frozen_encoder_reference", "baseline_model", "mult
 
 
 def write_export(path: Path, rows: int = 1000, one_label: bool = False) -> tuple[str, str]:
-    """A CSV of Date, Description, Amount and Category only, 1,000 rows over 20 days, 40 % of
+    """A CSV of Date, Description, Amount and Category only, 1,000 rows over 10 days, 40 % of
     them labeled, as a user who categorized part of their history (``one_label``: all with the
     same category). Returns its days."""
-    rows = generate_transactions(rows, seed=11, labeled_fraction=1.0, days=20)
+    rows = generate_transactions(rows, seed=11, labeled_fraction=1.0, days=10)
     lines = ["Date,Description,Amount,Category"]
     for i, row in enumerate(rows.iter_rows(named=True)):
         label = ("Groceries" if one_label else row["category"]) if i % 5 < 2 else ""

@@ -166,7 +166,7 @@ def test_corrupt_artifact_is_detected_and_recomputed(pipeline):
     data[len(data) // 2] ^= 0xFF
     parquet.write_bytes(bytes(data))
     plan = pipeline.plan()["transaction_features"]
-    assert plan.status == "stale" and plan.reasons[0].startswith("1 of 30 days")
+    assert plan.status == "stale" and plan.reasons[0].startswith(f"1 of {len(TINY_DAYS)} days")
     assert "corrupt" in plan.reasons[1]
     assert parquet.read_bytes() == bytes(data)  # plan is read-only: the entry is untouched
     run = pipeline.run()

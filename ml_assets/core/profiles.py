@@ -39,7 +39,11 @@ PROFILES: dict[str, Profile] = {
         why="for the tests and CI (TXN_PARAMS_PROFILE=tiny): the whole graph in <= 2 minutes "
         "on 2 CPU cores, every stage exercised on a small model",
         sections={
-            "raw_transactions": Override({"n_rows": 3000, "labeled_fraction": 0.4, "days": 30}),
+            "raw_transactions": Override(
+                {"n_rows": 3000, "labeled_fraction": 0.4, "days": 10},
+                why="ten daily partitions: a run logs a few events per partition, and each is "
+                "a SQLite commit (30 days cost a memoized launch ~5 s more)",
+            ),
             "transaction_features": Override(
                 {"heldout_test_merchant_pct": 15, "heldout_valid_merchant_pct": 10}
             ),
