@@ -193,3 +193,52 @@ def test_a_fee_column_moves_the_running_balance_beside_the_amount(tmp_path, caps
     assert result.kept["amount"].to_list() == [1000.0, -50.25, -100.0]
     assert "2 of 2 steps follow" in out and "does not follow" not in out
     assert not result.notes[0].breaks
+
+
+def test_balances_in_columns_of_their_own_open_and_close_the_statement(tmp_path, capsys):
+    """Venmo's statement states the period's balances on lines of their own, each figure alone
+    under its column ("Beginning Balance" above the rows, "Ending Balance" below them): they
+    are its opening and closing balances, not rows to quarantine, and neither column is a
+    running balance."""
+    export = tmp_path / "venmo_statement.csv"
+    export.write_text(
+        "Account Statement - (@Jo-Rivera) ,,,,,,,,,,,,,,\n"
+        "Account Activity,,,,,,,,,,,,,,\n"
+        ",ID,Datetime,Type,Status,Note,From,To,Amount (total),Amount (fee),Funding Source,"
+        "Destination,Beginning Balance,Ending Balance,Disclaimer\n"
+        ",,,,,,,,,,,,$40.00,,\n"
+        ",4100000001,2026-04-05T19:02:11,Payment,Complete,pizza,Jo Rivera,Mia Chen,- $18.00,,"
+        "Venmo balance,,,,\n"
+        ",4100000002,2026-04-06T09:15:40,Payment,Complete,rent,Jo Rivera,Ben Ortiz,- $60.00,,"
+        "Bank,,,,\n"
+        ",4100000003,2026-04-07T12:00:00,Payment,Complete,beers,Lee Park,Jo Rivera,+ $12.00,,,"
+        "Venmo balance,,,\n"
+        ",,,,,,,,,,,,,$-26.00,\n",
+        encoding="utf-8",
+    )
+    out, section, result, counted = loaded(export, capsys)
+    assert result.rows_in == 3 == result.kept.height and result.quarantined.height == 0
+    assert counted == 2 and "balance line 4" in out and "balance line 8" in out
+    notes = result.notes[0]
+    assert (notes.opening().amount, notes.closing().amount) == (40.0, -26.0)
+    assert "balance" not in section["column_map"].values()
+    assert not notes.warnings, notes.warnings  # 40.00 - 18 - 60 + 12 is the ending -26.00
+    # a closing balance the rows do not reach: the missing money is said
+    export.write_text(export.read_text().replace("$-26.00", "$-36.00"))
+    _, _, result, _ = loaded(export, capsys)
+    assert any("-36.00" in w for w in result.notes[0].warnings), result.notes[0].warnings
+
+
+def test_a_lone_figure_under_a_running_balance_is_no_stated_balance(tmp_path, capsys):
+    """Only a column named for the period's opening or closing balance states one: a line
+    holding a figure under a plain "Balance" alone stays a row to look at, quarantined."""
+    export = tmp_path / "checking.csv"
+    export.write_text(
+        "Date,Description,Amount,Balance\n"
+        "2026-04-05,PIZZA PLACE,-18.00,82.00\n"
+        ",,,70.00\n"
+        "2026-04-06,RENT,-60.00,10.00\n"
+    )
+    _, _, result, counted = loaded(export, capsys)
+    assert counted == 0 and result.rows_in == 3
+    assert result.kept.height == 2 and result.quarantined.height == 1

@@ -32,7 +32,7 @@ from ml_assets.core.intake.records import (
     identity_key,
     parse_amount,
 )
-from ml_assets.core.intake.statements import ExportNotes, RunningBalance, balance_in
+from ml_assets.core.intake.statements import Balance, ExportNotes, RunningBalance, balance_in
 from ml_assets.core.intake.tables import AMOUNT_FIELDS
 
 TABLE_FORMATS = ("csv", "xlsx")  # a header, columns mapped to ours, text to sniff
@@ -252,14 +252,19 @@ def note_statement_line(
     cells = [renamed.get(k) for k in ("description", "posted_date", "debit", "credit", "amount")]
     cells = [c for c in cells if c is not None] + [renamed.get("balance")]  # the figure last
     if kind == "balance" and (found := balance_in(cells, reading.decimal, line)) is not None:
-        if not any((b.kind, b.amount) == (found.kind, found.amount) for b in notes.balances):
-            notes.balances.append(found)  # (the preamble may state it too)
-        chain.add(line, "", 0.0, found.amount)  # the first row's balance follows from it
+        note_balance(notes, chain, found)
     if kind == "total":
         amounts = [renamed.get(k) for k in ("amount", "debit", "credit")]
         numbers = [n for a in amounts if (n := amount_or_none(a, reading.decimal)) is not None]
         if len(numbers) == 1:  # (a debit and a credit total are not one sum to check)
             notes.totals.append((line, numbers[0]))
+
+
+def note_balance(notes: ExportNotes, chain: RunningBalance, found: Balance) -> None:
+    """A balance stated among the rows: the opening or closing one of the checks."""
+    if not any((b.kind, b.amount) == (found.kind, found.amount) for b in notes.balances):
+        notes.balances.append(found)  # (the preamble may state it too)
+    chain.add(found.line, "", 0.0, found.amount)  # the next row's balance follows from it
 
 
 def continue_chain(chain: RunningBalance, reading: FileReading, line: int, renamed: dict) -> None:

@@ -36,6 +36,7 @@ from ml_assets.core.intake.export_files import (
     TABLE_FORMATS,
     FileReading,
     continue_chain,
+    note_balance,
     note_statement_line,
 )
 from ml_assets.core.intake.export_formats import format_of, list_input_files
@@ -53,6 +54,7 @@ from ml_assets.core.intake.records import (  # RAW_SCHEMA and SchemaError are in
 from ml_assets.core.intake.statements import (
     ExportNotes,
     RunningBalance,
+    balance_in_its_column,
     check_balances,
     statement_line,
 )
@@ -259,6 +261,12 @@ def _scan_file(
             renamed["currency"] = settings.currency  # the file's, where it names none
         if fmt in TABLE_FORMATS and (kind := statement_line(renamed)):
             note_statement_line(notes, scan.chain, line, kind, renamed, reading)
+            continue
+        if fmt in TABLE_FORMATS and (
+            stated := balance_in_its_column(record, reading.decimal, line)
+        ):
+            notes.statement_lines.append((line, "balance"))
+            note_balance(notes, scan.chain, stated)
             continue
         tally.rows_in += 1
         if settings.amount_unit == "minor" and fmt not in STATEMENT_FORMATS:

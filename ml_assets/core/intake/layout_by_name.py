@@ -130,6 +130,9 @@ _NOT_WORDS = {
     # the other party's account or address is no name: Oberbank's "Empfänger IBAN/Kto.Nr.",
     # PayPal's "Empfänger E-Mail-Adresse"
     "counterparty": NOT_COUNTERPARTY_WORDS,
+    # the period's balance, stated once (Venmo's "Beginning Balance" and "Ending Balance"
+    # columns, a figure on a line of its own), is no running balance
+    "balance": ("beginning", "opening", "starting", "ending"),
 }
 
 

@@ -107,6 +107,23 @@ def balance_in(cells: list, decimal: str, line: int) -> Balance | None:
     return Balance(kind, amounts[-1], line)
 
 
+def balance_in_its_column(record: dict, decimal: str, line: int) -> Balance | None:
+    """A line whose one filled cell is a figure under a column named for the period's balance
+    (Venmo's "Beginning Balance" above its rows, "Ending Balance" below them), or None.
+    ``record`` is in the file's own column names."""
+    filled = [(str(k), v) for k, v in record.items() if v is not None and str(v).strip()]
+    if len(filled) != 1:
+        return None
+    ((name, value),) = filled
+    found = _BALANCE.search(name)
+    amount = amount_or_none(value, decimal) if found else None
+    if amount is None:
+        return None
+    words = found.group(0)
+    kind = "opening" if _OPENING.search(words) and not _CLOSING.search(words) else "closing"
+    return Balance(kind, amount, line)
+
+
 # the keys a table line that is no row is read under: a section's title among the rows, and a
 # line continuing the row above (its text already joined to that row)
 SECTION_LINE, CONTINUATION_LINE = "_section_line", "_continuation_line"
