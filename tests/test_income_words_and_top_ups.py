@@ -2,12 +2,14 @@
 among fares of the other sign, Japanese, Portuguese and NZ income words, an account's
 transfer "TO CARD ... THANK YOU" that pays a card (money out, not a card's payment
 received), and a card whose amounts are all unsigned while some rows' words say money in
-(said by inspect). Each file is written here in its bank's layout, with invented rows."""
+(signed row by row where every row says its way, else said by inspect). Each file is written here in its bank's layout, with invented rows."""
 
 from __future__ import annotations
 
 from ml_assets.core.intake.money_words import says_income, way_by_words
+from ml_assets.core.intake.raw_days import scan_exports
 from ml_assets.core.intake.sign_guess import sign_of
+from ml_assets.core.params import RawTransactionsParams
 from tests.test_issuer_csv_layouts import loaded
 
 
@@ -119,10 +121,10 @@ def test_an_account_transfer_that_thanks_the_card_it_pays_is_money_out(tmp_path,
     )
 
 
-def test_a_card_of_unsigned_amounts_whose_words_say_money_in_is_said(tmp_path, capsys):
+def test_a_card_whose_every_row_says_its_way_is_signed_row_by_row(tmp_path, capsys):
     """BOCOM's card writes every amount unsigned; the text's first word says a purchase
-    (消费), a return (退货) or a repayment (信用卡还款). The load has one sign per file, so the
-    returns and repayments are read as purchases: inspect says so, and how many."""
+    (消费), a return (退货) or a repayment (信用卡还款). Every row says its way, so each is
+    signed by its words (``spending: by_words``): the returns and repayments are money in."""
     export = tmp_path / "bocom_card.csv"
     export.write_text(
         "交易日期,记账日期,交易说明,交易币种/金额,入账币种/金额\n"
@@ -132,15 +134,40 @@ def test_a_card_of_unsigned_amounts_whose_words_say_money_in_is_said(tmp_path, c
         "2026-04-11,2026-04-11,信用卡还款 转账还款-李四 5678,CNY 300.00,CNY 300.00\n",
         encoding="utf-8",
     )
-    out, section, _, _ = loaded(export, capsys)
-    assert section["spending"] == "positive"
-    assert "every amount is unsigned and 2 row(s) say money in by their words" in out
-    assert "'退货 样例商城'" in out
+    out, section, result, _ = loaded(export, capsys)
+    assert section["spending"] == "by_words"
+    assert "each row signed by its words: 2 say money in (e.g. '退货 样例商城')" in out
+    assert result.kept["amount"].to_list() == [-42.0, 88.0, -16.5, 300.0]
     assert [way_by_words(t) for t in ("消费 样例书店", "退货 样例商城", "信用卡还款 转账")] == [
         -1,
         1,
         1,
     ]
+
+
+def test_a_card_whose_few_rows_say_money_in_keeps_one_sign_and_says_so(tmp_path, capsys):
+    """A card export of unsigned amounts where only a refund's words say which way its money
+    went (the shops' names say nothing): one sign for the file, as purchases, and inspect says
+    which rows' words disagree and the setting that signs each row by its words; set, the
+    refund is money in."""
+    export = tmp_path / "card.csv"
+    export.write_text(
+        "Date,Description,Amount\n"
+        "2026-04-02,CORNER BOOKSHOP,42.00\n"
+        "2026-04-05,REFUND EXAMPLE STORE,88.00\n"
+        "2026-04-07,EXAMPLE BAKERY,16.50\n"
+        "2026-04-09,CITY PARKING,6.00\n"
+    )
+    out, section, result, _ = loaded(export, capsys)
+    assert section["spending"] == "positive"
+    assert "1 row(s) say money in by their words (e.g. 'REFUND EXAMPLE STORE')" in out
+    assert "set spending: by_words" in out
+    assert result.kept["amount"].to_list() == [-42.0, -88.0, -16.5, -6.0]
+    params = RawTransactionsParams(**{**section, "spending": "by_words"})
+    assert scan_exports(export, params).kept["amount"].to_list() == [-42.0, 88.0, -16.5, -6.0]
+    # a card's interest charged is no income: a purchase, as a row that says nothing is
+    assert way_by_words("INTEREST CHARGE ON PURCHASES") is None
+    assert way_by_words("INTEREST PAYMENT") == 1
 
 
 def test_an_e_money_history_says_payment_or_top_up_in_a_column_of_its_own(tmp_path, capsys):

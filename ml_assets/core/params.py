@@ -51,7 +51,7 @@ ExportFormat = Literal[
 ]  # fmt: skip
 Delimiter = Literal["auto", ",", ";", "\t", "|"]
 DecimalMark = Literal["auto", ".", ","]
-Spending = Literal["negative", "positive"]
+Spending = Literal["negative", "positive", "by_words"]
 AmountUnit = Literal["major", "minor"]
 # an ISO 4217 code, any case (stored upper case)
 Currency = Annotated[str, StringConstraints(pattern=r"^[A-Za-z]{3}$", to_upper=True)]
@@ -90,8 +90,9 @@ _READING = {
     "first of the first 50 that gives the required fields (lines above it are a preamble: "
     "counted, never rows); 0: the file has none, its columns are named 1, 2, 3, ... in "
     "column_map",
-    "spending": "the sign of a purchase in the file: negative | positive; null: the preset's, "
-    "else negative (as ours)",
+    "spending": "the sign of a purchase in the file: negative | positive; by_words: every "
+    "amount unsigned, each row signed by its text (a refund, a return or a repayment is money "
+    "in, the rest purchases); null: the preset's, else negative (as ours)",
     "sheet": "spreadsheet sheet; null: the first whose header fits",
     "currency": "ISO code of the rows whose export names none (no currency column, a symbol "
     'such as "£" in the amounts); null: USD',

@@ -19,6 +19,7 @@ from pathlib import Path
 from typing import NamedTuple
 
 from ml_assets.core.intake.column_names import MONEY_IN, MONEY_OUT, balance_column, money_way
+from ml_assets.core.intake.money_words import BY_WORDS, way_by_words
 from ml_assets.core.intake.records import SchemaError, open_binary, parse_amount
 
 # The longest physical line (and field) read, in characters. csv's default field limit (131072)
@@ -185,7 +186,9 @@ def signed_amount(
     columns (a preset's, or mapped to ``debit`` / ``credit``), from an unsigned amount and a
     column mapped to ``direction`` (``neutral_way`` the sign of a row whose direction cell
     says neither way, as core.neutral_rows reads it), or the amount column flipped when the
-    file lists purchases as positive (``spending``, else the preset's)."""
+    file lists purchases as positive (``spending``, else the preset's), or each unsigned amount
+    by its row's words (``spending: by_words``: money in where they say a refund, a return or
+    a repayment, else a purchase)."""
     columns = layout.debit_credit if layout is not None and layout.debit_credit else None
     if columns is None and ("debit" in record or "credit" in record):
         columns = ("debit", "credit")
@@ -204,6 +207,9 @@ def signed_amount(
         return _directed(amount, record["direction"], where, neutral_way)
     if purchases_positive(layout, spending) and not _blank(amount):
         return -parse_amount(amount, where)
+    if spending == BY_WORDS and not _blank(amount):
+        way = way_by_words(str(record.get("description") or ""))
+        return (1 if way == 1 else -1) * abs(parse_amount(amount, where))
     return amount
 
 

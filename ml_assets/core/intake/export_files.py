@@ -25,6 +25,7 @@ from ml_assets.core.intake.csv_exports import (
     signed_amount,
 )
 from ml_assets.core.intake.description_parts import description_of, party_name, text_of, worded
+from ml_assets.core.intake.money_words import BY_WORDS
 from ml_assets.core.intake.neutral_rows import neutral_way
 from ml_assets.core.intake.records import (
     coerce_record,
@@ -139,7 +140,7 @@ class FileReading:
             return direction_sign(record.get(mapped["direction"]))
         if "amount" in mapped:
             amount = amount_or_none(record.get(mapped["amount"]), self.decimal)
-            if not amount:
+            if not amount or self.spending == BY_WORDS:  # (signed by the text, read after)
                 return None
             flipped = purchases_positive(self.layout, self.spending)
             return (1 if amount > 0 else -1) * (-1 if flipped else 1)

@@ -24,6 +24,7 @@ from ml_assets.core.intake.inspect_dates import (
 from ml_assets.core.intake.inspection import Inspection, inspect_text_encoding
 from ml_assets.core.intake.layout_guess import guess_layout, matching_preset
 from ml_assets.core.intake.layout_refusal import no_layout_error, trade_list_error
+from ml_assets.core.intake.money_words import BY_WORDS
 from ml_assets.core.intake.records import SchemaError, currency_note
 from ml_assets.core.intake.sign_guess import choose_sign
 from ml_assets.core.intake.sniffing import sniff_delimiter, swapped_order
@@ -146,13 +147,12 @@ def _choose_reading(
         found.facts.append(("columns", f"{mapped} ({guess.why['columns']})"))
         if date_format is not None:
             found.settings["date_format"] = date_format
-        if guess.spending == "positive":
-            found.settings["spending"] = "positive"
-    sign = (
-        "purchases negative, as ours"
-        if guess.spending == "negative"
-        else "purchases positive: flipped"
-    )
+        if guess.spending in ("positive", BY_WORDS):
+            found.settings["spending"] = guess.spending
+    sign = {
+        "negative": "purchases negative, as ours",
+        BY_WORDS: "signed by each row's words",
+    }.get(guess.spending, "purchases positive: flipped")
     found.facts.append(("sign", f"{sign} ({guess.why['sign']})"))
 
 

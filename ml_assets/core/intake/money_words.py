@@ -33,12 +33,18 @@ _PAYING = re.compile(r"(?i)\bto (?:credit )?card\b|\b(?:payment|transfer|tfr) to
 # "オートチャージ"); income only where its sign is that of the fewer rows
 TOP_UP = re.compile(r"チャージ|ﾁｬｰｼﾞ")
 # money going out: a card payment at a till ("HOFER DANKT", "POS"), a cash withdrawal, a
-# cheque, an account fee, a Chinese card's 消费 (purchase); beside INCOME it tells the debits
-# from the credits of a file that writes both unsigned
+# cheque, an account fee, a card's interest charged (not earned), a Chinese card's 消费
+# (purchase); beside INCOME it tells the debits from the credits of a file that writes both
+# unsigned
 SPENDING = re.compile(
     r"(?i)\bpos\b|\bdankt\b|bankomat|geldautomat|\batm\b|kartenzahlung|card purchase|"
-    r"\bcheck\b|\bcheque\b|\bentgelt\b|^\W*消费"
+    r"\bcheck\b|\bcheque\b|\bentgelt\b|interest charge|finance charge|^\W*消费"
 )
+
+
+# the ``spending`` setting of a file whose every amount is unsigned: each row signed by its
+# words (way_by_words), money in where they say so, else a purchase
+BY_WORDS = "by_words"
 
 
 def says_income(text: str, amount: float, negative: int, count: int) -> bool:

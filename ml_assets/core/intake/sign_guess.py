@@ -11,7 +11,7 @@ from typing import TYPE_CHECKING
 from ml_assets.core.intake.amount_text import amount_mark, amount_or_none
 from ml_assets.core.intake.column_values import cell
 from ml_assets.core.intake.csv_exports import CellRow
-from ml_assets.core.intake.money_words import TOP_UP, says_income, way_by_words
+from ml_assets.core.intake.money_words import BY_WORDS, TOP_UP, says_income, way_by_words
 from ml_assets.core.intake.records import SchemaError
 from ml_assets.core.intake.statements import statement_line
 
@@ -97,6 +97,8 @@ def sign_of(amounts: list, texts: list, decimal: str = ".") -> tuple[str, str]:
     # a file that writes a fair share of its amounts negative signs them (a bank account with
     # more money in than out, as a savings account's); a card that lists purchases positive
     # has a few negative payments and refunds at most
+    if not negative and (by_words := _signed_by_words(signs)):
+        return BY_WORDS, by_words
     spending = "negative" if negative >= _SIGNED_SHARE * len(signs) else "positive"
     said = "most rows are spending"
     if not negative and (told := _told_by_words(signs)):
@@ -105,6 +107,20 @@ def sign_of(amounts: list, texts: list, decimal: str = ".") -> tuple[str, str]:
         said = "signed" if negative * 2 >= len(signs) else "signed; a card that lists its "
         said += "" if negative * 2 >= len(signs) else "purchases positive: set spending: positive"
     return spending, f"{negative} of {len(signs)} amounts are negative ({said})"
+
+
+def _signed_by_words(signs: list[tuple[float, str]]) -> str:
+    """Where every amount is unsigned and every row's words say which way its money went, some
+    of them money in (BOCOM's card: "消费 ..." a purchase, "退货 ..." a return, "信用卡还款 ..."
+    a repayment), why each row is signed by its words; else ""."""
+    ways = [way_by_words(text) for _, text in signs]
+    if not ways or None in ways or 1 not in ways:
+        return ""
+    money_in = [text for (_, text), way in zip(signs, ways, strict=True) if way == 1]
+    return (
+        f"every amount is unsigned; each row signed by its words: {len(money_in)} say money in "
+        f"(e.g. {money_in[0]!r}), {len(ways) - len(money_in)} are purchases"
+    )
 
 
 def _told_by_words(signs: list[tuple[float, str]]) -> str:
@@ -118,8 +134,9 @@ def _told_by_words(signs: list[tuple[float, str]]) -> str:
     if money_in:
         said += (
             f"; but every amount is unsigned and {len(money_in)} row(s) say money in by their "
-            f"words (e.g. {money_in[0]!r}): read as purchases like the rest, as no setting "
-            "signs a row by its words; check their sign after the load"
+            f"words (e.g. {money_in[0]!r}): read as purchases like the rest; set spending: "
+            "by_words to sign each row by its words (a refund, a return or a repayment money "
+            "in, the rest purchases)"
         )
     if top_ups:
         said += (
