@@ -94,11 +94,12 @@ def sign_of(amounts: list, texts: list, decimal: str = ".") -> tuple[str, str]:
         said = f"{'positive' if positive else 'negative'}"
         why = f"{len(income)} income row(s) (payroll, deposit, refund, ...) are {said}"
         return ("negative" if positive else "positive"), why
+    # every amount unsigned and every row's words saying its way: each row signed by them
+    if not negative and (by_words := _signed_by_words(signs)):
+        return BY_WORDS, by_words
     # a file that writes a fair share of its amounts negative signs them (a bank account with
     # more money in than out, as a savings account's); a card that lists purchases positive
     # has a few negative payments and refunds at most
-    if not negative and (by_words := _signed_by_words(signs)):
-        return BY_WORDS, by_words
     spending = "negative" if negative >= _SIGNED_SHARE * len(signs) else "positive"
     said = "most rows are spending"
     if not negative and (told := _told_by_words(signs)):

@@ -102,9 +102,12 @@ def balance_in(cells: list, decimal: str, line: int) -> Balance | None:
         ]
     if not amounts:
         return None
-    words = found.group(0)
-    kind = "opening" if _OPENING.search(words) and not _CLOSING.search(words) else "closing"
-    return Balance(kind, amounts[-1], line)
+    return Balance(_kind(found.group(0)), amounts[-1], line)
+
+
+def _kind(words: str) -> str:
+    """ "opening" or "closing", as a balance's words say."""
+    return "opening" if _OPENING.search(words) and not _CLOSING.search(words) else "closing"
 
 
 def balance_in_its_column(record: dict, decimal: str, line: int) -> Balance | None:
@@ -119,9 +122,7 @@ def balance_in_its_column(record: dict, decimal: str, line: int) -> Balance | No
     amount = amount_or_none(value, decimal) if found else None
     if amount is None:
         return None
-    words = found.group(0)
-    kind = "opening" if _OPENING.search(words) and not _CLOSING.search(words) else "closing"
-    return Balance(kind, amount, line)
+    return Balance(_kind(found.group(0)), amount, line)
 
 
 # the keys a table line that is no row is read under: a section's title among the rows, and a
