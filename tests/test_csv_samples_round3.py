@@ -461,17 +461,6 @@ def test_dnb_cards_balance_from_the_last_bill_is_no_purchase(tmp_path, capsys):
     assert result.kept["amount"].to_list() == [5000.0, -150.5, -119.0]
 
 
-def test_an_old_excel_file_is_named_as_such_with_what_to_save_it_as(tmp_path, capsys):
-    """A bank's .xls download (the old binary Excel format) is not read: inspect says so and
-    what to save it as, not to set a format that would not read it either."""
-    from tests.test_inspect_export import inspect
-
-    export = tmp_path / "Extras_de_cont_12345678_20260101_20260131.xls"
-    export.write_bytes(b"\xd0\xcf\x11\xe0\xa1\xb1\x1a\xe1" + b"\0" * 504)  # (an OLE2 header)
-    code, out, _ = inspect(export, capsys)
-    assert code != 0 and "the old Excel format (.xls) is not read: save it as .xlsx or CSV" in out
-
-
 def test_wise_names_the_payee_once(tmp_path, capsys):
     """Wise's statement writes "Sent money to Jane Doe" beside "Payee Name" Jane Doe: the
     text says the name once."""

@@ -58,16 +58,17 @@ def test_a_delimited_txt_is_read_but_a_readme_in_the_folder_is_not(tmp_path):
     assert format_of(mt940, "auto") == "mt940"
 
 
-def test_an_html_xls_is_named_as_one_and_a_real_xls_keeps_its_message(tmp_path, capsys):
+def test_an_html_xls_and_a_damaged_xls_say_what_they_are(tmp_path, capsys):
     page = tmp_path / "export.xls"
     page.write_text("<html><body><table><tr><td>Date</td><td>Amount</td></tr></table></body>")
     old = tmp_path / "old.xls"
     old.write_bytes(b"\xd0\xcf\x11\xe0\xa1\xb1\x1a\xe1" + b"\x00" * 504)
     _, out, _ = inspect(page, capsys)
-    assert "an HTML table saved as .xls (a web page, not a spreadsheet) is not read" in out
-    assert "save it as CSV" in out
+    assert "format:          xlsx: an HTML page's table (by the extension .xls)" in out
+    assert "hold words alone (['Date Amount']), no date or amount" in out
     _, out, _ = inspect(old, capsys)
-    assert "the old Excel format (.xls) is not read" in out
+    assert "format:          xlsx: the old Excel format (BIFF)" in out
+    assert "not a readable spreadsheet (not an Excel workbook xlrd can read" in out
 
 
 def test_indian_lakh_grouping_is_read_and_points_to_rupees(tmp_path, capsys):

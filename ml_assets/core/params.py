@@ -93,7 +93,8 @@ _READING = {
     "spending": "the sign of a purchase in the file: negative | positive; by_words: every "
     "amount unsigned, each row signed by its text (a refund, a return or a repayment is money "
     "in, the rest purchases); null: the preset's, else negative (as ours)",
-    "sheet": "spreadsheet sheet; null: the first whose header fits",
+    "sheet": "spreadsheet sheet ('table N' for a web page saved as .xls: its Nth table); null: "
+    "the first whose header fits",
     "currency": "ISO code of the rows whose export names none (no currency column, a symbol "
     'such as "£" in the amounts); null: USD',
     "amount_unit": "major (12.50) | minor: whole numbers of the currency's minor unit, as "
@@ -152,7 +153,8 @@ class RawTransactionsParams(_Section):
     format: ExportFormat = Field(
         "auto",
         description="auto (by extension: .jsonl .csv/.tsv/.ssv .parquet .ofx/.qfx/.qbo .xml = "
-        "CAMT.053 .sta/.mt940 .xlsx .qif) | jsonl | csv | parquet | ofx | camt053 | mt940 | xlsx | qif",
+        "CAMT.053 .sta/.mt940 .xlsx/.xlsm/.xls .qif) | jsonl | csv | parquet | ofx | camt053 | "
+        "mt940 | xlsx (any spreadsheet: .xlsx, the old .xls, a web page saved as one) | qif",
     )
     csv_preset: str | None = Field(None, description=_READING["csv_preset"])
     column_map: dict[str, str] = Field(default_factory=dict, description=_READING["column_map"])

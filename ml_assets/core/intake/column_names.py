@@ -134,7 +134,7 @@ SYNONYMS: dict[str, tuple[str, ...]] = {
         "支払い金額|"
         "お支払金額|お引出金額|出金|出金額|出金金額|引出額|支払金額|"
         # (ICBC's booked pair before its transaction pair: the account's currency)
-        "记账金额 支出|交易金额 支出|支出|支出金额|支取|支取金额|借方金额|借方发生额|借方|"
+        "记账金额 支出|交易金额 支出|支出|支出金额|支取|支取金额|取出|取出金额|借方金额|借方发生额|借方|"
         "출금|출금액|찾으신금액|расход|списание|дебет|сума списання|cума списання"
     ),
     "credit": _names(
@@ -206,7 +206,7 @@ SYNONYMS: dict[str, tuple[str, ...]] = {
         "ellenoldali nev|partner neve|gavejas|moketojas|найменування контрагента|кореспондент|"
         # (ICBC's "交易场所", where a card was used: the merchant, before its mostly blank
         # "对方户名"; ABC's "对手信息")
-        "nazev protiuctu|交易场所|对手户名|对方户名|对手信息|交易对方|"
+        "nazev protiuctu|交易场所|对手户名|对方户名|对手信息|交易对方|交易对手名称|交易对手|"
         # (finAPI's counterpartName; PrivatBank Autoclient's AUT_CNTR_NAM)
         "counterpart name|aut cntr nam|"
         # (MUFG's payer or payee, BOC's, SEB's and Swedbank Estonia's party)

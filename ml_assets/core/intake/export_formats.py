@@ -12,6 +12,7 @@ import re
 from pathlib import Path
 
 from ml_assets.core.intake.csv_exports import head_lines, iter_csv_rows
+from ml_assets.core.intake.html_tables import looks_like_html
 from ml_assets.core.intake.layout_guess import guess_layout
 from ml_assets.core.intake.records import SchemaError, open_binary
 from ml_assets.core.intake.sniffing import sniff_delimiter
@@ -36,6 +37,7 @@ _SUFFIX_FORMAT = {
     ".940": "mt940",
     ".xlsx": "xlsx",
     ".xlsm": "xlsx",
+    ".xls": "xlsx",  # the old Excel format: read by its bytes (core.intake.spreadsheets)
     ".qif": "qif",
 }
 
@@ -170,8 +172,7 @@ def content_kind(path: Path) -> str:
         return "ole2"
     if head.startswith(b"PK\x03\x04"):
         return "zip"
-    start = head.removeprefix(b"\xef\xbb\xbf").lstrip().lower()
-    if start.startswith((b"<!doctype html", b"<html", b"<table", b"<meta", b"<head")):
+    if looks_like_html(head):
         return "html"
     return "binary" if b"\x00" in head else "text"
 

@@ -36,6 +36,7 @@ from ml_assets.core.intake.inspect_report import report  # noqa: F401 - the comm
 from ml_assets.core.intake.inspect_table import inspect_table
 from ml_assets.core.intake.inspection import Inspection, inspect_text_encoding
 from ml_assets.core.intake.records import SchemaError
+from ml_assets.core.intake.spreadsheets import spreadsheet_kind
 from ml_assets.core.intake.unread_statements import unread_statement
 from ml_assets.core.params import RawTransactionsParams
 from ml_assets.core.text.normalize import merchant_key_expr, normalize_expr
@@ -53,7 +54,6 @@ def inspect_path(path: Path) -> list[Inspection]:
 
 # formats no reader here takes, by extension: what to save the file as instead
 _SAVE_AS = {
-    ".xls": "the old Excel format",
     ".ods": "an OpenDocument spreadsheet",
     ".numbers": "a Numbers spreadsheet",
     ".pdf": "a PDF statement",
@@ -104,6 +104,8 @@ def inspect_file(file: Path, qif_day_first: list[str] | None = None) -> Inspecti
     message = camt_message(file) if fmt == "camt053" else None
     # (camt053 reads camt.052 and camt.054 too: the fact names the message the file is)
     named = f"{fmt}: a {CAMT_MESSAGES[message]}" if message not in (None, "053") else fmt
+    if fmt == "xlsx":  # (xlsx reads the old Excel format and web pages saved as .xls too)
+        named = f"{fmt}: {spreadsheet_kind(file)}"
     found.facts.append(("format", f"{named} (by {how})"))
     try:
         if fmt in TABLE_FORMATS:

@@ -180,7 +180,7 @@ def _by_words(header: list[str], best: dict[str, tuple[int, str]]) -> None:
 # the side a Chinese amount column's name says it holds ("交易金额(收入)", "存入金额",
 # "贷方发生额"): income, deposits and credits are money in; expenses, withdrawals and debits
 # money out. The side is the name's, never the column's place in the header.
-_CJK_SIDES = {"credit": ("收入", "存入", "贷方"), "debit": ("支出", "支取", "借方")}
+_CJK_SIDES = {"credit": ("收入", "存入", "贷方"), "debit": ("支出", "支取", "取出", "借方")}
 _CJK_AMOUNT_WORDS = ("金额", "发生额", "额")
 
 

@@ -1,23 +1,83 @@
-"""Spreadsheet exports (XLSX, XLSM), read with openpyxl in read-only mode: rows stream with
-their row numbers (what errors name), cells keep their types (a date cell is a date, a number
-a float: no format to guess), and a merged cell reads as its value in the first cell with blanks
-beside it, so a merged title above the header is a preamble line and a header cell merged
-over two columns leaves the second one unnamed. Formulas read as the values Excel saved.
+"""Spreadsheet exports: XLSX and XLSM read with openpyxl in read-only mode, the old Excel
+format (.xls) with xlrd (``legacy_sheets``), a web page saved as one (``html_tables``: a sheet
+per table), each told by its bytes, not its name (banks name one the other). Rows stream with their row numbers (what errors name), cells keep their types
+(a date cell is a date, a number a number: no format to guess), and a merged cell reads as its
+value in the first cell with blanks beside it, so a merged title above the header is a preamble
+line and a header cell merged over two columns leaves the second one unnamed. Formulas read as
+the values Excel saved.
 
 The sheet is ``sheet`` when set, else the first whose first rows hold a header that fits. A
-file openpyxl cannot open is one quarantined row (``unreadable_file``), as for other formats.
+file neither reader can open is one quarantined row (``unreadable_file``), as for other
+formats.
 """
 
 from __future__ import annotations
 
 import datetime as dt
+import io
 import zipfile
 from collections.abc import Callable, Iterator
 from pathlib import Path
 
 from ml_assets.core.intake.csv_exports import CellRow
+from ml_assets.core.intake.html_tables import HtmlBook, is_html_page
+from ml_assets.core.intake.legacy_sheets import LegacyBook, is_legacy_excel
 from ml_assets.core.intake.records import SchemaError
 from ml_assets.core.intake.tables import HEADER_SEARCH_LINES
+
+
+class _XlsxBook:
+    """An .xlsx/.xlsm workbook as the reader takes a book (as ``LegacyBook``). Raises
+    ValueError where openpyxl cannot read the file."""
+
+    def __init__(self, path: Path):
+        from openpyxl import load_workbook
+        from openpyxl.utils.exceptions import InvalidFileException
+
+        try:
+            # from its bytes: openpyxl refuses a name it does not know (an .xlsx named .xls)
+            data = io.BytesIO(path.read_bytes())
+            self._book = load_workbook(data, read_only=True, data_only=True)
+        except (zipfile.BadZipFile, InvalidFileException, KeyError, OSError, ValueError) as err:
+            raise ValueError(f"{type(err).__name__}: {err}") from err
+        self.sheetnames = self._book.sheetnames
+
+    def _sheet(self, name: str):
+        sheet = self._book[name]
+        # some writers store a wrong used range (A1:A1); read-only mode trusts it unless reset
+        sheet.reset_dimensions()
+        return sheet
+
+    def values(self, name: str) -> Iterator[tuple]:
+        yield from self._sheet(name).iter_rows(values_only=True)
+
+    def number_formats(self, name: str, columns: list[int], below: int, limit: int) -> list[str]:
+        found = []
+        for row in self._sheet(name).iter_rows(min_row=below + 1, max_row=below + limit):
+            for index in columns:
+                cell = row[index] if index < len(row) else None
+                if cell is not None and isinstance(cell.value, int | float):
+                    found.append(str(cell.number_format))
+        return found
+
+    def close(self) -> None:
+        self._book.close()
+
+
+Book = LegacyBook | HtmlBook | _XlsxBook
+
+
+def _open_book(path: Path) -> Book:
+    if is_legacy_excel(path):
+        return LegacyBook(path)
+    return HtmlBook(path) if is_html_page(path) else _XlsxBook(path)
+
+
+def spreadsheet_kind(path: Path) -> str:
+    """What a spreadsheet export is, told by its bytes (as the reader opens it)."""
+    if is_legacy_excel(path):
+        return "the old Excel format (BIFF)"
+    return "an HTML page's table" if is_html_page(path) else "an Excel workbook (Office Open XML)"
 
 
 def _cell(value: object) -> object:
@@ -32,9 +92,9 @@ def _cell(value: object) -> object:
     return value
 
 
-def _rows(sheet) -> Iterator[CellRow]:
-    for number, values in enumerate(sheet.iter_rows(values_only=True), start=1):
-        cells = [_cell(v) for v in values]
+def _rows(values: Iterator[tuple]) -> Iterator[CellRow]:
+    for number, row in enumerate(values, start=1):
+        cells = [_cell(v) for v in row]
         if not any(c != "" and not (isinstance(c, str) and not c.strip()) for c in cells):
             continue
         raw = ",".join(str(c) for c in cells).encode("utf-8", errors="replace")
@@ -45,15 +105,12 @@ def open_sheet(
     path: Path, sheet: str | None, fits: Callable[[list], bool]
 ) -> tuple[str | None, Iterator[CellRow]]:
     """(the sheet's name, its rows), or (None, one unreadable_file row)."""
-    from openpyxl import load_workbook
-    from openpyxl.utils.exceptions import InvalidFileException
-
     try:
-        book = load_workbook(path, read_only=True, data_only=True)
-    except (zipfile.BadZipFile, InvalidFileException, KeyError, OSError, ValueError) as err:
+        book = _open_book(path)
+    except ValueError as err:
         error = SchemaError(
-            f"{path}:1: not a readable spreadsheet ({type(err).__name__}: {err}); re-download "
-            "it, or export the statement as CSV",
+            f"{path}:1: not a readable spreadsheet ({err}); re-download it, or export the "
+            "statement as CSV",
             "unreadable_file",
         )
         return None, _one(CellRow(1, error, b""))
@@ -65,20 +122,14 @@ def open_sheet(
             "bad_header",
         )
     chosen = sheet or _first_fitting(book, fits)
-    return chosen, _closing(book, _rows(_reset(book[chosen])))
+    return chosen, _closing(book, _rows(book.values(chosen)))
 
 
-def _reset(sheet):
-    # some writers store a wrong used range (A1:A1); read-only mode trusts it unless reset
-    sheet.reset_dimensions()
-    return sheet
-
-
-def _first_fitting(book, fits: Callable[[list], bool]) -> str:
+def _first_fitting(book: Book, fits: Callable[[list], bool]) -> str:
     """The first sheet with a fitting header in its first rows, else the first sheet (whose
     header search then says what is missing)."""
     for name in book.sheetnames:
-        for row in _rows(_reset(book[name])):
+        for row in _rows(book.values(name)):
             if row.line > HEADER_SEARCH_LINES:
                 break
             if fits(row.cells):
@@ -90,7 +141,7 @@ def _one(row: CellRow) -> Iterator[CellRow]:
     yield row
 
 
-def _closing(book, rows: Iterator[CellRow]) -> Iterator[CellRow]:
+def _closing(book: Book, rows: Iterator[CellRow]) -> Iterator[CellRow]:
     try:
         yield from rows
     finally:
@@ -103,17 +154,8 @@ def number_formats(
     """The number formats of ``columns`` (0-based) in the rows below row ``below``: where a
     spreadsheet writes its currency (``£#,##0.00``, ``#,##0.00 [$€-407]``) when the cells hold
     bare numbers."""
-    from openpyxl import load_workbook
-
-    book = load_workbook(path, read_only=True, data_only=True)
+    book = _open_book(path)
     try:
-        found = []
-        rows = _reset(book[sheet]).iter_rows(min_row=below + 1, max_row=below + limit)
-        for row in rows:
-            for index in columns:
-                cell = row[index] if index < len(row) else None
-                if cell is not None and isinstance(cell.value, int | float):
-                    found.append(str(cell.number_format))
-        return found
+        return book.number_formats(sheet, columns, below, limit)
     finally:
         book.close()

@@ -1,0 +1,84 @@
+"""The old Excel format (BIFF ``.xls``, an OLE2 compound file), read with xlrd: what many banks
+still send as their "Excel" download (Spanish, Indian and Chinese banks among them). Cells keep
+their types as in an .xlsx: a date cell is a date (by its number format and the workbook's 1900
+or 1904 epoch), a whole number an int (a card's last four digits are ``6688``, not ``6688.0``),
+an error cell its text (``#N/A``); a merged cell reads as its value in the first cell with
+blanks beside it."""
+
+from __future__ import annotations
+
+import struct
+from collections.abc import Iterator
+from pathlib import Path
+
+import xlrd
+from xlrd.compdoc import CompDocError
+
+_OLE2 = b"\xd0\xcf\x11\xe0\xa1\xb1\x1a\xe1"  # the compound file's signature
+
+# what xlrd raises on a damaged or foreign compound file (a Word document named .xls)
+_UNREADABLE = (xlrd.XLRDError, CompDocError, struct.error, AssertionError, IndexError, KeyError)
+
+
+def is_legacy_excel(path: Path) -> bool:
+    try:
+        with path.open("rb") as handle:
+            return handle.read(8) == _OLE2
+    except OSError:
+        return False
+
+
+class LegacyBook:
+    """An .xls workbook as the spreadsheet reader takes a book: its sheet names, each sheet's
+    rows of values, the number formats of its cells. Raises ValueError where xlrd cannot read
+    the file."""
+
+    def __init__(self, path: Path):
+        try:
+            try:
+                # formatting_info: the cells' number formats, where a bare number's currency is
+                self._book = xlrd.open_workbook(str(path), formatting_info=True, on_demand=True)
+            except NotImplementedError:  # formatting before BIFF 8 (Excel 95) is not read
+                self._book = xlrd.open_workbook(str(path), on_demand=True)
+        except _UNREADABLE as err:
+            raise ValueError(f"not an Excel workbook xlrd can read: {err}") from err
+        self.sheetnames = self._book.sheet_names()
+
+    def values(self, name: str) -> Iterator[tuple]:
+        sheet = self._book.sheet_by_name(name)
+        for index in range(sheet.nrows):
+            yield tuple(self._value(cell) for cell in sheet.row(index))
+
+    def number_formats(self, name: str, columns: list[int], below: int, limit: int) -> list[str]:
+        """The number formats of ``columns`` (0-based) of the number cells in the ``limit``
+        rows below row ``below`` (1-based)."""
+        if not self._book.formatting_info:
+            return []
+        sheet = self._book.sheet_by_name(name)
+        found = []
+        for index in range(below, min(sheet.nrows, below + limit)):
+            for column in columns:
+                if column < sheet.ncols and sheet.cell_type(index, column) == xlrd.XL_CELL_NUMBER:
+                    style = self._book.xf_list[sheet.cell_xf_index(index, column)]
+                    found.append(self._book.format_map[style.format_key].format_str)
+        return found
+
+    def close(self) -> None:
+        self._book.release_resources()
+
+    def _value(self, cell) -> object:
+        kind, value = cell.ctype, cell.value
+        if kind in (xlrd.XL_CELL_EMPTY, xlrd.XL_CELL_BLANK):
+            return None
+        if kind == xlrd.XL_CELL_DATE:
+            try:
+                return xlrd.xldate_as_datetime(value, self._book.datemode)
+            except (xlrd.xldate.XLDateError, OverflowError, ValueError):
+                return value  # a number formatted as a date that is none: read as written
+        if kind == xlrd.XL_CELL_NUMBER:
+            return int(value) if value.is_integer() and abs(value) < 2**53 else value
+        if kind == xlrd.XL_CELL_BOOLEAN:
+            return bool(value)
+        if kind == xlrd.XL_CELL_ERROR:
+            return xlrd.error_text_from_code.get(value, "#ERROR")
+        return value

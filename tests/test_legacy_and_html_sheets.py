@@ -1,0 +1,236 @@
+"""A bank's "Excel" download in the two shapes that are not an .xlsx: the old binary format
+(.xls, written here with xlwt as Excel 97-2003 writes it) and a web page holding the
+statement as a table, saved as .xls. Both are read as spreadsheets, told by their bytes
+whatever their name says. Planted: a date that does not exist in each; a damaged .xls and a
+page with no table in it are one unreadable_file row each. Rows in = kept + quarantined."""
+
+from __future__ import annotations
+
+import datetime as dt
+from pathlib import Path
+
+import pytest
+
+from ml_assets.core.intake.export_formats import format_of, list_input_files
+from ml_assets.core.intake.ingest import scan_transactions
+from tests.test_bank_formats_sheets_qif import write_activity_xlsx
+from tests.test_inspect_export import inspect
+
+BOOKINGS = [  # (booking date cell, text, amount); an account in euros
+    (dt.date(2026, 3, 2), "REWE Markt GmbH Berlin", -23.45),
+    (dt.date(2026, 3, 3), "Gehalt Maerz ACME GmbH", 2480.0),
+    ("31.02.2026", "Aral Tankstelle 0815", -61.2),  # typed by hand into the date column
+    (dt.date(2026, 3, 5), "Netflix International", -12.99),
+]
+
+
+def write_legacy_xls(path: Path) -> Path:
+    """An .xls as a bank's Excel 97-2003 download writes it: a title merged over the columns,
+    an account line, the header, date cells, amounts with the euro in their number format,
+    a card's last four digits as a number."""
+    import xlwt
+
+    book = xlwt.Workbook(encoding="utf-8")
+    sheet = book.add_sheet("Umsätze")
+    sheet.write_merge(0, 0, 0, 4, "Kontoumsätze Girokonto")
+    sheet.write(1, 0, "IBAN DE02120300000000202051")
+    for column, name in enumerate(["Buchungstag", "Verwendungszweck", "Karte", "Betrag"]):
+        sheet.write(3, column, name)
+    date_style = xlwt.easyxf(num_format_str="DD.MM.YYYY")
+    euro_style = xlwt.easyxf(num_format_str="#,##0.00 [$€-407]")
+    for row, (date, text, amount) in enumerate(BOOKINGS, start=4):
+        sheet.write(
+            row, 0, date, date_style if isinstance(date, dt.date) else xlwt.Style.default_style
+        )
+        sheet.write(row, 1, text)
+        sheet.write(row, 2, 4417)
+        sheet.write(row, 3, amount, euro_style)
+    book.save(str(path))
+    return path
+
+
+MAPPING = {"Buchungstag": "posted_date", "Verwendungszweck": "description", "Betrag": "amount"}
+
+
+def test_an_old_excel_file_is_read_with_its_date_cells_and_rows_named(tmp_path):
+    export = write_legacy_xls(tmp_path / "Umsaetze_Girokonto.xls")
+    assert format_of(export, "auto") == "xlsx"
+    result = scan_transactions(export, column_map=MAPPING, date_format="%d.%m.%Y")
+    assert result.rows_in == 4 == result.kept.height + result.quarantined.height
+    assert result.kept["posted_date"].to_list() == ["2026-03-02", "2026-03-03", "2026-03-05"]
+    assert result.kept["amount"].to_list() == [-23.45, 2480.0, -12.99]
+    assert dict(result.reasons) == {"bad_date": 1}
+    assert f"{export} sheet 'Umsätze' row 7: field 'posted_date'" in result.quarantined["detail"][0]
+
+
+def test_inspect_reads_an_old_excel_file_and_its_currency_format(tmp_path, capsys):
+    export = write_legacy_xls(tmp_path / "Umsaetze_Girokonto.xls")
+    code, out, params = inspect(export, capsys)
+    assert code == 0, out
+    assert "xlsx: the old Excel format (BIFF) (by the extension .xls)" in out
+    assert "row 4: Buchungstag | Verwendungszweck | Karte | Betrag" in out
+    assert "currency:        EUR" in out
+    assert "4 in: 3 kept, 1 quarantined" in out
+    settings = params["raw_transactions"]
+    assert settings["sheet"] == "Umsätze" and settings["currency"] == "EUR"
+    # a card's last four digits are a whole number, never "4417.0"
+    assert "4417.0" not in out
+
+
+def test_a_workbook_is_read_by_its_bytes_whatever_its_name(tmp_path):
+    """Banks name an .xlsx ".xls" and the other way round: the bytes choose the reader."""
+    named_old = write_activity_xlsx(tmp_path / "activity.xls")
+    mapping = {"Date": "posted_date", "Description": "description", "Amount": "amount"}
+    result = scan_transactions(named_old, column_map=mapping)
+    assert result.rows_in == 5 and result.kept.height == 4
+    named_new = tmp_path / "umsaetze.xlsx"
+    named_new.write_bytes(write_legacy_xls(tmp_path / "u.xls").read_bytes())
+    result = scan_transactions(named_new, column_map=MAPPING, date_format="%d.%m.%Y")
+    assert result.rows_in == 4 and result.kept.height == 3
+
+
+def test_a_damaged_old_excel_file_is_one_unreadable_row(tmp_path, capsys):
+    export = tmp_path / "Extras_de_cont_12345678_20260101_20260131.xls"
+    export.write_bytes(b"\xd0\xcf\x11\xe0\xa1\xb1\x1a\xe1" + b"\0" * 504)  # a header, no body
+    result = scan_transactions(export, column_map=MAPPING)
+    assert dict(result.reasons) == {"unreadable_file": 1} and result.rows_in == 1
+    detail = result.quarantined["detail"][0]
+    assert f"{export}:1: not a readable spreadsheet (not an Excel workbook xlrd can read" in detail
+    assert "re-download it" in detail
+    code, out, _ = inspect(export, capsys)
+    assert code != 0 and "not a readable spreadsheet" in out
+
+
+# a page as a bank's "export to Excel" writes it: Windows-1252 declared in a <meta>, the
+# statement in a table nested in the page's layout table, a title cell spanning the columns,
+# &nbsp; and <br> in cells; the amounts are text in the bank's own decimal comma
+PAGE = """<html><head><meta http-equiv="Content-Type" content="text/html; charset=windows-1252">
+<style>td {{ mso-number-format: "\\@"; }}</style></head><body>
+<table><tr><td><img src="logo.gif"> Banco Ejemplo</td></tr><tr><td>
+<table border="1">
+<tr><td colspan="4"><b>Movimientos de la cuenta ES91 2100 0418 4502 0005 1332</b></td></tr>
+<tr><th>Fecha</th><th>Concepto</th><th>Importe</th><th>Saldo</th></tr>
+{rows}
+</table></td></tr></table></body></html>"""
+PAGE_ROWS = [
+    ("02/03/2026", "COMPRA TARJ. MERCADONA&nbsp;VALENCIA", "-45,30", "1.954,70"),
+    ("03/03/2026", "NOMINA<br>ACME IBERIA S.L.", "2.100,00", "4.054,70"),
+    ("31/02/2026", "CAFETERÍA EL PATIO", "-3,80", "4.050,90"),
+    ("05/03/2026", "RECIBO ENDESA ENERGÍA", "-78,15", "3.972,75"),
+]
+
+
+def write_page(path: Path) -> Path:
+    rows = "\n".join("<tr>" + "".join(f"<td>{c}</td>" for c in r) + "</tr>" for r in PAGE_ROWS)
+    path.write_bytes(PAGE.format(rows=rows).encode("cp1252"))
+    return path
+
+
+def test_a_web_page_saved_as_xls_is_read_as_its_table(tmp_path, capsys):
+    export = write_page(tmp_path / "movimientos.xls")
+    code, out, params = inspect(export, capsys)
+    assert code == 0, out
+    assert "xlsx: an HTML page's table (by the extension .xls)" in out
+    assert "sheet:           'table 2'" in out
+    assert "row 2: Fecha | Concepto | Importe | Saldo" in out
+    assert "decimal comma" in out
+    settings = params["raw_transactions"]
+    result = scan_transactions(
+        export,
+        column_map=settings["column_map"],
+        sheet=settings["sheet"],
+        date_format=settings.get("date_format"),
+        decimal=settings.get("decimal", "auto"),
+    )
+    assert result.rows_in == 4 == result.kept.height + result.quarantined.height
+    assert result.kept["description"].to_list() == [
+        "COMPRA TARJ. MERCADONA VALENCIA", "NOMINA ACME IBERIA S.L.", "RECIBO ENDESA ENERGÍA"
+    ]  # fmt: skip
+    assert result.kept["amount"].to_list() == [-45.3, 2100.0, -78.15]
+    assert dict(result.reasons) == {"bad_date": 1}
+    assert f"{export} sheet 'table 2' row 5:" in result.quarantined["detail"][0]
+
+
+def test_a_page_with_no_table_is_one_unreadable_row_and_folders_list_both_kinds(tmp_path):
+    page = tmp_path / "export.xls"
+    page.write_text("<!DOCTYPE html><html><body>Your session has expired</body></html>")
+    result = scan_transactions(page, column_map=MAPPING)
+    assert dict(result.reasons) == {"unreadable_file": 1}
+    assert "an HTML page with no table in it" in result.quarantined["detail"][0]
+    write_legacy_xls(tmp_path / "old.xls")
+    (tmp_path / "notes.md").write_text("not an export")
+    assert [p.name for p in list_input_files(tmp_path, "auto")] == ["export.xls", "old.xls"]
+
+
+@pytest.mark.parametrize("span", ['"x"', '"0"', '"9999"'])
+def test_a_cell_span_that_is_no_number_or_huge_reads_as_one_or_a_few_cells(tmp_path, span):
+    from ml_assets.core.intake.html_tables import HtmlBook
+
+    page = tmp_path / "p.xls"
+    page.write_text(f"<table><tr><td colspan={span}>a</td><td>b</td></tr></table>")
+    book = HtmlBook(page)
+    (row,) = list(book.values("table 1"))
+    assert row[0] == "a" and row[-1] == "b" and 2 <= len(row) <= 65
+
+
+def test_a_chinese_debit_cards_xls_reads_its_withdrawals_and_counterparties(tmp_path):
+    """SPDB's debit card download (.xls, every cell text): deposits 存入金额 and withdrawals
+    取出金额 in columns of their own, the counterparty's name 交易对手名称 beside the booking
+    type; a running balance 余额 the rows follow."""
+    import xlwt
+
+    book = xlwt.Workbook(encoding="utf-8")
+    sheet = book.add_sheet("sheet")
+    for column, text in enumerate(["账号", "6200000000001230", "日期范围", "20251201-20251231"]):
+        sheet.write(0, column, text)
+    header = ["顺序号", "交易日期", "交易类型", "存入金额", "取出金额", "余额", "交易对手名称"]
+    rows = [
+        ["1", "2025/12/03  14:06:51", "网上支付-支付宝", "", "3.88", "1981.33", "盒马鲜生"],
+        ["2", "2025/12/05  07:22:32", "汇入", "10.00", "", "1991.33", "张三"],
+        ["3", "2025/12/05  19:03:07", "网上支付-财付通", "", "25.50", "1965.83", "美团外卖"],
+    ]
+    for row, cells in enumerate([header, *rows], start=1):
+        for column, text in enumerate(cells):
+            sheet.write(row, column, text)
+    export = tmp_path / "spdb_debit.xls"
+    book.save(str(export))
+    result = scan_transactions(
+        export,
+        column_map={
+            "交易日期": "posted_date",
+            "存入金额": "credit",
+            "取出金额": "debit",
+            "余额": "balance",
+            "交易对手名称": "description",
+        },
+        date_format="%Y/%m/%d %H:%M:%S",
+        currency="CNY",
+    )
+    assert result.rows_in == 3 == result.kept.height
+    assert result.kept["amount"].to_list() == [-3.88, 10.0, -25.5]
+    from ml_assets.core.intake.inspect_export import inspect_path
+
+    (found,) = inspect_path(export)
+    assert found.settings["column_map"]["取出金额"] == "debit"
+    assert found.settings["column_map"]["交易对手名称"] == "description"
+
+
+@pytest.mark.parametrize(
+    "encoding, prolog",
+    [
+        ("utf-16", ""),  # Excel's "Save as Web Page" in UTF-16 with its byte-order mark
+        ("utf-8", '<?xml version="1.0" encoding="utf-8"?>\n<!-- exported -->\n'),  # XHTML
+    ],
+)
+def test_a_page_in_utf16_or_behind_an_xml_declaration_is_still_a_page(tmp_path, encoding, prolog):
+    rows = "\n".join("<tr>" + "".join(f"<td>{c}</td>" for c in r) + "</tr>" for r in PAGE_ROWS)
+    page = PAGE.format(rows=rows).replace(' charset=windows-1252"', '"')
+    export = tmp_path / "movimientos.xls"
+    export.write_bytes((prolog + page).encode(encoding))
+    result = scan_transactions(
+        export,
+        column_map={"Fecha": "posted_date", "Concepto": "description", "Importe": "amount"},
+        date_format="%d/%m/%Y",
+    )
+    assert result.rows_in == 4 and result.kept.height == 3
+    assert "NOMINA ACME IBERIA S.L." in result.kept["description"].to_list()
