@@ -234,3 +234,170 @@ def test_a_page_in_utf16_or_behind_an_xml_declaration_is_still_a_page(tmp_path, 
     )
     assert result.rows_in == 4 and result.kept.height == 3
     assert "NOMINA ACME IBERIA S.L." in result.kept["description"].to_list()
+
+
+# Excel's XML Spreadsheet 2003 as a bank writes it with Apache POI (T-Bank's "Excel"
+# download): styles with number formats, a sheet of typed cells, a title merged across,
+# a row and a cell placed by ss:Index, an operation's amount in the card's currency beside it
+SPREADSHEET_XML = """<?xml version="1.0"?>
+<?mso-application progid="Excel.Sheet"?>
+<Workbook xmlns="urn:schemas-microsoft-com:office:spreadsheet"
+ xmlns:o="urn:schemas-microsoft-com:office:office"
+ xmlns:ss="urn:schemas-microsoft-com:office:spreadsheet"
+ xmlns:html="http://www.w3.org/TR/REC-html40">
+ <Styles>
+  <Style ss:ID="Default" ss:Name="Normal"/>
+  <Style ss:ID="s62"><NumberFormat ss:Format="dd\\.mm\\.yyyy"/></Style>
+  <Style ss:ID="s63"><NumberFormat ss:Format="#,##0.00\\ [$₽-419]"/></Style>
+ </Styles>
+ <Worksheet ss:Name="Sheet0">
+  <Table>
+   <Row><Cell ss:MergeAcross="3"><Data ss:Type="String">Операции по карте *1234</Data></Cell></Row>
+   <Row ss:Index="3">
+    <Cell><Data ss:Type="String">Дата операции</Data></Cell>
+    <Cell><Data ss:Type="String">Описание</Data></Cell>
+    <Cell><Data ss:Type="String">Сумма операции</Data></Cell>
+    <Cell><Data ss:Type="String">Категория</Data></Cell>
+   </Row>
+{rows}
+  </Table>
+ </Worksheet>
+</Workbook>
+"""
+XML_ROWS = [
+    ("2026-03-02T00:00:00.000", "Пятёрочка", -512.4, "Супермаркеты"),
+    ("2026-03-03T00:00:00.000", "Зарплата", 85000.0, "Пополнения"),
+    ("2026-03-05T00:00:00.000", "Яндекс Такси", -389.0, None),  # no category: its cell skipped
+]
+
+
+def write_spreadsheet_xml(path: Path) -> Path:
+    rows = []
+    for date, text, amount, category in XML_ROWS:
+        cells = [
+            f'<Cell ss:StyleID="s62"><Data ss:Type="DateTime">{date}</Data></Cell>',
+            f'<Cell><Data ss:Type="String">{text}</Data></Cell>',
+            f'<Cell ss:StyleID="s63"><Data ss:Type="Number">{amount}</Data></Cell>',
+        ]
+        if category:
+            cells.append(f'<Cell ss:Index="4"><Data ss:Type="String">{category}</Data></Cell>')
+        rows.append("   <Row>" + "".join(cells) + "</Row>")
+    path.write_text(SPREADSHEET_XML.format(rows="\n".join(rows)), encoding="utf-8")
+    return path
+
+
+def test_excels_xml_spreadsheet_2003_is_read_with_its_typed_cells(tmp_path, capsys):
+    export = write_spreadsheet_xml(tmp_path / "operations.xls")
+    code, out, params = inspect(export, capsys)
+    assert code == 0, out
+    assert "xlsx: Excel's XML Spreadsheet 2003 (by the extension .xls)" in out
+    assert "row 3: Дата операции | Описание | Сумма операции | Категория" in out
+    assert "currency:        RUB" in out
+    result = scan_transactions(export, column_map=params["raw_transactions"]["column_map"])
+    assert result.rows_in == 3 == result.kept.height
+    assert result.kept["posted_date"].to_list() == ["2026-03-02", "2026-03-03", "2026-03-05"]
+    assert result.kept["amount"].to_list() == [-512.4, 85000.0, -389.0]
+    assert result.kept["category"].to_list() == ["Супермаркеты", "Пополнения", None]
+    named_xml = tmp_path / "operations.xml"  # (.xml is CAMT's extension: the content decides)
+    named_xml.write_bytes(export.read_bytes())
+    assert format_of(named_xml, "auto") == "xlsx"
+    broken = tmp_path / "broken.xls"
+    broken.write_text(export.read_text()[:900])
+    result = scan_transactions(broken, column_map=params["raw_transactions"]["column_map"])
+    assert dict(result.reasons) == {"unreadable_file": 1}
+    assert "XML Spreadsheet 2003 that does not parse" in result.quarantined["detail"][0]
+
+
+def _xls(path: Path, rows: list[list]) -> Path:
+    import xlwt
+
+    book = xlwt.Workbook(encoding="utf-8")
+    sheet = book.add_sheet("Sheet 1")
+    for row, cells in enumerate(rows):
+        for column, value in enumerate(cells):
+            sheet.write(row, column, value)
+    book.save(str(path))
+    return path
+
+
+def test_hdfcs_ruled_statement_reads_its_withdrawals_deposits_and_currency(tmp_path, capsys):
+    """HDFC's .xls: "Currency :INR" beside the account's details, rows of asterisks above
+    and below the header and the table, "Withdrawal Amt." and "Deposit Amt." columns."""
+    rule = ["*" * 8, "*" * 30, "*" * 12, "*" * 8, "*" * 18, "*" * 18, "*" * 18]
+    header = ["Date", "Narration", "Chq./Ref.No.", "Value Dt", "Withdrawal Amt.",
+              "Deposit Amt.", "Closing Balance"]  # fmt: skip
+    bookings = [
+        ["01/04/26", "UPI-SWIGGY-SWIGGY8@YBL", "0000412345", "01/04/26", 450.0, "", 49550.0],
+        ["02/04/26", "NEFT CR-ACME PAYROLL", "0000412346", "02/04/26", "", 85000.0, 134550.0],
+        ["03/04/26", "POS 4591XXXX BIGBASKET", "0000412347", "03/04/26", 1230.5, "", 133319.5],
+        ["05/04/26", "ATW-4591XXXX-MUMBAI", "0000412348", "05/04/26", 2000.0, "", 131319.5],
+    ]
+    export = _xls(
+        tmp_path / "Acct_Statement_XX1234.xls",
+        [["HDFC BANK Ltd.   Statement of accounts"], ["JOINT HOLDERS :", "Currency :INR"],
+         ["*" * 60], header, rule, *bookings, rule, ["STATEMENT SUMMARY  :-"]],
+    )  # fmt: skip
+    code, out, params = inspect(export, capsys)
+    assert code == 0, out
+    assert "Withdrawal Amt. -> debit, Deposit Amt. -> credit" in out
+    assert "currency:        INR" in out
+    settings = params["raw_transactions"]
+    result = scan_transactions(
+        export, column_map=settings["column_map"], date_format=settings["date_format"]
+    )
+    assert result.kept["amount"].to_list() == [-450.0, 85000.0, -1230.5, -2000.0]
+    # the rules are no rows (nor is the summary's title, a line of words alone)
+    assert result.rows_in == 4 == result.kept.height
+
+
+def test_a_chilean_account_and_a_labelled_currency_in_other_words(tmp_path, capsys):
+    """Banco de Chile's cartola: "Descripción", "Cargos (CLP)" and "Abonos (CLP)";
+    Raiffeisen Romania's "Valuta:" | "LEI" is the leu (RON)."""
+    export = _xls(
+        tmp_path / "cartola.xls",
+        [["", "Movimientos", "", "al 31/01/2026"],
+         ["", "Fecha", "", "Descripción", "Canal o Sucursal", "Cargos (CLP)", "Abonos (CLP)",
+          "Saldo (CLP)"],
+         ["", "15/01/2026", "", "TRASPASO A:Maria Gonzalez", "Internet", 500000, "", 4500000],
+         ["", "20/01/2026", "", "DEPOSITO EN EFECTIVO", "Oficina", "", 300000, 4800000],
+         ["", "25/01/2026", "", "COMPRA JUMBO SAN BERNARDO", "Compras", 85000, "", 4715000]],
+    )  # fmt: skip
+    code, out, _ = inspect(export, capsys)
+    assert code == 0, out
+    assert "Cargos (CLP) -> debit, Abonos (CLP) -> credit" in out
+    assert "Descripción -> description" in out and "currency:        CLP" in out
+    assert "3 in: 3 kept, 0 quarantined" in out
+    romanian = _xls(
+        tmp_path / "Extras_de_cont.xls",
+        [["Cod IBAN:", "RO00XXXX", "Tip cont:", "curent", "Valuta:", "LEI"], [],
+         ["Data inregistrare", "Descrierea tranzactiei", "Suma debit", "Suma credit"],
+         ["22/01/2018", "Cumparare POS KAUFLAND", "100.00", ""],
+         ["23/01/2018", "Incasare salariu", "", "2500.00"]],
+    )  # fmt: skip
+    code, out, _ = inspect(romanian, capsys)
+    assert code == 0, out
+    assert "currency:        RON, as 'Valuta: LEI' above the table shows" in out
+
+
+def test_the_statement_table_of_a_page_is_found_by_its_values(tmp_path, capsys):
+    """Cal's card page (Israel): a title table first, then the statement under Hebrew
+    names no list here knows; its dates and amounts choose it. The page is UTF-8 although
+    its <meta> says ISO-8859-1 (a page re-saved as UTF-8): the bytes win."""
+    rows = [
+        ("01/12/25", "ניו פארם", "19.71"), ("01/12/25", "אפרודיטה", "50.00"),
+        ("02/12/25", "צומת ספרים", "125.00"), ("03/12/25", "חומוס אליהו", "17.00"),
+    ]  # fmt: skip
+    body = "".join(f"<tr><td>{d}</td><td>{t}</td><td>{a}</td></tr>" for d, t, a in rows)
+    page = (
+        '<html><head><meta charset="iso-8859-1"></head><body>'
+        "<table><tr><td>פירוט עסקאות לכרטיס 1234</td></tr></table>"
+        "<table><tr><th>תאריך העסקה</th><th>שם בית העסק</th><th>סכום העסקה</th></tr>"
+        f"{body}</table></body></html>"
+    )
+    export = tmp_path / "cal.xls"
+    export.write_bytes(page.encode("utf-8"))
+    code, out, _ = inspect(export, capsys)
+    assert code == 0, out
+    assert "sheet:           'table 2'" in out
+    assert "row 1: תאריך העסקה | שם בית העסק | סכום העסקה" in out
+    assert "4 in: 4 kept, 0 quarantined" in out and "צומת ספרים" in out

@@ -85,6 +85,7 @@ SYNONYMS: dict[str, tuple[str, ...]] = {
         "description|transaction description|booking text|details|narrative|memo|name|"
         "verwendungszweck|beschreibung|buchungsdetails|transaktionsbeschreibung|libelle|"
         "libelle operation|omschrijving|mededelingen|concepto|descrizione completa|descrizione|"
+        "descripcion|descricao|"
         "descrizione operazioni|text|reference text|particulars|desc|"
         "remittance information unstructured|remittance information|"
         "remittance information unstructured array|"
@@ -123,14 +124,14 @@ SYNONYMS: dict[str, tuple[str, ...]] = {
         "amount|gross|brutto|transaction amount|transaction amount amount|betrag|umsatz|montant|bedrag|"
         "importe|importo|value|sum|buchungsbetrag|castka|zauctovana castka|kwota|"
         "tranzakcio oesszege|oesszeg|belopp|beløp|beløb|summa|maeaerae|сума|сума в валюті картки|"
-        "objem|cash flow|"
+        "objem|cash flow|monto|valor|"
         "金額|取引金額|ご利用金額|利用金額|入出金|金额|交易金额|交易币种 金额|发生额|금액|거래금액|"
         "こ利用額|利用金額 税込|利用額|"
         "сумма|сумма операции"
     ),
     "debit": _names(
         "debit|debits|withdrawal|withdrawals|money out|paid out|debit amount|outflow|soll|ausgang|"
-        "ut|uttak|uscite|addebiti|"
+        "ut|uttak|uscite|addebiti|withdrawal amt|withdrawal amount|cargos|cargo|"
         "支払い金額|"
         "お支払金額|お引出金額|出金|出金額|出金金額|引出額|支払金額|"
         # (ICBC's booked pair before its transaction pair: the account's currency)
@@ -139,7 +140,7 @@ SYNONYMS: dict[str, tuple[str, ...]] = {
     ),
     "credit": _names(
         "credit|credits|deposit|deposits|money in|paid in|credit amount|inflow|haben|eingang|"
-        "inn|innskudd|entrate|accrediti|"
+        "inn|innskudd|entrate|accrediti|deposit amt|deposit amount|abonos|abono|"
         "預かり金額|"
         "お預り金額|お預入金額|入金|入金額|入金金額|預入額|"
         "记账金额 收入|交易金额 收入|收入|收入金额|存入|存入金额|贷方金额|贷方发生额|贷方|"
@@ -224,7 +225,10 @@ SYNONYMS: dict[str, tuple[str, ...]] = {
         "credit debit type|trantype"
     ),
     # (Plaid's current taxonomy first: its `category` list is the deprecated one)
-    "category": _names("personal finance category primary|category|kategorie|categorie|categoria"),
+    "category": _names(
+        "personal finance category primary|category|kategorie|categorie|categoria|kategori|"
+        "kategoria|категория"
+    ),
     # (a booking type column "Umsatzart" or "Vorgang" before "Buchungstext", which is then the
     # text: Commerzbank's and Comdirect's)
     "transaction_type": _names(
@@ -307,7 +311,8 @@ def party_role(name: object) -> str | None:
 # a currency named in a column's name says nothing about what the column is
 _CURRENCY_WORDS = re.compile(
     r"( in)? (eur|euro|euros|usd|gbp|chf|cad|aud|sek|nok|dkk|pln|czk|huf|ron|jpy|cny|rmb|krw|rub|"
-    r"sgd|hkd|nzd|inr|rs|zar|mxn|brl|uah|円|元|원|руб|грн)$"
+    r"sgd|hkd|nzd|inr|rs|zar|mxn|brl|uah|clp|ars|cop|pen|uyu|thb|ils|nis|try|tl|idr|myr|php|vnd|"
+    r"twd|sar|aed|egp|ngn|kes|isk|bgn|kzt|円|元|원|руб|грн)$"
 )
 
 

@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import csv
 import io
+import re
 from collections.abc import Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -288,6 +289,16 @@ def head_lines(path: Path, encoding: str, count: int = 60) -> list[str]:
         return [line for _, line in zip(range(count), lines, strict=False)]
 
 
+_RULE = re.compile(r"[*=_~-]*")
+
+
+def is_rule_line(cells: list) -> bool:
+    """A line of no transaction: blank, or a rule drawn with ``*``, ``-``, ``=``, ``_`` or
+    ``~`` in its cells (HDFC's row of asterisks under its header)."""
+    texts = [str(c).strip() for c in cells]
+    return all(_RULE.fullmatch(t) for t in texts)
+
+
 def iter_csv_rows(path: Path, encoding: str, delimiter: str = ",") -> Iterator[CellRow]:
     """Every non-blank CSV row with its line, one bad row never hiding the next: undecodable
     bytes, an over-long line and a broken quote are each reported with their line."""
@@ -321,7 +332,7 @@ def iter_csv_rows(path: Path, encoding: str, delimiter: str = ",") -> Iterator[C
                 continue
             if values is None:
                 return
-            if not any(v.strip() for v in values):
+            if is_rule_line(values):
                 continue  # a blank line (or one skipped for its length, reported above)
             raw = delimiter.join(values)
             raw_bytes = raw.encode("utf-8", errors="surrogateescape")

@@ -39,9 +39,18 @@ _SYMBOLS = {
 }  # fmt: skip
 _CODES = re.compile(
     r"(?<![A-Za-z])(EUR|GBP|CHF|USD|CAD|AUD|NZD|SEK|NOK|DKK|PLN|CZK|HUF|RON|JPY|CNY|INR|SGD|HKD|"
-    r"ZAR|MXN|BRL|UAH|RUB|TRY|KRW|THB|ILS)(?![A-Za-z])",
+    r"ZAR|MXN|BRL|UAH|RUB|TRY|KRW|THB|ILS|CLP|ARS|COP|PEN|IDR|MYR|PHP|VND|TWD|SAR|AED|BGN|"
+    r"ISK|KZT)(?![A-Za-z])",
     re.I,
 )
+# the account's currency under a label in the lines above the table ("Currency :INR",
+# Raiffeisen Romania's "Valuta:" | "LEI", Krung Thai's "สกุลเงิน THB")
+_LABELLED = re.compile(
+    r"(?<!\w)(?:currency|moneda|divisa|valuta|waehrung|währung|devise|moeda|валюта|waluta|"
+    r"měna|mena|สกุลเงิน)\s*[:：]?\s*([a-z]{3})(?![a-z])",
+    re.I,
+)
+_CURRENCY_WORDS = {"LEI": "RON"}  # what a label's currency may be written as, not its code
 
 
 # characters of simplified Chinese that Japanese and traditional Chinese write otherwise
@@ -117,7 +126,10 @@ _IBAN_COUNTRIES = {
     "DE": ("EUR", 22), "GR": ("EUR", 27), "IE": ("EUR", 22), "IT": ("EUR", 27),
     "LV": ("EUR", 21), "LT": ("EUR", 20), "LU": ("EUR", 20), "MT": ("EUR", 31),
     "NL": ("EUR", 18), "PT": ("EUR", 25), "SK": ("EUR", 24), "SI": ("EUR", 19),
-    "ES": ("EUR", 24),
+    "ES": ("EUR", 24), "RO": ("RON", 24), "BG": ("BGN", 22), "IS": ("ISK", 26),
+    "TR": ("TRY", 26), "IL": ("ILS", 23), "SA": ("SAR", 24), "AE": ("AED", 23),
+    "UA": ("UAH", 29), "BR": ("BRL", 29), "RS": ("RSD", 22), "GE": ("GEL", 22),
+    "KZ": ("KZT", 20), "PK": ("PKR", 24),
 }  # fmt: skip
 _IBAN = re.compile(r"(?<![A-Z0-9])([A-Z]{2})(\d{2})((?: ?[A-Z0-9]){11,30})")
 # a UK sort code ("'99-88-74": the quote keeps a spreadsheet from reading it as a date); as
@@ -169,6 +181,12 @@ def currency_pointed_to(rows: list[CellRow], header: list[str]) -> tuple[str, st
         if _KANA.search(name):
             pointed.setdefault("JPY", f"the column name {name.strip()!r}, in Japanese kana")
     for row in rows:
+        line = " ".join(str(c).strip() for c in row.cells if str(c).strip())
+        if (labelled := _LABELLED.search(line)) is not None:
+            written = labelled.group(1).upper()
+            code = _CURRENCY_WORDS.get(written) or (written if _CODES.fullmatch(written) else None)
+            if code is not None:
+                pointed.setdefault(code, f"{labelled.group()!r} above the table")
         for position, cell in enumerate(row.cells):
             if not isinstance(cell, str):
                 continue

@@ -18,6 +18,7 @@ from ml_assets.core.intake.records import SchemaError, open_binary
 from ml_assets.core.intake.sniffing import sniff_delimiter
 from ml_assets.core.intake.text_encoding import detect_encoding
 from ml_assets.core.intake.unread_statements import unread_statement
+from ml_assets.core.intake.xml_sheets import is_spreadsheet_xml, looks_like_spreadsheet_xml
 
 _SUFFIX_FORMAT = {
     ".jsonl": "jsonl",
@@ -72,6 +73,8 @@ def format_of(path: Path, fmt: str, strict: bool = True) -> str | None:
     if fmt != "auto":
         return fmt
     found = format_by_extension(path)
+    if found in (None, "camt053") and is_spreadsheet_xml(path):
+        return "xlsx"  # Excel's XML Spreadsheet 2003, named .xml or nothing
     if found in (None, "csv", "xlsx") and (unread := unread_statement(path)) is not None:
         if strict:
             raise SchemaError(f"{path}: {unread.refusal(path)}")
@@ -162,7 +165,8 @@ _TABLE_SAMPLE_ROWS = 60  # rows a text table's layout is guessed from (as inspec
 
 def content_kind(path: Path) -> str:
     """What a file's first bytes are: "ole2" (the old Excel format), "zip" (an .xlsx),
-    "html" (a web page, which many banks save as .xls), "binary", or "text"."""
+    "html" (a web page, which many banks save as .xls), "spreadsheet xml" (Excel's XML
+    Spreadsheet 2003), "binary", or "text"."""
     try:
         with open_binary(path) as handle:
             head = handle.read(4096)
@@ -174,6 +178,8 @@ def content_kind(path: Path) -> str:
         return "zip"
     if looks_like_html(head):
         return "html"
+    if looks_like_spreadsheet_xml(head):
+        return "spreadsheet xml"
     return "binary" if b"\x00" in head else "text"
 
 

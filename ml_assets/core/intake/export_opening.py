@@ -141,7 +141,9 @@ def _open_table(
         place = "{file}:{line}"
     else:
         sheet, rows = open_sheet(
-            file, settings.sheet, lambda c: not mapping.problems(header_names(c))
+            file,
+            settings.sheet,
+            lambda head: any(not mapping.problems(header_names(r.cells)) for r in head),
         )
         where = f"{file} sheet {sheet!r}" if sheet else str(file)
         rows = _dated(rows, settings, notes)

@@ -16,6 +16,7 @@ from pathlib import Path
 
 from ml_assets.core.intake.records import open_binary
 from ml_assets.core.intake.text_encoding import detect_encoding
+from ml_assets.core.intake.xml_sheets import looks_like_spreadsheet_xml
 
 # how a page begins (after a byte-order mark and blanks), lower-cased
 _HTML_STARTS = (b"<!doctype html", b"<html", b"<table", b"<meta", b"<head")
@@ -28,6 +29,8 @@ def looks_like_html(head: bytes) -> bool:
     declaration, a comment) before an ``<html>`` or ``<table>`` tag."""
     if head.startswith((b"\xff\xfe", b"\xfe\xff")):  # (Excel's "web page" can be UTF-16)
         head = head.decode("utf-16", errors="ignore").encode()
+    if looks_like_spreadsheet_xml(head):  # (its rows are <Row>s of a <Table> too)
+        return False
     start = head.removeprefix(b"\xef\xbb\xbf").lstrip().lower()
     if start.startswith(_HTML_STARTS):
         return True
@@ -43,8 +46,17 @@ def is_html_page(path: Path) -> bool:
 
 
 def _page_text(data: bytes) -> str:
+    """The page's text: by its byte-order mark; UTF-8 where every byte reads as UTF-8 (a page
+    re-saved as UTF-8 keeps the ``iso-8859-1`` its <meta> declared, and Latin-1 text is
+    almost never valid UTF-8); else the charset it declares; else what the bytes read as."""
+    if data.startswith((b"\xef\xbb\xbf", b"\xff\xfe", b"\xfe\xff")):
+        return data.decode(detect_encoding(data[:4])[0], errors="replace")
+    try:
+        return data.decode("utf-8")
+    except UnicodeDecodeError:
+        pass
     declared = _CHARSET.search(data[:4096])
-    if not data.startswith((b"\xef\xbb\xbf", b"\xff\xfe", b"\xfe\xff")) and declared:
+    if declared:
         try:
             return data.decode(declared.group(1).decode("ascii"), errors="replace")
         except LookupError:  # a charset Python does not know: read by the bytes instead

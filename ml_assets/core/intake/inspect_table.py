@@ -8,7 +8,7 @@ import contextlib
 import itertools
 
 from ml_assets.core.intake.amount_text import sniff_decimal
-from ml_assets.core.intake.csv_exports import CellRow, head_lines, iter_csv_rows
+from ml_assets.core.intake.csv_exports import head_lines, iter_csv_rows
 from ml_assets.core.intake.currency_clues import (
     currency_named,
     currency_pointed_to,
@@ -46,7 +46,8 @@ def inspect_table(found: Inspection) -> None:
             found.settings["delimiter"] = delimiter
         cells = iter_csv_rows(file, encoding, delimiter)
     else:
-        sheet, cells = open_sheet(file, None, lambda c: guess_layout([_row(c)]) is not None)
+        # (by names or values: a header of names no list knows, Hebrew's, over dates and amounts)
+        sheet, cells = open_sheet(file, None, lambda rows: guess_layout(rows) is not None)
         found.facts.append(("sheet", repr(sheet)))
         if sheet is not None:
             found.settings["sheet"] = sheet
@@ -83,10 +84,6 @@ def _currency_formatted(
         return None
     example = next(f for f in formats if (one := currency_named([f], [])) and one[0] == named[0])
     return named[0], f"the amount cells' number format, e.g. {example!r}"
-
-
-def _row(cells: list) -> CellRow:
-    return CellRow(1, cells, b"")
 
 
 def _describe_header(found: Inspection, guess: LayoutGuess, rows: list) -> None:

@@ -101,6 +101,7 @@ _WORDS = {
         "castka",
         "kwota",
         "oesszeg",
+        "monto",
     ),
     "description": (
         "description",
@@ -111,11 +112,13 @@ _WORDS = {
         "narrative",
         "popis",
         "opis",
+        "descripcion",
+        "descricao",
     ),
     "balance": ("balance", "saldo", "solde", "kontostand"),
     "counterparty": COUNTERPARTY_WORDS,
     # a label column the user named ("My category", "Ma catégorie")
-    "category": ("category", "categorie", "kategorie", "categoria"),
+    "category": ("category", "categorie", "kategorie", "categoria", "kategori", "категория"),
 }
 
 

@@ -20,6 +20,17 @@ _OLE2 = b"\xd0\xcf\x11\xe0\xa1\xb1\x1a\xe1"  # the compound file's signature
 _UNREADABLE = (xlrd.XLRDError, CompDocError, struct.error, AssertionError, IndexError, KeyError)
 
 
+class _Quiet:
+    """Where xlrd's notes go ("file size not 512 + multiple of sector size" of a file Excel
+    opens as well): not to the user's terminal, where inspect prints its report."""
+
+    def write(self, text: str) -> None:
+        pass
+
+
+_QUIET = _Quiet()
+
+
 def is_legacy_excel(path: Path) -> bool:
     try:
         with path.open("rb") as handle:
@@ -37,9 +48,11 @@ class LegacyBook:
         try:
             try:
                 # formatting_info: the cells' number formats, where a bare number's currency is
-                self._book = xlrd.open_workbook(str(path), formatting_info=True, on_demand=True)
+                self._book = xlrd.open_workbook(
+                    str(path), formatting_info=True, on_demand=True, logfile=_QUIET
+                )
             except NotImplementedError:  # formatting before BIFF 8 (Excel 95) is not read
-                self._book = xlrd.open_workbook(str(path), on_demand=True)
+                self._book = xlrd.open_workbook(str(path), on_demand=True, logfile=_QUIET)
         except _UNREADABLE as err:
             raise ValueError(f"not an Excel workbook xlrd can read: {err}") from err
         self.sheetnames = self._book.sheet_names()

@@ -1,6 +1,6 @@
 """Spreadsheet exports: XLSX and XLSM read with openpyxl in read-only mode, the old Excel
-format (.xls) with xlrd (``legacy_sheets``), a web page saved as one (``html_tables``: a sheet
-per table), each told by its bytes, not its name (banks name one the other). Rows stream with their row numbers (what errors name), cells keep their types
+format (.xls) with xlrd (``legacy_sheets``), Excel's XML Spreadsheet 2003 (``xml_sheets``), a
+web page saved as one (``html_tables``: a sheet per table), each told by its bytes, not its name (banks name one the other). Rows stream with their row numbers (what errors name), cells keep their types
 (a date cell is a date, a number a number: no format to guess), and a merged cell reads as its
 value in the first cell with blanks beside it, so a merged title above the header is a preamble
 line and a header cell merged over two columns leaves the second one unnamed. Formulas read as
@@ -15,15 +15,17 @@ from __future__ import annotations
 
 import datetime as dt
 import io
+import itertools
 import zipfile
 from collections.abc import Callable, Iterator
 from pathlib import Path
 
-from ml_assets.core.intake.csv_exports import CellRow
+from ml_assets.core.intake.csv_exports import CellRow, is_rule_line
 from ml_assets.core.intake.html_tables import HtmlBook, is_html_page
 from ml_assets.core.intake.legacy_sheets import LegacyBook, is_legacy_excel
 from ml_assets.core.intake.records import SchemaError
 from ml_assets.core.intake.tables import HEADER_SEARCH_LINES
+from ml_assets.core.intake.xml_sheets import XmlBook, is_spreadsheet_xml
 
 
 class _XlsxBook:
@@ -64,12 +66,14 @@ class _XlsxBook:
         self._book.close()
 
 
-Book = LegacyBook | HtmlBook | _XlsxBook
+Book = LegacyBook | HtmlBook | XmlBook | _XlsxBook
 
 
 def _open_book(path: Path) -> Book:
     if is_legacy_excel(path):
         return LegacyBook(path)
+    if is_spreadsheet_xml(path):
+        return XmlBook(path)
     return HtmlBook(path) if is_html_page(path) else _XlsxBook(path)
 
 
@@ -77,6 +81,8 @@ def spreadsheet_kind(path: Path) -> str:
     """What a spreadsheet export is, told by its bytes (as the reader opens it)."""
     if is_legacy_excel(path):
         return "the old Excel format (BIFF)"
+    if is_spreadsheet_xml(path):
+        return "Excel's XML Spreadsheet 2003"
     return "an HTML page's table" if is_html_page(path) else "an Excel workbook (Office Open XML)"
 
 
@@ -95,16 +101,17 @@ def _cell(value: object) -> object:
 def _rows(values: Iterator[tuple]) -> Iterator[CellRow]:
     for number, row in enumerate(values, start=1):
         cells = [_cell(v) for v in row]
-        if not any(c != "" and not (isinstance(c, str) and not c.strip()) for c in cells):
+        if is_rule_line(cells):  # blank, or a rule of asterisks or dashes
             continue
         raw = ",".join(str(c) for c in cells).encode("utf-8", errors="replace")
         yield CellRow(number, cells, raw)
 
 
 def open_sheet(
-    path: Path, sheet: str | None, fits: Callable[[list], bool]
+    path: Path, sheet: str | None, fits: Callable[[list[CellRow]], bool]
 ) -> tuple[str | None, Iterator[CellRow]]:
-    """(the sheet's name, its rows), or (None, one unreadable_file row)."""
+    """(the sheet's name, its rows), or (None, one unreadable_file row). Without ``sheet``,
+    the first sheet whose first rows ``fits`` (see _first_fitting)."""
     try:
         book = _open_book(path)
     except ValueError as err:
@@ -125,15 +132,16 @@ def open_sheet(
     return chosen, _closing(book, _rows(book.values(chosen)))
 
 
-def _first_fitting(book: Book, fits: Callable[[list], bool]) -> str:
-    """The first sheet with a fitting header in its first rows, else the first sheet (whose
-    header search then says what is missing)."""
+def _first_fitting(book: Book, fits: Callable[[list[CellRow]], bool]) -> str:
+    """The first sheet whose rows in the header search's reach fit (a header a layout takes),
+    else the first sheet (whose header search then says what is missing). A web page's title
+    or layout table comes before its statement's."""
     for name in book.sheetnames:
-        for row in _rows(book.values(name)):
-            if row.line > HEADER_SEARCH_LINES:
-                break
-            if fits(row.cells):
-                return name
+        head = itertools.takewhile(
+            lambda r: r.line <= HEADER_SEARCH_LINES, _rows(book.values(name))
+        )
+        if fits(list(head)):
+            return name
     return book.sheetnames[0]
 
 
