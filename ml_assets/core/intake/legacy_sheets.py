@@ -14,6 +14,8 @@ from pathlib import Path
 import xlrd
 from xlrd.compdoc import CompDocError
 
+from ml_assets.core.intake.records import file_head
+
 _OLE2 = b"\xd0\xcf\x11\xe0\xa1\xb1\x1a\xe1"  # the compound file's signature
 
 # what xlrd raises on a damaged or foreign compound file (a Word document named .xls)
@@ -32,11 +34,7 @@ _QUIET = _Quiet()
 
 
 def is_legacy_excel(path: Path) -> bool:
-    try:
-        with path.open("rb") as handle:
-            return handle.read(8) == _OLE2
-    except OSError:
-        return False
+    return file_head(path, len(_OLE2)) == _OLE2
 
 
 class LegacyBook:

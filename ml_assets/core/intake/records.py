@@ -56,6 +56,15 @@ def open_binary(path: Path) -> BinaryIO:
     return gzip.open(path, "rb") if path.suffix.lower() == ".gz" else open(path, "rb")  # noqa: SIM115
 
 
+def file_head(path: Path, size: int = 4096) -> bytes:
+    """A file's first ``size`` bytes (b"" where it cannot be read): what tells its format."""
+    try:
+        with open_binary(path) as handle:
+            return handle.read(size)
+    except (OSError, EOFError):
+        return b""
+
+
 def parse_amount(value: object, where: str, field: str = "amount") -> float:
     """A finite float from a number (a ``Decimal`` too) or a string such as ``$1,234.50`` or
     ``(12.00)`` (accounting negative), a zero never negative; ``field`` names the column in

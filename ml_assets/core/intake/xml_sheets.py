@@ -14,7 +14,7 @@ from typing import Any  # (lxml's element class is private)
 
 from lxml import etree
 
-from ml_assets.core.intake.records import open_binary
+from ml_assets.core.intake.records import file_head, open_binary
 
 _NS = "urn:schemas-microsoft-com:office:spreadsheet"
 _SS = f"{{{_NS}}}"
@@ -28,11 +28,7 @@ def looks_like_spreadsheet_xml(head: bytes) -> bool:
 
 
 def is_spreadsheet_xml(path: Path) -> bool:
-    try:
-        with open_binary(path) as handle:
-            return looks_like_spreadsheet_xml(handle.read(4096))
-    except OSError:
-        return False
+    return looks_like_spreadsheet_xml(file_head(path))
 
 
 def _number(text: str) -> object:
