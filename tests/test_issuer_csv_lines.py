@@ -242,3 +242,22 @@ def test_a_lone_figure_under_a_running_balance_is_no_stated_balance(tmp_path, ca
     _, _, result, counted = loaded(export, capsys)
     assert counted == 0 and result.rows_in == 3
     assert result.kept.height == 2 and result.quarantined.height == 1
+
+
+def test_footnotes_below_the_table_do_not_vote_on_its_columns(tmp_path, capsys):
+    """A short statement with its bank's footnotes below it, each a line of one cell (under
+    the description): the id column, filled on every transaction, is still the id."""
+    from tests.test_inspect_export import inspect
+
+    export = tmp_path / "statement.csv"
+    export.write_text(
+        "Transaction ID,Date,Description,Amount\n"
+        "TX-1001,2026-03-02,SPOTIFY AB,-9.99\n"
+        "TX-1002,2026-03-03,ACME PAYROLL,2100.00\n"
+        ",,This is a computer generated statement.,\n"
+        ",,Contact us within 30 days of any error.,\n"
+    )
+    code, out, params = inspect(export, capsys)
+    assert code == 0, out
+    assert params["raw_transactions"]["column_map"]["Transaction ID"] == "transaction_id"
+    assert "ids:             from the file" in out

@@ -209,7 +209,9 @@ def check_values(guess: LayoutGuess, body: list[CellRow]) -> str:
     text, an "Amount" column without numbers, a reference column that is not filled in on
     every row: a row without its id would be quarantined); an amount column of zeros and a
     text column of account numbers give way to a column that holds what they should. Returns
-    what those two changed, in words ("" for nothing)."""
+    what those two changed, in words ("" for nothing). A row of one filled cell (a footnote,
+    a summary's title below the table) is no transaction and does not vote."""
+    body = [r for r in body if sum(1 for c in r.cells if str(c).strip()) > 1]
     if not body:
         return ""
     positions = {name: i for i, name in enumerate(guess.header)}
