@@ -401,3 +401,93 @@ def test_the_statement_table_of_a_page_is_found_by_its_values(tmp_path, capsys):
     assert "sheet:           'table 2'" in out
     assert "row 1: תאריך העסקה | שם בית העסק | סכום העסקה" in out
     assert "4 in: 4 kept, 0 quarantined" in out and "צומת ספרים" in out
+
+
+ODS_CONTENT = """<?xml version="1.0" encoding="UTF-8"?>
+<office:document-content
+ xmlns:office="urn:oasis:names:tc:opendocument:xmlns:office:1.0"
+ xmlns:table="urn:oasis:names:tc:opendocument:xmlns:table:1.0"
+ xmlns:text="urn:oasis:names:tc:opendocument:xmlns:text:1.0" office:version="1.3">
+<office:body><office:spreadsheet>
+<table:table table:name="Info"><table:table-row><table:table-cell office:value-type="string">
+<text:p>Konto osobiste</text:p></table:table-cell></table:table-row></table:table>
+<table:table table:name="Historia">
+<table:table-column table:number-columns-repeated="4"/>
+<table:table-row>
+ <table:table-cell office:value-type="string" table:number-columns-spanned="4">
+  <text:p>Historia rachunku</text:p></table:table-cell>
+ <table:covered-table-cell table:number-columns-repeated="3"/>
+</table:table-row>
+<table:table-row table:number-rows-repeated="2"><table:table-cell/></table:table-row>
+<table:table-header-rows><table:table-row>
+ <table:table-cell office:value-type="string"><text:p>Data operacji</text:p></table:table-cell>
+ <table:table-cell office:value-type="string"><text:p>Opis operacji</text:p></table:table-cell>
+ <table:table-cell office:value-type="string"><text:p>Kwota</text:p></table:table-cell>
+ <table:table-cell office:value-type="string"><text:p>Saldo po operacji</text:p></table:table-cell>
+ <table:table-cell table:number-columns-repeated="16380"/>
+</table:table-row></table:table-header-rows>
+{rows}
+<table:table-row table:number-rows-repeated="1048570">
+ <table:table-cell table:number-columns-repeated="16384"/></table:table-row>
+</table:table>
+</office:spreadsheet></office:body></office:document-content>
+"""
+ODS_ROWS = [  # (date value or text, description paragraphs, amount, balance)
+    ("2026-03-02", ["BIEDRONKA 3412", "WARSZAWA"], -45.9, 954.1),
+    ("2026-03-03", ["WYNAGRODZENIE ACME SP. Z O.O."], 6200.0, 7154.1),
+    ("2026-02-31", ["ORLEN STACJA 112"], -210.0, 6944.1),  # a date typed as text
+]
+
+
+def write_ods(path: Path) -> Path:
+    """An .ods as LibreOffice Calc writes it: the mimetype first and stored, content.xml
+    with a merged title (covered cells), header rows, date and currency cells, paragraphs,
+    blank rows and columns repeated to the sheet's end."""
+    import zipfile
+
+    rows = []
+    for date, paragraphs, amount, balance in ODS_ROWS:
+        if date.endswith("31"):
+            first = f'<table:table-cell office:value-type="string"><text:p>{date}</text:p>'
+        else:
+            first = f'<table:table-cell office:value-type="date" office:date-value="{date}">'
+        text = "".join(f"<text:p>{p}</text:p>" for p in paragraphs)
+        rows.append(
+            f"<table:table-row>{first}</table:table-cell>"
+            f'<table:table-cell office:value-type="string">{text}</table:table-cell>'
+            f'<table:table-cell office:value-type="currency" office:currency="PLN" '
+            f'office:value="{amount}"/>'
+            f'<table:table-cell office:value-type="float" office:value="{balance}"/>'
+            "</table:table-row>"
+        )
+    with zipfile.ZipFile(path, "w") as archive:
+        archive.writestr(
+            zipfile.ZipInfo("mimetype"), "application/vnd.oasis.opendocument.spreadsheet"
+        )  # (ZipInfo: stored, uncompressed, first)
+        archive.writestr("content.xml", ODS_CONTENT.format(rows="\n".join(rows)))
+        archive.writestr("META-INF/manifest.xml", "<manifest:manifest/>")
+    return path
+
+
+def test_an_opendocument_spreadsheet_is_read_with_its_typed_cells(tmp_path, capsys):
+    export = write_ods(tmp_path / "historia.ods")
+    code, out, params = inspect(export, capsys)
+    assert code == 0, out
+    assert "xlsx: an OpenDocument spreadsheet (by the extension .ods)" in out
+    assert "sheet:           'Historia'" in out
+    assert "row 4: Data operacji | Opis operacji | Kwota | Saldo po operacji" in out
+    assert "currency:        PLN" in out
+    settings = params["raw_transactions"]
+    result = scan_transactions(export, column_map=settings["column_map"], sheet="Historia")
+    assert result.rows_in == 3 == result.kept.height + result.quarantined.height
+    assert result.kept["description"].to_list() == [
+        "BIEDRONKA 3412 WARSZAWA", "WYNAGRODZENIE ACME SP. Z O.O."
+    ]  # fmt: skip
+    assert result.kept["amount"].to_list() == [-45.9, 6200.0]
+    assert (
+        f"{export} sheet 'Historia' row 7: field 'posted_date'" in result.quarantined["detail"][0]
+    )
+    broken = tmp_path / "broken.ods"
+    broken.write_bytes(export.read_bytes()[:300])
+    result = scan_transactions(broken, column_map=settings["column_map"])
+    assert dict(result.reasons) == {"unreadable_file": 1}

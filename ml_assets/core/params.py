@@ -153,8 +153,8 @@ class RawTransactionsParams(_Section):
     format: ExportFormat = Field(
         "auto",
         description="auto (by extension: .jsonl .csv/.tsv/.ssv .parquet .ofx/.qfx/.qbo .xml = "
-        "CAMT.053 .sta/.mt940 .xlsx/.xlsm/.xls .qif) | jsonl | csv | parquet | ofx | camt053 | "
-        "mt940 | xlsx (any spreadsheet: .xlsx, the old .xls, a web page saved as one) | qif",
+        "CAMT.053 .sta/.mt940 .xlsx/.xlsm/.xls/.ods .qif) | jsonl | csv | parquet | ofx | camt053 | "
+        "mt940 | xlsx (any spreadsheet: .xlsx, the old .xls, .ods, a web page saved as one) | qif",
     )
     csv_preset: str | None = Field(None, description=_READING["csv_preset"])
     column_map: dict[str, str] = Field(default_factory=dict, description=_READING["column_map"])

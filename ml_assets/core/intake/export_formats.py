@@ -39,6 +39,7 @@ _SUFFIX_FORMAT = {
     ".xlsx": "xlsx",
     ".xlsm": "xlsx",
     ".xls": "xlsx",  # the old Excel format: read by its bytes (core.intake.spreadsheets)
+    ".ods": "xlsx",  # OpenDocument: a spreadsheet too
     ".qif": "qif",
 }
 

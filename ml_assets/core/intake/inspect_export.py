@@ -54,7 +54,6 @@ def inspect_path(path: Path) -> list[Inspection]:
 
 # formats no reader here takes, by extension: what to save the file as instead
 _SAVE_AS = {
-    ".ods": "an OpenDocument spreadsheet",
     ".numbers": "a Numbers spreadsheet",
     ".pdf": "a PDF statement",
 }

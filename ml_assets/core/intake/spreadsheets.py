@@ -1,6 +1,6 @@
 """Spreadsheet exports: XLSX and XLSM read with openpyxl in read-only mode, the old Excel
-format (.xls) with xlrd (``legacy_sheets``), Excel's XML Spreadsheet 2003 (``xml_sheets``), a
-web page saved as one (``html_tables``: a sheet per table), each told by its bytes, not its name (banks name one the other). Rows stream with their row numbers (what errors name), cells keep their types
+format (.xls) with xlrd (``legacy_sheets``), Excel's XML Spreadsheet 2003 (``xml_sheets``),
+OpenDocument (.ods, ``ods_sheets``), a web page saved as one (``html_tables``: a sheet per table), each told by its bytes, not its name (banks name one the other). Rows stream with their row numbers (what errors name), cells keep their types
 (a date cell is a date, a number a number: no format to guess), and a merged cell reads as its
 value in the first cell with blanks beside it, so a merged title above the header is a preamble
 line and a header cell merged over two columns leaves the second one unnamed. Formulas read as
@@ -23,6 +23,7 @@ from pathlib import Path
 from ml_assets.core.intake.csv_exports import CellRow, is_rule_line
 from ml_assets.core.intake.html_tables import HtmlBook, is_html_page
 from ml_assets.core.intake.legacy_sheets import LegacyBook, is_legacy_excel
+from ml_assets.core.intake.ods_sheets import OdsBook, is_ods
 from ml_assets.core.intake.records import SchemaError
 from ml_assets.core.intake.tables import HEADER_SEARCH_LINES
 from ml_assets.core.intake.xml_sheets import XmlBook, is_spreadsheet_xml
@@ -66,7 +67,7 @@ class _XlsxBook:
         self._book.close()
 
 
-Book = LegacyBook | HtmlBook | XmlBook | _XlsxBook
+Book = LegacyBook | HtmlBook | XmlBook | OdsBook | _XlsxBook
 
 
 def _open_book(path: Path) -> Book:
@@ -74,6 +75,8 @@ def _open_book(path: Path) -> Book:
         return LegacyBook(path)
     if is_spreadsheet_xml(path):
         return XmlBook(path)
+    if is_ods(path):
+        return OdsBook(path)
     return HtmlBook(path) if is_html_page(path) else _XlsxBook(path)
 
 
@@ -83,6 +86,8 @@ def spreadsheet_kind(path: Path) -> str:
         return "the old Excel format (BIFF)"
     if is_spreadsheet_xml(path):
         return "Excel's XML Spreadsheet 2003"
+    if is_ods(path):
+        return "an OpenDocument spreadsheet"
     return "an HTML page's table" if is_html_page(path) else "an Excel workbook (Office Open XML)"
 
 
