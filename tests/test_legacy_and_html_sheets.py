@@ -491,3 +491,20 @@ def test_an_opendocument_spreadsheet_is_read_with_its_typed_cells(tmp_path, caps
     broken.write_bytes(export.read_bytes()[:300])
     result = scan_transactions(broken, column_map=settings["column_map"])
     assert dict(result.reasons) == {"unreadable_file": 1}
+
+
+def test_a_total_in_a_column_of_no_field_is_a_total_not_a_row(tmp_path, capsys):
+    """Fineco's card sheet: two blank rows above the header, and below the rows the total's
+    words in a column no field of ours reads ("Tipo rimborso"), its figure under Importo."""
+    header = ["", "Numero carta", "Data operazione", "Descrizione", "Tipo rimborso", "Importo"]
+    export = _xls(
+        tmp_path / "movimenti.xls",
+        [[""], [""], header,
+         ["", "0000 **** 0000", "30/12/2024", "ESSELUNGA MILANO", "a saldo", -50.0],
+         ["", "0000 **** 0000", "31/12/2024", "TRENITALIA", "a saldo", -50.0],
+         [""], ["", "", "", "", "Totale movimenti", -100.0]],
+    )  # fmt: skip
+    code, out, params = inspect(export, capsys)
+    assert code == 0, out
+    assert "preamble:        2 blank rows above the header" in out
+    assert "not transactions: 1: total row 7" in out and "2 in: 2 kept, 0 quarantined" in out

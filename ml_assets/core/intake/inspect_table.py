@@ -94,7 +94,9 @@ def _describe_header(found: Inspection, guess: LayoutGuess, rows: list) -> None:
     unit = "row" if found.fmt == "xlsx" else "line"
     found.facts.append(("header", f"{unit} {guess.line}: {' | '.join(guess.header)}"))
     above = guess.line - 1
-    if above:
+    if above and not any(r.line < guess.line for r in rows):
+        found.facts.append(("preamble", f"{above} blank {unit}s above the header"))
+    elif above:
         shown = [
             " ".join(dict.fromkeys(str(c).strip() for c in r.cells if str(c).strip()))
             for r in rows

@@ -166,6 +166,8 @@ def statement_line(record: dict) -> str | None:
         return kind
     if undated and any(_TOTAL.match(t) for t in texts):
         return "total"
+    if undated and any(isinstance(v, str) and _TOTAL.match(v) for v in record.values()):
+        return "total"  # (its words in a column of no field of ours: Fineco's "Totale movimenti")
     if blank and any(isinstance(v, str) and _TOTAL_CELL.fullmatch(v) for v in record.values()):
         return "total"  # (no amount where a row has one: no transaction to lose)
     description = record.get("description")
