@@ -85,7 +85,7 @@ SYNONYMS: dict[str, tuple[str, ...]] = {
         "description|transaction description|booking text|details|narrative|memo|name|"
         "verwendungszweck|beschreibung|buchungsdetails|transaktionsbeschreibung|libelle|"
         "libelle operation|omschrijving|mededelingen|concepto|descrizione completa|descrizione|"
-        "descripcion|descricao|"
+        "descripcion|descricao|beschreibung1|"
         "descrizione operazioni|text|reference text|particulars|desc|"
         "remittance information unstructured|remittance information|"
         "remittance information unstructured array|"
@@ -132,6 +132,8 @@ SYNONYMS: dict[str, tuple[str, ...]] = {
     "debit": _names(
         "debit|debits|withdrawal|withdrawals|money out|paid out|debit amount|outflow|soll|ausgang|"
         "ut|uttak|uscite|addebiti|withdrawal amt|withdrawal amount|cargos|cargo|"
+        # (Swiss banks' Belastung; Costa Rica's BCR, BNCR and BAC)
+        "belastung|belastungen|debito|debitos|monto debito|importe debito|retiros|egresos|"
         "支払い金額|"
         "お支払金額|お引出金額|出金|出金額|出金金額|引出額|支払金額|"
         # (ICBC's booked pair before its transaction pair: the account's currency)
@@ -141,6 +143,8 @@ SYNONYMS: dict[str, tuple[str, ...]] = {
     "credit": _names(
         "credit|credits|deposit|deposits|money in|paid in|credit amount|inflow|haben|eingang|"
         "inn|innskudd|entrate|accrediti|deposit amt|deposit amount|abonos|abono|"
+        "gutschrift|gutschriften|credito|creditos|monto credito|importe credito|depositos|"
+        "ingresos|"
         "預かり金額|"
         "お預り金額|お預入金額|入金|入金額|入金金額|預入額|"
         "记账金额 收入|交易金额 收入|收入|收入金额|存入|存入金额|贷方金额|贷方发生额|贷方|"
@@ -161,6 +165,7 @@ SYNONYMS: dict[str, tuple[str, ...]] = {
         # id of STET's and Enable Banking's entries, before a "reference number" that is a
         # creditor's reference, empty on most entries; the Berlin Group's cardTransactionId)
         "transaction id|transaction reference|internal transaction id|entry reference|"
+        "transaktions nr|"
         "card transaction id|reference number|ref number|fitid|id|txn id|"
         "reference|referenz|kundenreferenz|reference id|id pohybu"
     ),
@@ -185,6 +190,8 @@ SYNONYMS: dict[str, tuple[str, ...]] = {
     # payee, Alipay's item)
     "purpose": _names(
         "reason|subject|purpose|payment purpose|note|comment|item title|zprava pro prijemce|zprava|"
+        # (UBS's three text columns: the payee's name first, then its details)
+        "beschreibung2|beschreibung3|"
         # (JD's item, BOCOM's card's "消费 美团")
         # (Alipay's item, BOC's message, CMB's own note; Suica's exit station, a memo)
         "商品说明|附言|客户摘要|出場駅 降車場所|メモ|"

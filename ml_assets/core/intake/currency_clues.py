@@ -47,6 +47,7 @@ _CODES = re.compile(
 # Raiffeisen Romania's "Valuta:" | "LEI", Krung Thai's "สกุลเงิน THB")
 _LABELLED = re.compile(
     r"(?<!\w)(?:currency|moneda|divisa|valuta|waehrung|währung|devise|moeda|валюта|waluta|"
+    r"bewertet in|"
     r"měna|mena|สกุลเงิน)\s*[:：]?\s*([a-z]{3})(?![a-z])",
     re.I,
 )
@@ -129,7 +130,7 @@ _IBAN_COUNTRIES = {
     "ES": ("EUR", 24), "RO": ("RON", 24), "BG": ("BGN", 22), "IS": ("ISK", 26),
     "TR": ("TRY", 26), "IL": ("ILS", 23), "SA": ("SAR", 24), "AE": ("AED", 23),
     "UA": ("UAH", 29), "BR": ("BRL", 29), "RS": ("RSD", 22), "GE": ("GEL", 22),
-    "KZ": ("KZT", 20), "PK": ("PKR", 24),
+    "KZ": ("KZT", 20), "PK": ("PKR", 24), "CR": ("CRC", 22),
 }  # fmt: skip
 _IBAN = re.compile(r"(?<![A-Z0-9])([A-Z]{2})(\d{2})((?: ?[A-Z0-9]){11,30})")
 # a UK sort code ("'99-88-74": the quote keeps a spreadsheet from reading it as a date); as
