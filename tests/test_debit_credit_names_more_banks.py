@@ -107,3 +107,21 @@ def test_a_costa_rican_iban_points_to_colones(tmp_path, capsys):
     code, out, _ = inspect(export, capsys)
     assert code == 0, out
     assert "currency:        CRC, as the IBAN CR17010200009020144482 shows" in out
+
+
+def test_a_balance_written_with_its_currency_above_the_table_points_to_it(tmp_path, capsys):
+    """Credit Suisse's "Saldo,17'173.76 CHF" above the header points to CHF; a purchase
+    abroad below it ("12.00 USD" in a row's text) points nowhere."""
+    export = tmp_path / "export.csv"
+    rows = "31.12.2023,COOP PRONTO,20.00,\n29.12.2023,AMAZON MARKETPLACE 12.00 USD,11.05,\n"
+    export.write_text(
+        "Saldo,17'173.76 CHF,,\nValutadatum,Text,Belastung,Gutschrift\n" + rows, encoding="utf-8"
+    )
+    code, out, _ = inspect(export, capsys)
+    assert code == 0, out
+    assert 'currency:        CHF, as "17\'173.76 CHF" above the table shows' in out
+    below_only = tmp_path / "no_balance.csv"
+    below_only.write_text("Valutadatum,Text,Belastung,Gutschrift\n" + rows, encoding="utf-8")
+    code, out, _ = inspect(below_only, capsys)
+    assert code == 0, out
+    assert "currency:        none in the file" in out

@@ -37,12 +37,11 @@ _SYMBOLS = {
     "£": "GBP", "€": "EUR", "₹": "INR", "₩": "KRW", "₽": "RUB", "₺": "TRY", "zł": "PLN",
     "円": "JPY", "Kč": "CZK", "₪": "ILS", "₱": "PHP", "₫": "VND", "฿": "THB",
 }  # fmt: skip
-_CODES = re.compile(
-    r"(?<![A-Za-z])(EUR|GBP|CHF|USD|CAD|AUD|NZD|SEK|NOK|DKK|PLN|CZK|HUF|RON|JPY|CNY|INR|SGD|HKD|"
-    r"ZAR|MXN|BRL|UAH|RUB|TRY|KRW|THB|ILS|CLP|ARS|COP|PEN|IDR|MYR|PHP|VND|TWD|SAR|AED|BGN|"
-    r"ISK|KZT)(?![A-Za-z])",
-    re.I,
+_CODE_NAMES = (
+    "EUR|GBP|CHF|USD|CAD|AUD|NZD|SEK|NOK|DKK|PLN|CZK|HUF|RON|JPY|CNY|INR|SGD|HKD|ZAR|MXN|BRL|UAH|"
+    "RUB|TRY|KRW|THB|ILS|CLP|ARS|COP|PEN|IDR|MYR|PHP|VND|TWD|SAR|AED|BGN|ISK|KZT"
 )
+_CODES = re.compile(rf"(?<![A-Za-z])({_CODE_NAMES})(?![A-Za-z])", re.I)
 # the account's currency under a label in the lines above the table ("Currency :INR",
 # Raiffeisen Romania's "Valuta:" | "LEI", Krung Thai's "สกุลเงิน THB")
 _LABELLED = re.compile(
@@ -51,7 +50,12 @@ _LABELLED = re.compile(
     r"měna|mena|สกุลเงิน)\s*[:：]?\s*([a-z]{3})(?![a-z])",
     re.I,
 )
-_CURRENCY_WORDS = {"LEI": "RON"}  # what a label's currency may be written as, not its code
+_CURRENCY_WORDS = {"LEI": "RON"}
+# a figure and the code of its currency, either way round ("17'173.76 CHF", "EUR 2.150,50")
+_FIGURE = r"[-+]?\d{1,3}(?:[',. \u00a0]?\d{3})*(?:[.,]\d{2})"
+_FIGURE_AND_CODE = re.compile(
+    rf"(?<![\w.,'])(?:{_FIGURE}\s?({_CODE_NAMES})|({_CODE_NAMES})\s?{_FIGURE})(?![\w'])", re.I
+)  # what a label's currency may be written as, not its code
 
 
 # characters of simplified Chinese that Japanese and traditional Chinese write otherwise
@@ -164,12 +168,16 @@ _PROVINCE = re.compile(r"[A-Z]{2,}\s+(BC|MB|ON|QC|NB|NS|YT|NU)\s*$")
 _NORDIC_AMOUNT_NAMES = {"beløp": "NOK", "beløb": "DKK"}
 
 
-def currency_pointed_to(rows: list[CellRow], header: list[str]) -> tuple[str, str] | None:
+def currency_pointed_to(
+    rows: list[CellRow], header: list[str], header_line: int = 0
+) -> tuple[str, str] | None:
     """(currency, what points to it) where the file's cells point to one currency and no
     other: an IBAN's country (CH -> CHF, a euro-area country -> EUR), a UK sort code, a
     "NON-GBP" fee, an Indian bank's lakh grouping, "Rs" or "Narration", a column name in
     simplified Chinese or in kana, a New Zealand account number or "NZ$", Canada's Interac
-    or province codes; where none of them points, a Nordic amount column's name. None where
+    or province codes, a figure written with its currency above the table (rows before
+    ``header_line``: Credit Suisse's balance ``17'173.76 CHF``; not below it, where a purchase
+    abroad names its own); where none of them points, a Nordic amount column's name. None where
     they point nowhere or to several (a Swiss account paying into German ones). A hint for
     inspect to write out and the user to confirm: the load never guesses a currency."""
     sort_columns = {i for i, name in enumerate(header) if "sort code" in str(name).lower()}
@@ -183,6 +191,9 @@ def currency_pointed_to(rows: list[CellRow], header: list[str]) -> tuple[str, st
             pointed.setdefault("JPY", f"the column name {name.strip()!r}, in Japanese kana")
     for row in rows:
         line = " ".join(str(c).strip() for c in row.cells if str(c).strip())
+        if row.line < header_line and (figure := _FIGURE_AND_CODE.search(line)) is not None:
+            code = (figure.group(1) or figure.group(2)).upper()
+            pointed.setdefault(code, f"{figure.group().strip()!r} above the table")
         if (labelled := _LABELLED.search(line)) is not None:
             written = labelled.group(1).upper()
             code = _CURRENCY_WORDS.get(written) or (written if _CODES.fullmatch(written) else None)

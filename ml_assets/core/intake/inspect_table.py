@@ -176,7 +176,7 @@ def _choose_currency(found: Inspection, guess: LayoutGuess, amounts: list, read:
         found.settings["currency"], said = named
         found.facts.append(("currency", f"{found.settings['currency']} ({said})"))
         return
-    pointed = currency_pointed_to(read, guess.header)
+    pointed = currency_pointed_to(read, guess.header, guess.line)
     if pointed is not None:
         code, said = pointed
         found.settings["currency"] = code
