@@ -125,3 +125,24 @@ def test_a_balance_written_with_its_currency_above_the_table_points_to_it(tmp_pa
     code, out, _ = inspect(below_only, capsys)
     assert code == 0, out
     assert "currency:        none in the file" in out
+
+
+def test_a_headerless_exports_direction_column_signs_its_amounts(tmp_path, capsys):
+    """Swedbank Lithuania's export without a header line: unsigned amounts beside a D/K
+    column. Money in (K) stays positive, money out (D) turns negative."""
+    export = tmp_path / "swedbank.csv"
+    export.write_text(
+        "LT357300010133333333,20,2017-09-04,Jonas Jonaitis,Pavedimas,9.00,EUR,K,201701,MK,,\n"
+        "LT357300010133333333,20,2017-09-05,MAXIMA LT,Pirkimas,23.10,EUR,D,201702,MK,,\n"
+        "LT357300010133333333,20,2017-09-06,IKI,Pirkimas kortele,5.25,EUR,D,201703,MK,,\n"
+        "LT357300010133333333,20,2017-09-07,Petras Petraitis,Pavedimas,100.00,EUR,K,201704,MK,,\n",
+        encoding="utf-8",
+    )
+    code, out, params = inspect(export, capsys)
+    assert code == 0, out
+    settings = params["raw_transactions"]
+    assert "direction" in settings["column_map"].values(), out
+    result = scan_transactions(
+        export, column_map=settings["column_map"], header_line=settings.get("header_line")
+    )
+    assert result.kept["amount"].to_list() == [9.0, -23.1, -5.25, 100.0]

@@ -56,7 +56,10 @@ def guess_layout(rows: list[CellRow]) -> LayoutGuess | None:
         if guess is not None:
             return guess
     # (a first row of names is a header: the file is not read as one without)
-    return None if headers[:1] == [0] else guess_by_values(good, [], 0)
+    if headers[:1] == [0] or (guess := guess_by_values(good, [], 0)) is None:
+        return None
+    direction_by_values(guess, good)  # (Swedbank's headerless export: its D/K column)
+    return guess
 
 
 def _header_rows(good: list[CellRow]) -> list[int]:
