@@ -146,3 +146,51 @@ def test_a_headerless_exports_direction_column_signs_its_amounts(tmp_path, capsy
         export, column_map=settings["column_map"], header_line=settings.get("header_line")
     )
     assert result.kept["amount"].to_list() == [9.0, -23.1, -5.25, 100.0]
+
+
+CARD_IN_TWO_CURRENCIES = (
+    "Fecha,Concepto,Lugar,Transacción Colones,Interés Colones,Transacción Dolares,"
+    "Interés Dolares\n"
+    '02/11/2024,AUTOMERCADO ESCAZU,San Jose,"45,300.00",0.00,,\n'
+    "03/11/2024,NETFLIX.COM,Los Gatos,,,15.49,0.00\n"
+    '04/11/2024,SODA LA PARADA,Heredia,"3,800.00",0.00,,\n'
+    "05/11/2024,AMAZON MKTPLACE,Seattle,,,42.10,0.00\n"
+    '06/11/2024,PAGO ELECTRONICO TARJETA,,"-120,000.00",0.00,,\n'
+)
+
+
+def test_a_card_writing_each_purchase_in_its_currencys_column(tmp_path, capsys):
+    """Promerica's card (Costa Rica): colones and dollars in columns of their own, each row
+    filling one; the interest columns beside them are no amount."""
+    export = tmp_path / "tarjeta.csv"
+    export.write_text(CARD_IN_TWO_CURRENCIES, encoding="utf-8")
+    code, out, params = inspect(export, capsys)
+    assert code == 0, out
+    column_map = params["raw_transactions"]["column_map"]
+    amounts = sorted(t for t, o in column_map.items() if o == "amount")
+    assert amounts == ["Transacción Colones", "Transacción Dolares"], out
+    assert "'Transacción Colones' CRC, 'Transacción Dolares' USD" in out
+    settings = params["raw_transactions"]
+    result = scan_transactions(
+        export,
+        column_map=column_map,
+        date_format=settings.get("date_format"),
+        spending=settings.get("spending"),
+    )
+    assert result.rows_in == 5 == result.kept.height
+    assert result.kept["currency"].to_list() == ["CRC", "USD", "CRC", "USD", "CRC"]
+    assert result.kept["amount"].to_list() == [-45300.0, -15.49, -3800.0, -42.1, 120000.0]
+
+
+def test_an_amount_shown_in_two_currencies_on_every_row_stays_one_amount(tmp_path, capsys):
+    """A card that writes every purchase in the account's currency and again in dollars:
+    both columns filled on every row, so the second is no other currency's amount."""
+    export = tmp_path / "card.csv"
+    export.write_text(
+        "Fecha,Concepto,Importe Colones,Importe Dolares\n"
+        "02/11/2024,AUTOMERCADO,-45300.00,-88.10\n03/11/2024,NETFLIX,-7950.00,-15.49\n",
+        encoding="utf-8",
+    )
+    code, out, params = inspect(export, capsys)
+    assert code == 0, out
+    assert list(params["raw_transactions"]["column_map"].values()).count("amount") == 1

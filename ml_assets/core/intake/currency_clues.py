@@ -12,6 +12,7 @@ from __future__ import annotations
 import re
 
 from ml_assets.core.intake.amount_text import LAKH_GROUPED
+from ml_assets.core.intake.column_names import normalized
 from ml_assets.core.intake.csv_exports import CellRow
 
 
@@ -269,3 +270,23 @@ def _iban_checks(iban: str) -> bool:
     """The IBAN's mod-97 check (ISO 13616): its check digits, moved behind, make it 1."""
     moved = iban[4:] + iban[:4]
     return int("".join(str(int(c, 36)) for c in moved)) % 97 == 1
+
+
+# a currency's name in the plural a card statement heads its column with (Promerica's
+# "Transacción Colones" beside "Transacción Dolares"); "pesos" names several
+_CURRENCY_NAMES = {
+    "dolares": "USD", "dollars": "USD", "colones": "CRC", "soles": "PEN", "euros": "EUR",
+    "reais": "BRL", "quetzales": "GTQ", "lempiras": "HNL", "cordobas": "NIO",
+    "guaranies": "PYG", "bolivianos": "BOB",
+}  # fmt: skip
+
+
+def currency_of_column(name: object) -> str | None:
+    """The currency an amount column's name says its figures are in ("Betrag (EUR)",
+    "Transacción Dolares"), or None."""
+    named = currency_named([], [str(name)])
+    if named is not None:
+        return named[0]
+    words = set(normalized(name).split())
+    found = {code for word, code in _CURRENCY_NAMES.items() if word in words}
+    return found.pop() if len(found) == 1 else None

@@ -24,6 +24,7 @@ from ml_assets.core.intake.csv_exports import (
     purchases_positive,
     signed_amount,
 )
+from ml_assets.core.intake.currency_clues import currency_of_column
 from ml_assets.core.intake.description_parts import description_of, party_name, text_of, worded
 from ml_assets.core.intake.money_words import BY_WORDS
 from ml_assets.core.intake.neutral_rows import neutral_way
@@ -104,9 +105,10 @@ class FileReading:
             both_sides = {party_role(k) for k in named} >= {"payer", "payee"}
             if named and not both_sides and "merchant" not in given:
                 out["merchant"] = worded(record[named[0]])
+        by_currency = self.amounts_by_currency
         for key, value in record.items():
             ours = self.mapping.get(key, key)
-            if key in given and key not in self.mapping:
+            if key in given and key not in self.mapping or key in by_currency:
                 continue
             if ours == "merchant" and not text_of(value) and "merchant" in out:
                 continue  # a record's own empty merchant field keeps the party
@@ -118,7 +120,30 @@ class FileReading:
             out[ours] = value
         if parts:
             out["description"] = description_of(parts)
+        if by_currency:
+            self._amount_in_its_currency(record, out, "currency" in given)
         return out
+
+    @functools.cached_property
+    def amounts_by_currency(self) -> dict[str, str | None]:
+        """Two or more columns mapped to ``amount`` (Promerica's card: "Transacción Colones"
+        beside "Transacción Dolares", each row filling one): each column's currency, as its
+        name says it (None where it says none)."""
+        columns = [name for name, ours in self.mapping.items() if ours == "amount"]
+        return {name: currency_of_column(name) for name in columns} if len(columns) > 1 else {}
+
+    def _amount_in_its_currency(self, record: dict, out: dict, currency_mapped: bool) -> None:
+        """The row's amount from the first of its amount columns it fills with a figure other
+        than zero (else with zero), and the row's currency from that column's name where no
+        column gives one (none filled: no amount, and the row is quarantined as any row
+        without one)."""
+        filled = [n for n in self.amounts_by_currency if text_of(record.get(n))]
+        nonzero = [n for n in filled if amount_or_none(record[n], self.decimal) != 0]
+        for name in (nonzero or filled)[:1]:
+            out["amount"] = record[name]
+            currency = self.amounts_by_currency[name]
+            if currency is not None and not currency_mapped:
+                out["currency"] = currency
 
     def _owner_side(self, parties: list[str], record: dict) -> str | None:
         """Of a payer column and a payee column (DKB's), the one that holds the account's

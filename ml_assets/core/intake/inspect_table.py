@@ -11,6 +11,7 @@ from ml_assets.core.intake.amount_text import sniff_decimal
 from ml_assets.core.intake.csv_exports import head_lines, iter_csv_rows
 from ml_assets.core.intake.currency_clues import (
     currency_named,
+    currency_of_column,
     currency_pointed_to,
     unstated_currency,
 )
@@ -167,6 +168,11 @@ def _choose_currency(found: Inspection, guess: LayoutGuess, amounts: list, read:
         # abroad), not this one's
         del guess.columns[source.pop("currency")]
     if "currency" in source:
+        return
+    by_column = [t for t, o in guess.columns.items() if o == "amount"]
+    if len(by_column) > 1:  # (see core.amounts_by_currency)
+        said = ", ".join(f"{t!r} {currency_of_column(t) or 'as the file'}" for t in by_column)
+        found.facts.append(("currency", f"each row's by the amount column it fills: {said}"))
         return
     named = currency_named(amounts, amount_names, tuple(guess.header))
     if named is None and found.fmt == "xlsx" and found.settings.get("sheet"):

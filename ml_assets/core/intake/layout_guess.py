@@ -11,6 +11,7 @@ give.
 
 from __future__ import annotations
 
+from ml_assets.core.intake.amounts_by_currency import amounts_in_other_currencies
 from ml_assets.core.intake.csv_exports import CSV_PRESETS, CellRow, fitting_presets
 from ml_assets.core.intake.guessed_layout import LayoutGuess
 from ml_assets.core.intake.layout_by_name import check_values, columns_by_name, varying_text
@@ -41,6 +42,7 @@ def guess_layout(rows: list[CellRow]) -> LayoutGuess | None:
             if guess.required_ok():
                 guess.why["columns"] = "from the header's names" + checked + varying
                 direction_by_values(guess, good[index + 1 :])
+                amounts_in_other_currencies(guess, good[index + 1 :])
                 type_not_direction(guess, good[index + 1 :])
                 trailing_direction(guess, good[index + 1 :])
                 more_text(guess, good[index + 1 :])
@@ -59,6 +61,7 @@ def guess_layout(rows: list[CellRow]) -> LayoutGuess | None:
     if headers[:1] == [0] or (guess := guess_by_values(good, [], 0)) is None:
         return None
     direction_by_values(guess, good)  # (Swedbank's headerless export: its D/K column)
+    amounts_in_other_currencies(guess, good)
     return guess
 
 
@@ -108,6 +111,7 @@ def _named_and_by_values(head: CellRow, body: list[CellRow]) -> LayoutGuess | No
     guess.columns = {**named.columns, **by_values}
     more_text(guess, body, [t for t in displaced if t not in guess.columns])
     direction_by_values(guess, body)
+    amounts_in_other_currencies(guess, body)
     type_not_direction(guess, body)
     guess.columns = {n: guess.columns[n] for n in guess.header if n in guess.columns}
     return guess if guess.required_ok() else None
