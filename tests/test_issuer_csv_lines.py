@@ -261,3 +261,26 @@ def test_footnotes_below_the_table_do_not_vote_on_its_columns(tmp_path, capsys):
     assert code == 0, out
     assert params["raw_transactions"]["column_map"]["Transaction ID"] == "transaction_id"
     assert "ids:             from the file" in out
+
+
+def test_a_second_table_of_the_same_columns_has_its_header_read_as_one(tmp_path, capsys):
+    """Discount Bank's page: the pending list, then the booked one under a header that names
+    one column otherwise ("Reference" for "Notes"); that header is no quarantined row."""
+    from ml_assets.core.intake.ingest import scan_transactions
+
+    header = "Date,Value date,Description,{},Amount,Balance\n"
+    export = tmp_path / "account.csv"
+    export.write_text(
+        header.format("Notes")
+        + "05/01/2026,02/02/2026,VISA CARD CHARGE,,-710.39,10496.54\n"
+        + "Recent transactions:\n"
+        + header.format("Reference")
+        + "01/02/2026,01/02/2026,CHEQUE WITHDRAWAL,1790,-300.00,11205.51\n"
+        + "31/01/2026,01/02/2026,SALARY ACME LTD,1789,988.00,11505.51\n"
+    )
+    result = scan_transactions(
+        export,
+        column_map={"Date": "posted_date", "Description": "description", "Amount": "amount"},
+        date_format="%d/%m/%Y",
+    )
+    assert result.rows_in == 3 == result.kept.height

@@ -339,6 +339,14 @@ def _continues(values: list, width: int, texts: frozenset[int]) -> bool:
     return filled[0] in texts or sum(map(str.isalpha, text)) > 0
 
 
+def _header_again(names: list[str], header: list[str]) -> bool:
+    """Whether a line is the header written again: the same names, or (a second table of the
+    same columns below the first, Discount Bank's booked list under its pending one) all but
+    one name in five the same; a transaction holds its figures where the header has names."""
+    same = sum(a == b for a, b in zip(names, header, strict=False))
+    return names == header or (len(header) >= 5 and same >= 0.8 * len(header))
+
+
 def _row_record(
     where: str,
     header: list[str],
@@ -365,7 +373,7 @@ def _row_record(
         # footer's disclaimer, counted as such rather than quarantined (a date alone there
         # still is)
         return row.line, {SECTION_LINE: values[0]}, row.raw
-    if header_names(values)[: len(header)] == header:
+    if _header_again(header_names(values)[: len(header)], header):
         return row.line, {REPEATED_HEADER: values[0]}, row.raw
     narrower = narrowest is not None and narrowest <= len(values) < len(header)
     if pad or narrower or (len(values) in short and not row.unterminated):
