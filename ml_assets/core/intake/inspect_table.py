@@ -66,7 +66,8 @@ def inspect_table(found: Inspection) -> None:
     if guess is None:
         raise no_layout_error(file, rows, unit)
     read = [r for r in rows if not isinstance(r.cells, SchemaError)]
-    body = [r for r in read if r.line > guess.line]
+    # (a row of one filled cell, a footnote below the table, says nothing of the columns)
+    body = [r for r in read if r.line > guess.line and sum(map(_filled, r.cells)) > 1]
     _describe_header(found, guess, rows)
     if month is not None:
         found.facts.append(("year", month.describe(unit)))
@@ -85,6 +86,10 @@ def _currency_formatted(
         return None
     example = next(f for f in formats if (one := currency_named([f], [])) and one[0] == named[0])
     return named[0], f"the amount cells' number format, e.g. {example!r}"
+
+
+def _filled(value: object) -> bool:
+    return bool(str(value).strip())
 
 
 def _describe_header(found: Inspection, guess: LayoutGuess, rows: list) -> None:
