@@ -192,6 +192,8 @@ SYNONYMS: dict[str, tuple[str, ...]] = {
         "reason|subject|purpose|payment purpose|note|comment|item title|zprava pro prijemce|zprava|"
         # (UBS's three text columns: the payee's name first, then its details)
         "beschreibung2|beschreibung3|"
+        # (mBank's "#Tytuł": the card purchase's shop and town)
+        "tytuł|tytuł operacji|"
         # (JD's item, BOCOM's card's "消费 美团")
         # (Alipay's item, BOC's message, CMB's own note; Suica's exit station, a memo)
         "商品说明|附言|客户摘要|出場駅 降車場所|メモ|"
@@ -215,6 +217,7 @@ SYNONYMS: dict[str, tuple[str, ...]] = {
         # (ICBC's "交易场所", where a card was used: the merchant, before its mostly blank
         # "对方户名"; ABC's "对手信息")
         "nazev protiuctu|交易场所|对手户名|对方户名|对手信息|交易对方|交易对手名称|交易对手|"
+        "nadawca odbiorca|nadawca|odbiorca|"
         # (finAPI's counterpartName; PrivatBank Autoclient's AUT_CNTR_NAM)
         "counterpart name|aut cntr nam|"
         # (MUFG's payer or payee, BOC's, SEB's and Swedbank Estonia's party)
@@ -240,7 +243,9 @@ SYNONYMS: dict[str, tuple[str, ...]] = {
     # text: Commerzbank's and Comdirect's)
     "transaction_type": _names(
         "type|transaction type|umsatzart|vorgang|buchungsart|buchungstext|type operation|"
-        "typ transakce|交易类型"
+        "typ transakce|交易类型|"
+        # (Fio's "Typ": Bezhotovostní platba)
+        "typ|typ operace|typ pohybu"
     ),
 }
 

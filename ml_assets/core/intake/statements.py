@@ -22,7 +22,8 @@ _BALANCE = re.compile(
     r"(?i)\b(beginning|opening|starting|previous|prior|ending|closing|new|current|ledger)\s+"
     r"balance\b|\bbalance\s+(brought|carried)\s+forward\b|\bbalance\s+[bc]/f\b|\b(anfangs|end|beginn?|eind)saldo\b|\b(alter|neuer)?\s*kontostand\b|"
     r"\bsolde\s+(initial|final|de\s+d[ée]but|de\s+fin|au)\b|\b(ancien|nouveau)\s+solde\b|"
-    r"\bsaldo\s+(iniziale|finale|inicial|final|anterior|zum|per|am|vom)\b|"
+    r"\bsaldo\s+(iniziale|finale|inicial|final|anterior|zum|per|am|vom|ko[nń]cowe|"
+    r"pocz[aą]tkowe)\b|"
     r"\burspr[üu]nglicher\s+saldo\b|\blikutis\s+(prad|pabaig)\w*|"
     r"\bskyldig\s+beløp\s+fra\s+forrige\b|\b(inngående|utgående)\s+saldo\b|"
     r"\bbalance\s+at\s+(the\s+)?(start|beginning|end)\s+of\b|"
@@ -35,7 +36,7 @@ _CLOSING = re.compile(
 _OPENING = re.compile(
     r"(?i)beginning|opening|starting|previous|prior|anfang|beginsaldo|alter|initial|iniziale|inicial|"
     r"anterior|ancien|d[ée]but|urspr|prad|"
-    r"forrige|inngående|"
+    r"forrige|inngående|pocz[aą]tkowe|"
     r"brought|\bb/f\b|\b(start|beginning)\s+of\b|algsaldo"
 )
 # (Chinese banks' "合计金额", "人民币合计": the sum, of one currency)
