@@ -7,6 +7,7 @@ written here in each layout (a few synthetic rows), not copied."""
 
 from __future__ import annotations
 
+from ml_assets.core.intake.ingest import scan_transactions
 from ml_assets.core.intake.inspect_export import inspect_path
 from tests.test_inspect_export import inspect
 from tests.test_issuer_csv_layouts import loaded
@@ -216,3 +217,29 @@ def test_canadian_dates_read_both_ways_stay_month_first(tmp_path):
     )
     (found,) = inspect_path(export)
     assert found.settings["date_format"] == "%m/%d/%Y"
+
+
+def test_romanian_and_hungarian_month_names_read(tmp_path):
+    """ING Romania's "31 iulie 2021" and a Hungarian "2021. március 5." are dates."""
+    from ml_assets.core.intake.records import parse_date_text
+
+    assert parse_date_text("31 iulie 2021", "%d %B %Y").date().isoformat() == "2021-07-31"
+    assert parse_date_text("1 noiembrie 2021", "%d %B %Y").date().isoformat() == "2021-11-01"
+    assert parse_date_text("2021. március 5.", "%Y. %B %d.").date().isoformat() == "2021-03-05"
+    export = tmp_path / "Tranzactii.csv"
+    export.write_text(
+        "Data,,,Detalii tranzactie,Debit,,Credit,Balanta\n"
+        '31 iulie 2021,,,Cumparare POS,"44,00",,,"6.879,67"\n'
+        ",,,Terminal: MEGA IMAGE 0012 RO BUCURESTI,,,,\n"
+        '2 august 2021,,,Incasare salariu,,,"5.000,00","11.879,67"\n',
+        encoding="utf-8",
+    )
+    result = scan_transactions(
+        export,
+        column_map={"Data": "posted_date", "Detalii tranzactie": "description",
+                    "Debit": "debit", "Credit": "credit"},
+        date_format="%d %B %Y",
+        decimal=",",
+    )  # fmt: skip
+    assert result.kept["posted_date"].to_list() == ["2021-07-31", "2021-08-02"]
+    assert result.kept["amount"].to_list() == [-44.0, 5000.0]

@@ -263,7 +263,7 @@ def iso_date(text: str) -> dt.date | None:
 
 
 # month names and abbreviations of the main European languages (it, fr, de, es, pt, nl,
-# sv/da/no, pl, cs; Polish and Czech also in the genitive a date writes), accents dropped,
+# sv/da/no, pl, cs, then ro, hu; Polish and Czech also in the genitive a date writes), accents dropped,
 # by month: strftime's %b and %B read English alone ("24 lug 2024" is Satispay's July 24th)
 _MONTH_WORDS = (
     "gen gennaio janv janvier jan januar jaen jaenner ene enero janeiro januari sty styczen "
@@ -283,7 +283,18 @@ _MONTH_WORDS = (
     "dic dicembre dec decembre dez dezember diciembre dezembro december des desember gru "
     "grudzien grudnia pro prosinec prosince",
 )
-_MONTHS = {word: month for month, words in enumerate(_MONTH_WORDS, 1) for word in words.split()}
+# Romanian's and Hungarian's (ING Romania's "31 iulie 2021")
+_MONTH_WORDS_EAST = (
+    "ian ianuarie", "februarie febr", "martie marc marcius", "aprilie aprilis", "majus",
+    "iun iunie junius", "iul iulie julius", "augusztus", "septembrie szept szeptember",
+    "octombrie", "noi noiembrie", "decembrie",
+)  # fmt: skip
+_MONTHS = {
+    word: month
+    for table in (_MONTH_WORDS, _MONTH_WORDS_EAST)
+    for month, words in enumerate(table, 1)
+    for word in words.split()
+}
 # English's own too, both ways: a file whose first dates all fall in "May" tells no %b from
 # %B, and its later "Mar" or "March" must read whichever was chosen
 _MONTHS |= {dt.date(2000, m, 1).strftime(f).lower(): m for m in range(1, 13) for f in ("%b", "%B")}
