@@ -284,3 +284,30 @@ def test_a_second_table_of_the_same_columns_has_its_header_read_as_one(tmp_path,
         date_format="%d/%m/%Y",
     )
     assert result.rows_in == 3 == result.kept.height
+
+
+def test_page_footers_and_a_closing_balance_in_a_column_of_no_field(tmp_path):
+    """ING Romania's signatures and branch below each page's rows (words alone, no digit, in
+    columns of no field) are page footers; BCR's "Saldo Final :" whose words stand in such a
+    column is its balance line. Neither is a quarantined row; a row with a figure still is."""
+    from ml_assets.core.intake.ingest import scan_transactions
+
+    export = tmp_path / "Tranzactii.csv"
+    export.write_text(
+        "Data,Semnatura,Detalii tranzactie,Debit,Credit,Nota\n"
+        '12/08/2021,,Cumparare POS MEGA IMAGE,"7,00",,\n'
+        ",Roxana Petria,,,,Alexandra Ilie\n"
+        ",,,,,ING Bank N.V. Amsterdam\n"
+        '13/08/2021,,Incasare salariu,,"5.000,00",\n'
+        ',Saldo Final   :,,,"6.926,67",\n'
+        ",,ATM WITHDRAWAL,\"50,00\",,\n"
+    )
+    result = scan_transactions(
+        export,
+        column_map={"Data": "posted_date", "Detalii tranzactie": "description",
+                    "Debit": "debit", "Credit": "credit"},
+        date_format="%d/%m/%Y",
+        decimal=",",
+    )  # fmt: skip
+    assert result.kept["amount"].to_list() == [-7.0, 5000.0]
+    assert result.rows_in == 3 and dict(result.reasons) == {"missing_field": 1}

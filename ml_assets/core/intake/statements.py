@@ -163,11 +163,14 @@ def statement_line(record: dict) -> str | None:
     # (undated, its figure may stand in an amount column: "Balance at start of period,,,,+300")
     if (blank or undated) and any(_BALANCE.search(t) for t in texts):
         return "balance"
+    cells = [v for v in record.values() if isinstance(v, str)]
+    if undated and any(_BALANCE.search(v) for v in cells):
+        return "balance"  # (its words in a column of no field of ours: BCR's "Saldo Final")
     if (kind := status_kind(record)) is not None:
         return kind
     if undated and any(_TOTAL.match(t) for t in texts):
         return "total"
-    if undated and any(isinstance(v, str) and _TOTAL.match(v) for v in record.values()):
+    if undated and any(_TOTAL.match(v) for v in cells):
         return "total"  # (its words in a column of no field of ours: Fineco's "Totale movimenti")
     if blank and any(isinstance(v, str) and _TOTAL_CELL.fullmatch(v) for v in record.values()):
         return "total"  # (no amount where a row has one: no transaction to lose)
@@ -176,7 +179,16 @@ def statement_line(record: dict) -> str | None:
         return "balance"
     if isinstance(description, str) and _DATED_TOTAL.fullmatch(description):
         return "turnover"  # (one direction's sum, as Swedbank gives one per D and K: unchecked)
+    if blank and date in (None, "") and _words_alone(record):
+        return "page footer"  # (ING Romania's signatures and branch below each page's rows)
     return None
+
+
+def _words_alone(record: dict) -> bool:
+    """Whether a line's filled cells are words without a digit (names, a branch, a title):
+    no date, no figure, no reference a transaction would have."""
+    filled = [str(v).strip() for v in record.values() if v is not None and str(v).strip()]
+    return bool(filled) and not any(ch.isdigit() for text in filled for ch in text)
 
 
 @dataclass
