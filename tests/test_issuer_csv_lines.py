@@ -300,7 +300,7 @@ def test_page_footers_and_a_closing_balance_in_a_column_of_no_field(tmp_path):
         ",,,,,ING Bank N.V. Amsterdam\n"
         '13/08/2021,,Incasare salariu,,"5.000,00",\n'
         ',Saldo Final   :,,,"6.926,67",\n'
-        ",,ATM WITHDRAWAL,\"50,00\",,\n"
+        ',,ATM WITHDRAWAL,"50,00",,\n'
     )
     result = scan_transactions(
         export,
