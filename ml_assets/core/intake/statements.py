@@ -142,8 +142,10 @@ def statement_line(record: dict) -> str | None:
     State), "closed trade" for one whose status says it closed unpaid (Alipay's 交易关闭,
     not counted as spending), "neutral move" for a move between the user's own accounts that
     a payment app's bill marks neither income nor spending (see core.neutral_rows),
-    "section title" for a title among the rows (Schwab's "Posted Transactions"), else
-    None. ``record`` is in our names."""
+    "section title" for a title among the rows (Schwab's "Posted Transactions"), "page
+    footer" for a line of words without a digit and no date or amount (ING Romania's
+    signatures below each page), else None. ``record`` is in our names; a balance's or a
+    total's words count in any of its cells, a field of ours or not."""
     if record.get(SECTION_LINE) is not None:
         return "section title"
     if record.get(CONTINUATION_LINE) is not None:
