@@ -63,6 +63,9 @@ _FIGURE_AND_CODE = re.compile(
 # (额 for 額, 币 for 幣, 账 for 賬, 实 for 実 and 實 ...): a file of them is from mainland China
 _SIMPLIFIED = frozenset("额币账单实订费类说对户务银记价间时")
 _KANA = re.compile(r"[\u3040-\u30ff]")
+# words of a Japanese bank's column names that Chinese writes otherwise (残高 for 余额, 出金 and
+# 入金 for 支出 and 收入): Shinsei's header, in kanji alone
+_JAPANESE_WORDS = re.compile(r"残高|出金|入金|預入|引出")
 _SCRIPTS = {"JPY": "Japanese (kana)", "CNY": "simplified Chinese"}
 
 
@@ -190,6 +193,8 @@ def currency_pointed_to(
             pointed.setdefault("CNY", f"the column name {name.strip()!r}, in simplified Chinese")
         if _KANA.search(name):
             pointed.setdefault("JPY", f"the column name {name.strip()!r}, in Japanese kana")
+        if _JAPANESE_WORDS.search(name) and not _SIMPLIFIED & set(name):  # (取出金额: Chinese)
+            pointed.setdefault("JPY", f"the column name {name.strip()!r}, in Japanese")
     for row in rows:
         line = " ".join(str(c).strip() for c in row.cells if str(c).strip())
         if row.line < header_line and (figure := _FIGURE_AND_CODE.search(line)) is not None:

@@ -27,6 +27,9 @@ _PENDING_STATUS = _PENDING_DATES | {
     "в обработке",
     "függő tétel",
 }
+# a row's whole text that says its amount is only held (Swedbank Sweden's "SKYDDAT BELOPP", a
+# card payment reserved before it is booked)
+_PENDING_TEXTS = frozenset({"skyddat belopp", "reserverat belopp"})
 # a status that says the trade was closed (Alipay's 交易关闭): unpaid where the bill counts it
 # neither way (不计收支), no money moved; a closed trade the bill counts as spending (支出) was
 # paid and is refunded by a row of its own (see core.neutral_rows): both are rows
@@ -50,6 +53,9 @@ def status_kind(record: dict) -> str | None:
     if isinstance(date, str) and date.strip().lower() in _PENDING_DATES:
         return "pending transaction"  # not final: the bank changes or drops it before booking
     if any(_status_is(_PENDING_STATUS, key, value) for key, value in record.items()):
+        return "pending transaction"
+    text = record.get("description")
+    if isinstance(text, str) and " ".join(text.lower().split()) in _PENDING_TEXTS:
         return "pending transaction"
     closed = any(_status_is(_CLOSED_STATUS, key, value) for key, value in record.items())
     if closed and money_way(record.get("direction")) != -1:

@@ -35,6 +35,7 @@ DATE_FORMATS = (
     "%Y.%m.%d",
     "%Y%m%d",
     "%Y:%m:%d",  # Danske Bank Lithuania's "2012:03:01"
+    "%Y %m %d",  # Bank Pocztowy's "2019 10 11"
     "%d-%m-%Y",
     "%m-%d-%Y",
     "%d-%b-%Y",
