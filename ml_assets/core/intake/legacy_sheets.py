@@ -15,6 +15,7 @@ import xlrd
 from xlrd.compdoc import CompDocError
 
 from ml_assets.core.intake.records import file_head
+from ml_assets.core.intake.sheet_values import sheet_number
 
 _OLE2 = b"\xd0\xcf\x11\xe0\xa1\xb1\x1a\xe1"  # the compound file's signature
 
@@ -87,7 +88,7 @@ class LegacyBook:
             except (xlrd.xldate.XLDateError, OverflowError, ValueError):
                 return value  # a number formatted as a date that is none: read as written
         if kind == xlrd.XL_CELL_NUMBER:
-            return int(value) if value.is_integer() and abs(value) < 2**53 else value
+            return sheet_number(value)
         if kind == xlrd.XL_CELL_BOOLEAN:
             return bool(value)
         if kind == xlrd.XL_CELL_ERROR:

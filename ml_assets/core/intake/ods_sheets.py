@@ -17,6 +17,7 @@ from typing import Any  # (lxml's element class is private)
 from lxml import etree
 
 from ml_assets.core.intake.records import file_head
+from ml_assets.core.intake.sheet_values import sheet_number, sheets_by_name
 
 _MIMETYPE = b"mimetypeapplication/vnd.oasis.opendocument.spreadsheet"
 _TABLE = "{urn:oasis:names:tc:opendocument:xmlns:table:1.0}"
@@ -31,14 +32,6 @@ def is_ods(path: Path) -> bool:
     return _MIMETYPE in file_head(path, 128)
 
 
-def _number(text: str) -> object:
-    try:
-        value = float(text)
-    except ValueError:
-        return text
-    return int(value) if value.is_integer() and abs(value) < 2**53 else value
-
-
 def _text(cell: Any) -> str:
     paragraphs = ["".join(p.itertext()) for p in cell.iter(f"{_TEXT}p")]
     return " ".join(p for p in paragraphs if p)
@@ -47,7 +40,7 @@ def _text(cell: Any) -> str:
 def _value(cell: Any) -> object:
     kind = cell.get(f"{_OFFICE}value-type")
     if kind in ("float", "currency", "percentage"):
-        return _number(cell.get(f"{_OFFICE}value", ""))
+        return sheet_number(cell.get(f"{_OFFICE}value", ""))
     if kind == "date":
         written = cell.get(f"{_OFFICE}date-value", "")
         try:
@@ -72,12 +65,9 @@ class OdsBook:
                 root = etree.parse(content, parser).getroot()
         except (zipfile.BadZipFile, KeyError, OSError, etree.XMLSyntaxError) as err:
             raise ValueError(f"not an OpenDocument spreadsheet that reads: {err}") from err
-        self._sheets = {
-            table.get(f"{_TABLE}name") or f"Sheet{i}": table
-            for i, table in enumerate(root.iter(f"{_TABLE}table"), 1)
-        }
-        if not self._sheets:
-            raise ValueError("an OpenDocument spreadsheet with no sheet in it")
+        self._sheets = sheets_by_name(
+            root.iter(f"{_TABLE}table"), f"{_TABLE}name", "an OpenDocument spreadsheet"
+        )
         self.sheetnames = list(self._sheets)
 
     def _cells(self, row: Any) -> list[tuple[object, str]]:

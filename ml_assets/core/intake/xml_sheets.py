@@ -15,6 +15,7 @@ from typing import Any  # (lxml's element class is private)
 from lxml import etree
 
 from ml_assets.core.intake.records import file_head, open_binary
+from ml_assets.core.intake.sheet_values import sheet_number, sheets_by_name
 
 _NS = "urn:schemas-microsoft-com:office:spreadsheet"
 _SS = f"{{{_NS}}}"
@@ -31,21 +32,13 @@ def is_spreadsheet_xml(path: Path) -> bool:
     return looks_like_spreadsheet_xml(file_head(path))
 
 
-def _number(text: str) -> object:
-    try:
-        value = float(text)
-    except ValueError:
-        return text
-    return int(value) if value.is_integer() and abs(value) < 2**53 else value
-
-
 def _value(data: Any | None) -> object:
     if data is None:
         return None
     text = "".join(data.itertext())  # (formatted text holds HTML tags: <B>, <Font>)
     kind = data.get(f"{_SS}Type", "String")
     if kind == "Number":
-        return _number(text.strip())
+        return sheet_number(text.strip())
     if kind == "DateTime":
         try:
             return dt.datetime.fromisoformat(text.strip())
@@ -73,12 +66,9 @@ class XmlBook:
             for style in root.iter(f"{_SS}Style")
             if (number := style.find(f"{_SS}NumberFormat")) is not None
         }
-        self._sheets = {
-            sheet.get(f"{_SS}Name") or f"Sheet{i}": sheet
-            for i, sheet in enumerate(root.iter(f"{_SS}Worksheet"), 1)
-        }
-        if not self._sheets:
-            raise ValueError("an XML Spreadsheet 2003 with no worksheet in it")
+        self._sheets = sheets_by_name(
+            root.iter(f"{_SS}Worksheet"), f"{_SS}Name", "an XML Spreadsheet 2003"
+        )
         self.sheetnames = list(self._sheets)
 
     def _rows(self, name: str) -> Iterator[list[Any | None]]:
