@@ -9,6 +9,7 @@ cell reads as its value in the first cell with blanks beside it (its covered cel
 from __future__ import annotations
 
 import datetime as dt
+import itertools
 import zipfile
 from collections.abc import Iterator
 from pathlib import Path
@@ -99,11 +100,7 @@ class OdsBook:
         """The currency each number cell is written in (``office:currency``, "EUR"), where
         a sheet's bare figures say theirs."""
         found = []
-        for number, cells in enumerate(self._rows(name), 1):
-            if number <= below:
-                continue
-            if number > below + limit:
-                break
+        for cells in itertools.islice(self._rows(name), below, below + limit):
             for column in columns:
                 if column < len(cells) and isinstance(cells[column][0], int | float):
                     found.append(cells[column][1])

@@ -7,6 +7,7 @@ cell skips rows or columns; ``ss:MergeAcross`` leaves blanks beside a merged cel
 from __future__ import annotations
 
 import datetime as dt
+import itertools
 import re
 from collections.abc import Iterator
 from pathlib import Path
@@ -95,11 +96,7 @@ class XmlBook:
 
     def number_formats(self, name: str, columns: list[int], below: int, limit: int) -> list[str]:
         found = []
-        for number, cells in enumerate(self._rows(name), 1):
-            if number <= below:
-                continue
-            if number > below + limit:
-                break
+        for cells in itertools.islice(self._rows(name), below, below + limit):
             for column in columns:
                 cell = cells[column] if column < len(cells) else None
                 data = None if cell is None else cell.find(f"{_SS}Data")
