@@ -20,6 +20,12 @@ def cell(row: CellRow, position: int) -> object:
     return row.cells[position] if position < len(row.cells) else ""
 
 
+def votes_on_columns(row: CellRow) -> bool:
+    """Whether a row says anything of what its columns hold: more than one filled cell (a
+    footnote below the table, one cell, does not)."""
+    return sum(1 for c in row.cells if str(c).strip()) > 1
+
+
 def column(rows: list[CellRow], position: int) -> list:
     """A column's cells, of the rows long enough to hold one."""
     return [r.cells[position] for r in rows if position < len(r.cells)]

@@ -51,7 +51,14 @@ _LABELLED = re.compile(
     r"měna|mena|สกุลเงิน)\s*[:：]?\s*([a-z]{3})(?![a-z])",
     re.I,
 )
-_CURRENCY_WORDS = {"LEI": "RON"}
+# a currency's name, in the plural a column or a label writes it (Promerica's "Transacción
+# Colones" beside "Transacción Dolares", Raiffeisen Romania's "Valuta: LEI"); "pesos" names
+# several
+_CURRENCY_NAMES = {
+    "dolares": "USD", "dollars": "USD", "colones": "CRC", "soles": "PEN", "euros": "EUR",
+    "reais": "BRL", "quetzales": "GTQ", "lempiras": "HNL", "cordobas": "NIO",
+    "guaranies": "PYG", "bolivianos": "BOB", "lei": "RON",
+}  # fmt: skip
 # a figure and the code of its currency, either way round ("17'173.76 CHF", "EUR 2.150,50")
 _FIGURE = r"[-+]?\d{1,3}(?:[',. \u00a0]?\d{3})*(?:[.,]\d{2})"
 _FIGURE_AND_CODE = re.compile(
@@ -202,7 +209,8 @@ def currency_pointed_to(
             pointed.setdefault(code, f"{figure.group().strip()!r} above the table")
         if (labelled := _LABELLED.search(line)) is not None:
             written = labelled.group(1).upper()
-            code = _CURRENCY_WORDS.get(written) or (written if _CODES.fullmatch(written) else None)
+            code = _CURRENCY_NAMES.get(written.lower())
+            code = code or (written if _CODES.fullmatch(written) else None)
             if code is not None:
                 pointed.setdefault(code, f"{labelled.group()!r} above the table")
         for position, cell in enumerate(row.cells):
@@ -275,15 +283,6 @@ def _iban_checks(iban: str) -> bool:
     """The IBAN's mod-97 check (ISO 13616): its check digits, moved behind, make it 1."""
     moved = iban[4:] + iban[:4]
     return int("".join(str(int(c, 36)) for c in moved)) % 97 == 1
-
-
-# a currency's name in the plural a card statement heads its column with (Promerica's
-# "Transacción Colones" beside "Transacción Dolares"); "pesos" names several
-_CURRENCY_NAMES = {
-    "dolares": "USD", "dollars": "USD", "colones": "CRC", "soles": "PEN", "euros": "EUR",
-    "reais": "BRL", "quetzales": "GTQ", "lempiras": "HNL", "cordobas": "NIO",
-    "guaranies": "PYG", "bolivianos": "BOB",
-}  # fmt: skip
 
 
 def currency_of_column(name: object) -> str | None:

@@ -14,7 +14,7 @@ from collections.abc import Iterator
 from html.parser import HTMLParser
 from pathlib import Path
 
-from ml_assets.core.intake.records import file_head, open_binary
+from ml_assets.core.intake.records import open_binary
 from ml_assets.core.intake.text_encoding import detect_encoding
 from ml_assets.core.intake.xml_sheets import looks_like_spreadsheet_xml
 
@@ -35,10 +35,6 @@ def looks_like_html(head: bytes) -> bool:
     if start.startswith(_HTML_STARTS):
         return True
     return start.startswith((b"<?xml", b"<!--")) and (b"<html" in start or b"<table" in start)
-
-
-def is_html_page(path: Path) -> bool:
-    return looks_like_html(file_head(path))
 
 
 def _page_text(data: bytes) -> str:

@@ -8,6 +8,7 @@ import contextlib
 import itertools
 
 from ml_assets.core.intake.amount_text import sniff_decimal
+from ml_assets.core.intake.column_values import votes_on_columns
 from ml_assets.core.intake.csv_exports import head_lines, iter_csv_rows
 from ml_assets.core.intake.currency_clues import (
     currency_named,
@@ -66,8 +67,7 @@ def inspect_table(found: Inspection) -> None:
     if guess is None:
         raise no_layout_error(file, rows, unit)
     read = [r for r in rows if not isinstance(r.cells, SchemaError)]
-    # (a row of one filled cell, a footnote below the table, says nothing of the columns)
-    body = [r for r in read if r.line > guess.line and sum(map(_filled, r.cells)) > 1]
+    body = [r for r in read if r.line > guess.line and votes_on_columns(r)]
     _describe_header(found, guess, rows)
     if month is not None:
         found.facts.append(("year", month.describe(unit)))
@@ -86,10 +86,6 @@ def _currency_formatted(
         return None
     example = next(f for f in formats if (one := currency_named([f], [])) and one[0] == named[0])
     return named[0], f"the amount cells' number format, e.g. {example!r}"
-
-
-def _filled(value: object) -> bool:
-    return bool(str(value).strip())
 
 
 def _describe_header(found: Inspection, guess: LayoutGuess, rows: list) -> None:

@@ -27,6 +27,7 @@ from ml_assets.core.intake.column_values import (
     number_share,
     spaced,
     times_of_day,
+    votes_on_columns,
 )
 from ml_assets.core.intake.csv_exports import CellRow
 from ml_assets.core.intake.guessed_layout import LayoutGuess
@@ -211,7 +212,7 @@ def check_values(guess: LayoutGuess, body: list[CellRow]) -> str:
     text column of account numbers give way to a column that holds what they should. Returns
     what those two changed, in words ("" for nothing). A row of one filled cell (a footnote,
     a summary's title below the table) is no transaction and does not vote."""
-    body = [r for r in body if sum(1 for c in r.cells if str(c).strip()) > 1]
+    body = [r for r in body if votes_on_columns(r)]
     if not body:
         return ""
     positions = {name: i for i, name in enumerate(guess.header)}

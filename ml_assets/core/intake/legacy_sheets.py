@@ -14,7 +14,6 @@ from pathlib import Path
 import xlrd
 from xlrd.compdoc import CompDocError
 
-from ml_assets.core.intake.records import file_head
 from ml_assets.core.intake.sheet_values import sheet_number
 
 _OLE2 = b"\xd0\xcf\x11\xe0\xa1\xb1\x1a\xe1"  # the compound file's signature
@@ -34,8 +33,8 @@ class _Quiet:
 _QUIET = _Quiet()
 
 
-def is_legacy_excel(path: Path) -> bool:
-    return file_head(path, len(_OLE2)) == _OLE2
+def looks_like_legacy_excel(head: bytes) -> bool:
+    return head.startswith(_OLE2)
 
 
 class LegacyBook:

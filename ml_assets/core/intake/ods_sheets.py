@@ -17,7 +17,6 @@ from typing import Any  # (lxml's element class is private)
 
 from lxml import etree
 
-from ml_assets.core.intake.records import file_head
 from ml_assets.core.intake.sheet_values import sheet_number, sheets_by_name
 
 _MIMETYPE = b"mimetypeapplication/vnd.oasis.opendocument.spreadsheet"
@@ -27,10 +26,10 @@ _TEXT = "{urn:oasis:names:tc:opendocument:xmlns:text:1.0}"
 _REPEAT_CAP = 1024  # rows or cells repeated more than this are a sheet's filler
 
 
-def is_ods(path: Path) -> bool:
+def looks_like_ods(head: bytes) -> bool:
     """A zip whose first entry is the OpenDocument spreadsheet's mimetype (stored first and
     uncompressed, as the standard requires)."""
-    return _MIMETYPE in file_head(path, 128)
+    return head.startswith(b"PK\x03\x04") and _MIMETYPE in head[:128]
 
 
 def _text(cell: Any) -> str:

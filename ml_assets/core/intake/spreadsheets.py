@@ -21,12 +21,12 @@ from collections.abc import Callable, Iterator
 from pathlib import Path
 
 from ml_assets.core.intake.csv_exports import CellRow, is_rule_line
-from ml_assets.core.intake.html_tables import HtmlBook, is_html_page
-from ml_assets.core.intake.legacy_sheets import LegacyBook, is_legacy_excel
-from ml_assets.core.intake.ods_sheets import OdsBook, is_ods
-from ml_assets.core.intake.records import SchemaError
+from ml_assets.core.intake.html_tables import HtmlBook, looks_like_html
+from ml_assets.core.intake.legacy_sheets import LegacyBook, looks_like_legacy_excel
+from ml_assets.core.intake.ods_sheets import OdsBook, looks_like_ods
+from ml_assets.core.intake.records import SchemaError, file_head
 from ml_assets.core.intake.tables import HEADER_SEARCH_LINES
-from ml_assets.core.intake.xml_sheets import XmlBook, is_spreadsheet_xml
+from ml_assets.core.intake.xml_sheets import XmlBook, looks_like_spreadsheet_xml
 
 
 class _XlsxBook:
@@ -70,25 +70,29 @@ class _XlsxBook:
 Book = LegacyBook | HtmlBook | XmlBook | OdsBook | _XlsxBook
 
 
+# how each kind's file begins, its reader, and what inspect calls it; else an .xlsx (a zip)
+_KINDS = (
+    (looks_like_legacy_excel, LegacyBook, "the old Excel format (BIFF)"),
+    (looks_like_spreadsheet_xml, XmlBook, "Excel's XML Spreadsheet 2003"),
+    (looks_like_ods, OdsBook, "an OpenDocument spreadsheet"),
+    (looks_like_html, HtmlBook, "an HTML page's table"),
+)
+
+
+def _kind(path: Path) -> tuple[type[Book], str]:
+    """The reader of a spreadsheet export and what it is, told by its first bytes."""
+    head = file_head(path)
+    found = next(((book, said) for looks, book, said in _KINDS if looks(head)), None)
+    return found or (_XlsxBook, "an Excel workbook (Office Open XML)")
+
+
 def _open_book(path: Path) -> Book:
-    if is_legacy_excel(path):
-        return LegacyBook(path)
-    if is_spreadsheet_xml(path):
-        return XmlBook(path)
-    if is_ods(path):
-        return OdsBook(path)
-    return HtmlBook(path) if is_html_page(path) else _XlsxBook(path)
+    return _kind(path)[0](path)
 
 
 def spreadsheet_kind(path: Path) -> str:
     """What a spreadsheet export is, told by its bytes (as the reader opens it)."""
-    if is_legacy_excel(path):
-        return "the old Excel format (BIFF)"
-    if is_spreadsheet_xml(path):
-        return "Excel's XML Spreadsheet 2003"
-    if is_ods(path):
-        return "an OpenDocument spreadsheet"
-    return "an HTML page's table" if is_html_page(path) else "an Excel workbook (Office Open XML)"
+    return _kind(path)[1]
 
 
 def _cell(value: object) -> object:
