@@ -11,15 +11,17 @@ import struct
 from collections.abc import Iterator
 from pathlib import Path
 
-import xlrd
-from xlrd.compdoc import CompDocError
-
 from ml_assets.core.intake.sheet_values import sheet_number
 
 _OLE2 = b"\xd0\xcf\x11\xe0\xa1\xb1\x1a\xe1"  # the compound file's signature
 
-# what xlrd raises on a damaged or foreign compound file (a Word document named .xls)
-_UNREADABLE = (xlrd.XLRDError, CompDocError, struct.error, AssertionError, IndexError, KeyError)
+
+def _unreadable() -> tuple[type[Exception], ...]:
+    """What xlrd raises on a damaged or foreign compound file (a Word document named .xls)."""
+    import xlrd
+    from xlrd.compdoc import CompDocError
+
+    return (xlrd.XLRDError, CompDocError, struct.error, AssertionError, IndexError, KeyError)
 
 
 class _Quiet:
@@ -43,6 +45,8 @@ class LegacyBook:
     the file."""
 
     def __init__(self, path: Path):
+        import xlrd  # (imported where a workbook is read, not with the graph)
+
         try:
             try:
                 # formatting_info: the cells' number formats, where a bare number's currency is
@@ -51,7 +55,7 @@ class LegacyBook:
                 )
             except NotImplementedError:  # formatting before BIFF 8 (Excel 95) is not read
                 self._book = xlrd.open_workbook(str(path), on_demand=True, logfile=_QUIET)
-        except _UNREADABLE as err:
+        except _unreadable() as err:
             raise ValueError(f"not an Excel workbook xlrd can read: {err}") from err
         self.sheetnames = self._book.sheet_names()
 
@@ -63,6 +67,8 @@ class LegacyBook:
     def number_formats(self, name: str, columns: list[int], below: int, limit: int) -> list[str]:
         """The number formats of ``columns`` (0-based) of the number cells in the ``limit``
         rows below row ``below`` (1-based)."""
+        import xlrd
+
         if not self._book.formatting_info:
             return []
         sheet = self._book.sheet_by_name(name)
@@ -78,6 +84,8 @@ class LegacyBook:
         self._book.release_resources()
 
     def _value(self, cell) -> object:
+        import xlrd
+
         kind, value = cell.ctype, cell.value
         if kind in (xlrd.XL_CELL_EMPTY, xlrd.XL_CELL_BLANK):
             return None

@@ -15,8 +15,6 @@ from collections.abc import Iterator
 from pathlib import Path
 from typing import Any  # (lxml's element class is private)
 
-from lxml import etree
-
 from ml_assets.core.intake.sheet_values import sheet_number, sheets_by_name
 
 _MIMETYPE = b"mimetypeapplication/vnd.oasis.opendocument.spreadsheet"
@@ -58,6 +56,8 @@ class OdsBook:
     ValueError where the file is no readable OpenDocument spreadsheet."""
 
     def __init__(self, path: Path):
+        from lxml import etree  # (imported where a workbook is read, not with the graph)
+
         # no entities, no network: the file is the user's download, not trusted markup
         parser = etree.XMLParser(resolve_entities=False, no_network=True, huge_tree=True)
         try:

@@ -13,8 +13,6 @@ from collections.abc import Iterator
 from pathlib import Path
 from typing import Any  # (lxml's element class is private)
 
-from lxml import etree
-
 from ml_assets.core.intake.records import file_head, open_binary
 from ml_assets.core.intake.sheet_values import sheet_number, sheets_by_name
 
@@ -55,6 +53,8 @@ class XmlBook:
     Raises ValueError where the XML does not parse."""
 
     def __init__(self, path: Path):
+        from lxml import etree  # (imported where a workbook is read, not with the graph)
+
         # no entities, no network: the file is the user's download, not trusted markup
         parser = etree.XMLParser(resolve_entities=False, no_network=True)
         try:
