@@ -112,37 +112,48 @@ def test_lean_loss_equals_the_plain_hf_loss(corpus, backbone_source, tiny_tokeni
     assert torch.allclose(plain, lean, rtol=1e-5, atol=1e-6)
 
 
-def test_meter_splits_data_wait_from_compute():
-    import time
+class _Clock:
+    """A clock the test moves by hand: the meter's arithmetic, not the machine's load."""
 
-    meter = ThroughputMeter()
+    def __init__(self) -> None:
+        self.now = 100.0
+
+    def __call__(self) -> float:
+        return self.now
+
+
+def test_meter_splits_data_wait_from_compute():
+    clock = _Clock()
+    meter = ThroughputMeter(clock=clock)
     for _ in range(3):
-        time.sleep(0.02)  # data
+        clock.now += 0.02  # data
         meter.batch_ready()
-        time.sleep(0.06)  # compute
+        clock.now += 0.06  # compute
         meter.step_done(real_tokens=30, padded_tokens=40, samples=2, device=torch.device("cpu"))
     report = meter.report(torch.device("cpu"))
-    assert 0.15 < report["data_wait_share"] < 0.35
+    assert report["data_wait_share"] == 0.25
     assert report["padding_share"] == 0.25
     assert report["timed_steps"] == 3 and report["peak_memory_mb"] > 0
 
 
 def test_meter_leaves_warmup_steps_out_of_the_rates():
-    import time
-
-    meter = ThroughputMeter(warmup_steps=1)
-    time.sleep(0.02)
+    clock = _Clock()
+    meter = ThroughputMeter(warmup_steps=1, clock=clock)
+    clock.now += 0.02
     meter.batch_ready()
-    time.sleep(0.1)  # the first step: compile, autotuning
+    clock.now += 0.1  # the first step: compile, autotuning
     meter.step_done(real_tokens=10, padded_tokens=40, samples=2, device=torch.device("cpu"))
     for _ in range(2):
+        clock.now += 0.01
         meter.batch_ready()
+        clock.now += 0.03
         meter.step_done(real_tokens=30, padded_tokens=40, samples=2, device=torch.device("cpu"))
     report = meter.report(torch.device("cpu"))
     assert report["timed_steps"] == 2 and report["warmup_steps"] == 1
-    assert report["warmup_seconds"] >= 0.1 and meter.total_seconds < 0.1
+    assert report["warmup_seconds"] == 0.12
+    assert abs(meter.total_seconds - 0.08) < 1e-9 and abs(meter.data_seconds - 0.02) < 1e-9
     assert report["padding_share"] == 0.25  # the warm-up step's 75 % is not counted
-    assert meter.samples == 4 and meter.data_seconds < 0.02
+    assert meter.samples == 4 and report["tokens_per_second"] == 750.0
 
 
 def test_prefetcher_preserves_order_and_surfaces_errors():

@@ -374,23 +374,23 @@ def test_a_killed_run_is_failed_its_gpu_slot_freed_and_the_queue_moves_on(deploy
 
         run = wait_for(lambda: _finished(instance, waiting), 120, "the queued GPU run").dagster_run
         assert run.status == dg.DagsterRunStatus.SUCCESS, _tails(deployment.logs)
-        next_start, _ = _gpu_window(instance, waiting)
-        # nothing freed the slot before the monitoring daemon's free_slots_after_run_end_seconds
-        # had passed (Dagster 1.13 does not log what it freed)
-        settings = instance.run_monitoring_settings
-        hold_on = settings["free_slots_after_run_end_seconds"]
-        assert (
-            hold_on
-            <= next_start - dead.end_time
-            <= hold_on + settings["poll_interval_seconds"] + 15
-        )
-        recovered_after = next_start - killed_at
-
         retried = dg.RunsFilter(tags={"dagster/parent_run_id": held})
         (retry,) = wait_for(lambda: instance.get_runs(retried), 60, "the automatic retry")
         retry = wait_for(lambda: _finished(instance, retry.run_id), 120, "the retry to finish")
         assert retry.dagster_run.status == dg.DagsterRunStatus.SUCCESS
         assert not instance.event_log_storage.get_concurrency_info("gpu").claimed_slots
+
+        # the queued run and the retry took the freed slot one after the other, in either
+        # order, and neither before the monitoring daemon's free_slots_after_run_end_seconds
+        # had passed (Dagster 1.13 does not log what it freed). No upper bound: on a busy
+        # machine the daemon's ticks come late, and a test must not flip with the load.
+        (first_start, first_end), (second_start, _) = sorted(
+            _gpu_window(instance, r) for r in (waiting, retry.dagster_run.run_id)
+        )
+        assert first_end <= second_start, "the queued run and the retry shared the gpu slot"
+        hold_on = instance.run_monitoring_settings["free_slots_after_run_end_seconds"]
+        assert first_start - dead.end_time >= hold_on
+        recovered_after = first_start - killed_at
     print(
         f"SIGKILL -> run failed in {failed_after:.1f} s; -> next GPU step running in "
         f"{recovered_after:.1f} s; retry finished {retry.end_time - killed_at:.1f} s after kill"

@@ -8,7 +8,8 @@ from __future__ import annotations
 
 import resource
 import time
-from dataclasses import dataclass, field
+from collections.abc import Callable
+from dataclasses import dataclass
 
 import torch
 
@@ -33,19 +34,23 @@ class ThroughputMeter:
     data_seconds: float = 0.0
     total_seconds: float = 0.0
     warmup_seconds: float = 0.0
+    clock: Callable[[], float] = time.perf_counter
     _seen: int = 0
     _data: float = 0.0
-    _last: float = field(default_factory=time.perf_counter)
+    _last: float = 0.0
+
+    def __post_init__(self) -> None:
+        self._last = self.clock()
 
     def batch_ready(self) -> None:
-        self._data = time.perf_counter() - self._last
+        self._data = self.clock() - self._last
 
     def step_done(
         self, real_tokens: int, padded_tokens: int, samples: int, device: torch.device
     ) -> None:
         if device.type == "cuda":
             torch.cuda.synchronize()  # otherwise async kernels make the data path look slow
-        now = time.perf_counter()
+        now = self.clock()
         self._seen += 1
         if self._seen <= self.warmup_steps:
             self.warmup_seconds += now - self._last
@@ -60,7 +65,7 @@ class ThroughputMeter:
 
     def exclude(self) -> None:
         """Call after work that is neither data nor training (evaluation, checkpoints)."""
-        self._last = time.perf_counter()
+        self._last = self.clock()
 
     def report(
         self,
