@@ -104,8 +104,8 @@ def test_a_dutch_export_signed_by_a_direction_column_with_compact_dates(tmp_path
 
 
 def test_multi_line_descriptions_keep_the_output_a_params_file(tmp_path, capsys):
-    """Some French banks break a Libellé over lines inside its quotes: the preview shows the
-    break escaped, so every finding stays a comment and the output still loads as params."""
+    """Some French banks break a Libellé over lines inside its quotes: the text reads as one
+    line, so every finding stays a comment and the output still loads as params."""
     export = tmp_path / "CA20261130.csv"
     export.write_bytes(
         "Date;Libellé;Débit euros;Crédit euros;\n"
@@ -114,7 +114,7 @@ def test_multi_line_descriptions_keep_the_output_a_params_file(tmp_path, capsys)
     )
     code, out, params = inspect(export, capsys)
     assert code == 0
-    assert "#     2026-11-03  -12.40  PAIEMENT PAR CARTE \\nCARREFOUR CITY PARIS 02/11" in out
+    assert "#     2026-11-03  -12.40  PAIEMENT PAR CARTE CARREFOUR CITY PARIS 02/11" in out
     assert all(line.startswith("#") for line in out.split("raw_transactions:")[0].splitlines())
     assert params["raw_transactions"]["column_map"]["Libellé"] == "description"
 

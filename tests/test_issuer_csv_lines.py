@@ -113,8 +113,8 @@ def test_continuation_lines_join_the_row_above(tmp_path, capsys):
     assert counted == 2 and "continuation line line 7, continuation line line 9" in out
     assert result.rows_in == 3 == result.kept.height
     assert result.kept["description"].to_list() == [
-        "DEBIT PURCHASE 15/04/26  66-6666 UBER EATS AN2GO HELP.UBER",
-        "CASH WITHDRAWAL  ATM 66-6666 OCBC-666 BRANCH          S",
+        "DEBIT PURCHASE 15/04/26 66-6666 UBER EATS AN2GO HELP.UBER",
+        "CASH WITHDRAWAL ATM 66-6666 OCBC-666 BRANCH S",
         "SALARY",
     ]
     assert result.kept["amount"].to_list() == [-6.66, -66.66, 3000.0]

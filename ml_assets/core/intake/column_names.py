@@ -89,8 +89,9 @@ SYNONYMS: dict[str, tuple[str, ...]] = {
         "descrizione operazioni|text|reference text|particulars|desc|"
         "remittance information unstructured|remittance information|"
         "remittance information unstructured array|"
-        # (HDFC's and other Indian banks' text; Paytm's "Paid for order")
-        "narration|activity|"
+        # (HDFC's and other Indian banks' text: ICICI's "Transaction Remarks"; Paytm's "Paid
+        # for order"; BCA's "Keterangan")
+        "narration|activity|transaction remarks|remarks|keterangan|"
         "摘要|お取引内容|取引内容|ご利用店名|利用店名|ご利用先|内容|交易摘要|商户名称|"
         "利用店名 商品名|ご利用店名 商品名|入出金内容|订单标题|"
         "적요|거래내용|내용|가맹점명|описание|описание операции|назначение платежа|основание|"
@@ -119,9 +120,9 @@ SYNONYMS: dict[str, tuple[str, ...]] = {
         "入账币种 金额|人民币金额|记账金额|入账金额|"
         # (Meituan's paid "实付金额" before its order's list price "订单金额")
         "实付金额|实收金额|"
-        # (PayPal's "Gross", "Brutto": the payment, before its fee; never a shipping or tax
-        # sub-amount beside it)
-        "amount|gross|brutto|transaction amount|transaction amount amount|betrag|umsatz|montant|bedrag|"
+        # (PayPal's "Gross", "Brutto", "Brut", "Bruto", "Lordo": the payment, before its fee;
+        # never a shipping or tax sub-amount beside it)
+        "amount|gross|brutto|brut|bruto|lordo|transaction amount|transaction amount amount|betrag|umsatz|montant|bedrag|"
         "importe|importo|value|sum|buchungsbetrag|castka|zauctovana castka|kwota|"
         "tranzakcio oesszege|oesszeg|belopp|beløp|beløb|summa|maeaerae|сума|сума в валюті картки|"
         "objem|cash flow|monto|valor|"
@@ -159,7 +160,9 @@ SYNONYMS: dict[str, tuple[str, ...]] = {
         "差引残高|残高|余额|账户余额|잔액|거래후잔액|остаток|баланс"
     ),
     # a fee charged beside the amount (Revolut's): the running balance moves by both
-    "fee": _names("fee|fees|gebuehr|gebuehren|frais|poplatek|服务费"),
+    "fee": _names(
+        "fee|fees|gebuehr|gebuehren|frais|poplatek|服务费|tarifa|commissione|commissioni|taxa"
+    ),
     "transaction_id": _names(
         # (GoCardless' internalTransactionId before the bank's entryReference beside it, the
         # id of STET's and Enable Banking's entries, before a "reference number" that is a

@@ -59,6 +59,7 @@ _CURRENCY_NAMES = {
     "reais": "BRL", "quetzales": "GTQ", "lempiras": "HNL", "cordobas": "NIO",
     "guaranies": "PYG", "bolivianos": "BOB", "lei": "RON",
 }  # fmt: skip
+_ONE_CURRENCY_NAMES = frozenset(_CURRENCY_NAMES) - {"dolares", "dollars"}
 # a figure and the code of its currency, either way round ("17'173.76 CHF", "EUR 2.150,50")
 _FIGURE = r"[-+]?\d{1,3}(?:[',. \u00a0]?\d{3})*(?:[.,]\d{2})"
 _FIGURE_AND_CODE = re.compile(
@@ -129,6 +130,10 @@ def currency_named(
                 seen.setdefault(code, f"the column name {name!r}")
         if "元" in str(name) and "额" in str(name):  # yuan, in simplified script: renminbi
             seen.setdefault("CNY", f"the column name {name!r}")
+        # a currency's name (La Banque Postale's "Montant(EUROS)", Crédit Agricole's "Débit
+        # euros"); never "dollars", which a dozen countries write
+        for word in set(re.findall(r"[a-z]+", str(name).lower())) & _ONE_CURRENCY_NAMES:
+            seen.setdefault(_CURRENCY_NAMES[word], f"the column name {name!r}")
     return next(iter(seen.items())) if len(seen) == 1 else None
 
 

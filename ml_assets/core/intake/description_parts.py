@@ -12,12 +12,15 @@ import unicodedata
 
 
 def text_of(value: object) -> str:
-    """A cell as text: strings stripped, a list of strings joined, nothing for None or NaN."""
+    """A cell as text, its runs of spaces and line breaks one space (Crédit Agricole's label
+    quoted over three lines, HDFC's narration padded to 120 characters: a person reads one
+    line, and a merchant's rows read alike), a list of strings joined, nothing for None or
+    NaN."""
     if isinstance(value, list):
-        return " ".join(v.strip() for v in value if isinstance(v, str) and v.strip())
+        return " ".join(" ".join(v.split()) for v in value if isinstance(v, str) and v.strip())
     if value is None or (isinstance(value, float) and value != value):
         return ""
-    return str(value).strip()
+    return " ".join(str(value).split())
 
 
 def placeholder(text: str) -> bool:
@@ -67,9 +70,13 @@ def description_of(parts: list) -> object:
     filled ones are joined, a placeholder and a part already said left out, and a first
     part (the party) that a later text names as written is left to that text (Wise's "Sent
     money to Jane Doe" beside "Jane Doe"). Cells that are all placeholders are joined as
-    they are: the row keeps what it has."""
+    they are: the row keeps what it has. A text cell's spacing is made one line's (text_of);
+    a whole number in it is text ("7" for a shop's number)."""
     if len(parts) == 1:
-        return parts[0]
+        part = parts[0]
+        if isinstance(part, int) and not isinstance(part, bool):
+            return str(part)
+        return " ".join(part.split()) if isinstance(part, str) else part
     texts = [text_of(p) for p in parts]
     if not any(t and not placeholder(t) for t in texts):
         return " ".join(t for t in texts if t)

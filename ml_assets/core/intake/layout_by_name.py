@@ -127,8 +127,16 @@ _WORDS = {
 # category's id is no label of the user's
 _NOT_WORDS = {
     # a part of the payment or a charge beside it is no payment's amount (PayPal's "Shipping
-    # and Handling Amount", "Insurance Amount" beside its "Gross"; Venmo's "Amount (fee)")
-    "amount": ("shipping", "handling", "tax", "insurance", "discount", "fee", "fees", "tip"),
+    # and Handling Amount", "Insurance Amount" beside its "Gross", in each language it writes;
+    # Venmo's "Amount (fee)")
+    "amount": (
+        *("shipping", "handling", "tax", "insurance", "discount", "fee", "fees", "tip"),
+        *("frais", "livraison", "traitement", "tva", "assurance", "remise"),  # fr
+        *("envio", "manipulacion", "impuesto", "impuestos", "iva", "seguro", "descuento"),  # es
+        *("spedizione", "imballaggio", "imposta", "assicurazione", "sconto"),  # it
+        *("versand", "bearbeitung", "steuer", "versicherung", "rabatt", "gebuehr"),  # de
+        *("frete", "manuseio", "imposto", "taxa"),  # pt
+    ),
     # (a list of ids, Copilot's "suggestedCategoryIds", is no label either)
     "category": ("code", "codes", "id", "ids", "uid", "uuid", "guid", "mcc", "number", "no"),
     # the other party's account or address is no name: Oberbank's "Empfänger IBAN/Kto.Nr.",

@@ -27,6 +27,7 @@ from ml_assets.core.intake.column_values import (
     runs_with,
     spaced,
     times_of_day,
+    votes_on_columns,
     written_apart,
 )
 from ml_assets.core.intake.csv_exports import CellRow
@@ -106,7 +107,11 @@ def more_text(guess: LayoutGuess, body: list[CellRow], candidates: list[str] | N
     leave blank: those rows would be quarantined for want of a text."""
     positions = {name: i for i, name in enumerate(guess.header)}
     mapped = [positions[t] for t, o in guess.columns.items() if o == "description"]
-    blank = [r for r in body if not any(str(cell(r, i)).strip() for i in mapped) and r.cells]
+    # (a footnote below the table, one filled cell, is no row without a text: ICICI's legend
+    # lines under its table would join its serial numbers to the text)
+    blank = [
+        r for r in body if not any(str(cell(r, i)).strip() for i in mapped) and votes_on_columns(r)
+    ]
     if candidates is None:
         candidates = [n for n in guess.header if field_of(n) == "description"]
     for name in candidates:
@@ -274,9 +279,11 @@ def guess_by_values(rows: list[CellRow], header: list[str], line: int) -> Layout
     codes = [i for i in codes if not set(normalized(names[i]).split()) & _OTHER_AMOUNT_WORDS]
     if not dates or not numbers or not texts:
         return None
-    # a text is words: a column of references or ids (digits alone) is no description, and
-    # one of words with spaces between them goes before one of codes (an IBAN)
-    worded = [i for i in texts if any(any(map(str.isalpha, str(v))) for v in column(body, i))]
+    # a text is words: a column of references, ids or serial numbers (digits alone on every
+    # row that votes: a footnote under the table does not) is no description, and one of words
+    # with spaces between them goes before one of codes (an IBAN)
+    voting = [r for r in body if votes_on_columns(r)]
+    worded = [i for i in texts if any(any(map(str.isalpha, str(v))) for v in column(voting, i))]
     description = max(worded or texts, key=lambda i: (spaced(body, i), distinct(body, i), -i))
     columns = {names[dates[0]]: "posted_date", names[numbers[0]]: "amount"}
     if (credit := _complement(body, numbers[0], width, {dates[0], description})) is not None:
