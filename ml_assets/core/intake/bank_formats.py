@@ -23,6 +23,7 @@ import re
 from collections.abc import Iterator
 from pathlib import Path
 
+from ml_assets.core.intake.ofx_amounts import is_irregularly_grouped, shows_decimal_comma
 from ml_assets.core.intake.ofx_records import ofx_record
 from ml_assets.core.intake.records import SchemaError, open_binary
 
@@ -128,7 +129,11 @@ def iter_ofx(
     if skipped is not None:
         skipped.extend(_ofx_investments(root, text))
     offsets = [m.start() for m in re.finditer(r"<STMTTRN>", text, flags=re.IGNORECASE)]
-    for index, (element, account, currency) in enumerate(_ofx_transactions(root)):
+    transactions = list(_ofx_transactions(root))
+    # one amount written with a decimal comma makes the file's dots thousands separators
+    decimal_comma = any(shows_decimal_comma(t[0].findtext("TRNAMT")) for t in transactions)
+    irregular, cut = [], False
+    for index, (element, account, currency) in enumerate(transactions):
         start = offsets[index] if index < len(offsets) else 0
         end = text.find("</STMTTRN>", start)
         raw = text[start : end + 10 if end >= 0 else start + 2000].encode("latin-1")
@@ -136,12 +141,15 @@ def iter_ofx(
         where = f"{path}:{line}"
         if truncated and end < 0:
             yield line, cut_off(where, "inside this transaction (no </STMTTRN>)"), raw
-            return
+            cut = True
+            break
         try:
-            record = ofx_record(element, where)
+            record = ofx_record(element, where, decimal_comma)
         except SchemaError as err:
             yield line, err, raw
             continue
+        if decimal_comma and is_irregularly_grouped(element.findtext("TRNAMT")):
+            irregular.append((line, element.findtext("TRNAMT").strip(), record["amount"]))
         record["account_id"] = account
         # a transaction in another currency than the statement's says so itself
         record["currency"] = element.findtext("CURRENCY/CURSYM") or currency
@@ -150,9 +158,23 @@ def iter_ofx(
             # can hold a checking and a card statement numbering their entries alike
             record["transaction_id"] = f"{account}:{record['transaction_id']}"
         yield line, record, raw
-    if truncated:
+    if warnings is not None and (warning := _irregular_warning(path, irregular)):
+        warnings.append(warning)
+    if truncated and not cut:
         last = _line_of(text, len(text.rstrip()))
         yield last, cut_off(f"{path}:{last}", "before </OFX>"), data[-2000:]
+
+
+def _irregular_warning(path: Path, irregular: list[tuple[int, str, float]]) -> str | None:
+    """What a user is told about amounts that group only their last thousands, or None."""
+    if not irregular:
+        return None
+    line, written, amount = irregular[0]
+    return (
+        f"{path}: {len(irregular)} OFX amount(s) separate only their last thousands (line "
+        f"{line}: {written!r}, read as {amount:.2f}): before the file's decimal comma a '.' "
+        "can only separate thousands; check them against the bank's statement"
+    )
 
 
 def malformed_tags(path: Path, err: Exception, line: int, data: bytes) -> Row:

@@ -9,6 +9,7 @@ from __future__ import annotations
 import datetime as dt
 import decimal
 
+from ml_assets.core.intake.ofx_amounts import grouped_amount
 from ml_assets.core.intake.records import SchemaError
 
 _OFX_FIELDS = {  # OFX element -> our field, for errors
@@ -20,12 +21,13 @@ _OFX_FIELDS = {  # OFX element -> our field, for errors
 }
 
 
-def ofx_record(transaction, where: str) -> dict:
+def ofx_record(transaction, where: str, decimal_comma: bool = False) -> dict:
     """Our fields of one STMTTRN, those we read each converted by ofxtools' type for it (a
     decimal, an OFX date, text unescaped): a bank's elements out of the spec's order or a
     value we do not read (Nationwide's TRNTYPE 'Credit') cost no row. An empty FITID is the
     bank saying it has none, as CAMT.053's NONREF: no id, so ingest derives one; a STMTTRN
-    without the element is incomplete and quarantined."""
+    without the element is incomplete and quarantined. ``decimal_comma``: the file's amounts
+    use a decimal comma, so dots in TRNAMT group thousands (core.intake.ofx_amounts)."""
     if transaction.find("FITID") is None:
         raise SchemaError(
             f"{where}: required field 'transaction_id' (OFX <FITID>) is missing",
@@ -39,13 +41,30 @@ def ofx_record(transaction, where: str) -> dict:
     day = transaction.findtext("DTPOSTED").strip()[:8]
     record = {
         "posted_date": dt.datetime.strptime(day, "%Y%m%d").date(),
-        "amount": float(_ofx_value(transaction, "TRNAMT", where, required=True)),
+        "amount": float(_ofx_amount(transaction, where, decimal_comma)),
         "description": _ofx_text(party, memo) or _ofx_kind(transaction),
     }
     fitid = _ofx_value(transaction, "FITID", where)
     if fitid:
         record["transaction_id"] = fitid
     return record
+
+
+def _ofx_amount(transaction, where: str, decimal_comma: bool):
+    """TRNAMT as a decimal; in a file whose amounts use a decimal comma, with the dots that
+    group its thousands dropped first."""
+    written = transaction.findtext("TRNAMT") or ""
+    if not decimal_comma or not written.strip():
+        return _ofx_value(transaction, "TRNAMT", where, required=True)
+    try:
+        plain = grouped_amount(written)
+    except ValueError as err:
+        raise SchemaError(
+            f"{where}: OFX <TRNAMT> {written.strip()!r} is not a number: {err}",
+            "bad_amount",
+            "amount",
+        ) from err
+    return _ofx_value(transaction, "TRNAMT", where, required=True, text=plain)
 
 
 def _ofx_text(party: str | None, memo: str | None) -> str | None:
@@ -72,14 +91,16 @@ def _ofx_kind(transaction) -> str | None:
     return " ".join(p.strip() for p in parts if p and p.strip()) or None
 
 
-def _ofx_value(transaction, path: str, where: str, required: bool = False):
-    """The text at ``path`` (``TRNAMT``, ``PAYEE/NAME``) converted by ofxtools' type for that
-    element of its aggregate; None where absent or empty, unless ``required``."""
+def _ofx_value(transaction, path: str, where: str, required: bool = False, text: str | None = None):
+    """The text at ``path`` (``TRNAMT``, ``PAYEE/NAME``), or ``text`` read there instead,
+    converted by ofxtools' type for that element of its aggregate; None where absent or
+    empty, unless ``required``."""
     from ofxtools import models
 
     parent, _, tag = path.rpartition("/")
     ours = _OFX_FIELDS.get(tag)
-    text = transaction.findtext(path) or ""  # (CDATA keeps its spaces, as ofxtools does)
+    if text is None:  # (CDATA keeps its spaces, as ofxtools does)
+        text = transaction.findtext(path) or ""
     if not text.strip():
         if required:
             raise SchemaError(
