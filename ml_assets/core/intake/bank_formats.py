@@ -25,6 +25,7 @@ from pathlib import Path
 
 from ml_assets.core.intake.ofx_amounts import is_irregularly_grouped, shows_decimal_comma
 from ml_assets.core.intake.ofx_records import ofx_record
+from ml_assets.core.intake.ofx_reused_ids import StatementIds
 from ml_assets.core.intake.records import SchemaError, open_binary
 
 Row = tuple[int, dict | SchemaError, bytes]
@@ -132,8 +133,8 @@ def iter_ofx(
     transactions = list(_ofx_transactions(root))
     # one amount written with a decimal comma makes the file's dots thousands separators
     decimal_comma = any(shows_decimal_comma(t[0].findtext("TRNAMT")) for t in transactions)
-    irregular, cut = [], False
-    for index, (element, account, currency) in enumerate(transactions):
+    ids, irregular, cut = StatementIds(), [], False
+    for index, (element, account, currency, statement) in enumerate(transactions):
         start = offsets[index] if index < len(offsets) else 0
         end = text.find("</STMTTRN>", start)
         raw = text[start : end + 10 if end >= 0 else start + 2000].encode("latin-1")
@@ -157,9 +158,11 @@ def iter_ofx(
             # FITID is unique within its account only (OFX 2.2, 3.2.1): one file or folder
             # can hold a checking and a card statement numbering their entries alike
             record["transaction_id"] = f"{account}:{record['transaction_id']}"
+        if "transaction_id" in record:
+            record["transaction_id"] = ids.unique_id(statement, line, record)
         yield line, record, raw
-    if warnings is not None and (warning := _irregular_warning(path, irregular)):
-        warnings.append(warning)
+    if warnings is not None:
+        warnings.extend(w for w in (_irregular_warning(path, irregular), ids.warning(path)) if w)
     if truncated and not cut:
         last = _line_of(text, len(text.rstrip()))
         yield last, cut_off(f"{path}:{last}", "before </OFX>"), data[-2000:]
@@ -310,17 +313,18 @@ def _parse_body(tree, body: bytes) -> None:
 _OFX_ACCOUNTS = {"STMTRS": "BANKACCTFROM", "CCSTMTRS": "CCACCTFROM", "INVSTMTRS": "INVACCTFROM"}
 
 
-def _ofx_transactions(root) -> Iterator[tuple[object, str | None, str | None]]:
-    """(STMTTRN element, account id, currency) in document order: a bank's, a card's, and an
-    investment account's cash moves (each INVBANKTRAN wraps one STMTTRN)."""
-    for statement in root.iter():
+def _ofx_transactions(root) -> Iterator[tuple[object, str | None, str | None, int]]:
+    """(STMTTRN element, account id, currency, statement's number in the file) in document
+    order: a bank's, a card's, and an investment account's cash moves (each INVBANKTRAN
+    wraps one STMTTRN)."""
+    for number, statement in enumerate(root.iter()):
         account_from = _OFX_ACCOUNTS.get(statement.tag)
         if account_from is None:
             continue
         account = statement.findtext(f"{account_from}/ACCTID")
         currency = statement.findtext("CURDEF")
         for element in statement.iter("STMTTRN"):
-            yield element, account, currency
+            yield element, account, currency, number
 
 
 def _ofx_investments(root, text: str) -> list[tuple[int, str]]:
