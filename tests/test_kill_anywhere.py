@@ -191,9 +191,10 @@ def test_kill_9_anywhere_several_times_in_a_row_then_one_plain_launch_completes(
         launches.kill_when(
             lambda a=asset, t=target: len(entries(store, a)) >= t, f"{asset} day {target}"
         )
+        # (on a busy machine the last days may commit between the poll and the kill: a kill
+        # after the last day's commit and before the step's success is a kill in it too)
         in_progress(asset)
         kills.append((asset, f"{len(entries(store, asset))} of {days} days committed"))
-        assert len(entries(store, asset)) < days
 
     # training: once this launch's attempt record (rewritten every half second and at each
     # checkpoint) reaches a seeded step: pretraining past its first checkpoint (tiny: step 3
