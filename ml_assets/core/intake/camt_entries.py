@@ -56,6 +56,21 @@ def element_text(element, path: str, names: dict) -> str | None:
     return (found.text.strip() or None) if found is not None and found.text else None
 
 
+# an xs:date (camt's ISODate) with the time zone XML Schema allows after it: "2017-04-01+02:00",
+# "2025-03-04Z" (Raiffeisen Switzerland writes it on every entry)
+_DATE_WITH_ZONE = re.compile(r"(\d{4}-\d{2}-\d{2})(?:Z|[+-]\d{2}:\d{2})")
+
+
+def camt_day(text: str | None) -> str | None:
+    """A booking or value date as the bank wrote it, its time zone dropped from a date
+    (``Dt``): the zone says where the day was counted, it does not move the day, so
+    "2017-04-01+02:00" is 2017-04-01 (a UTC shift would make it March 31st). A date and
+    time (``DtTm``) is left whole: its date is read before its time."""
+    if text and (dated := _DATE_WITH_ZONE.fullmatch(text)):
+        return dated.group(1)
+    return text
+
+
 def _entry_fields(entry, statement, names: dict) -> dict:
     """What every detail of an entry shares: its account, days, reversal flag, additional
     text and bank transaction code (as words)."""
@@ -63,8 +78,8 @@ def _entry_fields(entry, statement, names: dict) -> dict:
         # the statement's account: its IBAN, or another scheme's number (Acct/Id/Othr/Id)
         "AccountIBAN": element_text(statement, "./Acct/Id/IBAN", names)
         or element_text(statement, "./Acct/Id/Othr/Id", names),
-        "BookingDate": element_text(entry, ".//BookgDt//*", names),  # Dt or DtTm
-        "ValueDate": element_text(entry, ".//ValDt//*", names),
+        "BookingDate": camt_day(element_text(entry, ".//BookgDt//*", names)),  # Dt or DtTm
+        "ValueDate": camt_day(element_text(entry, ".//ValDt//*", names)),
         "ReversalIndicator": element_text(entry, ".//RvslInd", names),
         "AdditionalEntryInformation": element_text(entry, "./AddtlNtryInf", names),
         # a batch booked as one sum names its payment order (PmtInfId), or its message
