@@ -35,6 +35,7 @@ from ml_assets.core.intake.inspect_records import inspect_records
 from ml_assets.core.intake.inspect_report import report  # noqa: F401 - the command's API
 from ml_assets.core.intake.inspect_table import inspect_table
 from ml_assets.core.intake.inspection import Inspection, inspect_text_encoding
+from ml_assets.core.intake.printed_reports import PRINTED_REPORT_ADVICE, printed_report
 from ml_assets.core.intake.records import SchemaError
 from ml_assets.core.intake.spreadsheets import spreadsheet_kind
 from ml_assets.core.intake.unread_statements import unread_statement
@@ -62,7 +63,8 @@ _SAVE_AS = {
 def _unread_kind(file: Path) -> str:
     """Why a file is not read, told by its bytes: a statement format no reader takes (see
     unread_statements), or where its extension is a spreadsheet's or .txt (a bank's "Excel"
-    download is often a web page or CSV text) what it is instead; and what to do."""
+    download is often a web page or CSV text, a .txt one a printed report) what it is
+    instead; and what to do."""
     unread = unread_statement(file)
     if unread is not None:
         return unread.refusal(file)
@@ -73,6 +75,8 @@ def _unread_kind(file: Path) -> str:
             f"an HTML table saved as {file.suffix} (a web page, not a spreadsheet) is not read: "
             "open it in a browser or a spreadsheet and save it as CSV"
         )
+    if content == "text" and printed_report(file):
+        return PRINTED_REPORT_ADVICE
     if content == "text":
         what = "text, not a spreadsheet" if suffix != ".txt" else "text"
         return (
