@@ -34,6 +34,9 @@ def test_revolut_reverted_and_declined_rows_are_counted_not_spent(tmp_path, caps
         "reverted transaction line 3, declined transaction line 4, failed transaction line 5" in out
     )
     assert result.quarantined.height == 0
+    # the rows kept are dated by their completion: the rows set aside do not vote on the
+    # date column
+    assert result.kept["posted_date"].cast(str).to_list() == ["2025-03-02", "2025-03-06"], out
 
 
 def test_satispay_not_approved_row_is_counted_not_spent(tmp_path, capsys):

@@ -31,6 +31,7 @@ from ml_assets.core.intake.column_values import (
 )
 from ml_assets.core.intake.csv_exports import CellRow
 from ml_assets.core.intake.guessed_layout import LayoutGuess
+from ml_assets.core.intake.row_status import status_sets_aside
 from ml_assets.core.intake.tables import position_name
 
 
@@ -220,7 +221,7 @@ def check_values(guess: LayoutGuess, body: list[CellRow]) -> str:
     text column of account numbers give way to a column that holds what they should. Returns
     what those two changed, in words ("" for nothing). A row of one filled cell (a footnote,
     a summary's title below the table) is no transaction and does not vote."""
-    body = [r for r in body if votes_on_columns(r)]
+    body = [r for r in body if votes_on_columns(r) and not status_sets_aside(guess.header, r.cells)]
     if not body:
         return ""
     positions = {name: i for i, name in enumerate(guess.header)}
