@@ -335,7 +335,9 @@ def test_a_direction_column_signs_unsigned_amounts(tmp_path):
 
 def test_header_names_read_by_their_words_and_a_date_filled_on_every_row(tmp_path):
     """Revolut-style: "Started Date" / "Completed Date" (blank while a payment is pending, and
-    its State PENDING: counted as pending, not kept)."""
+    its State PENDING: counted as pending, not kept). The booked rows are dated by their
+    completion: a pending row does not vote, so every download of the account dates a
+    transaction alike, whether or not it still holds pending rows."""
     path = tmp_path / "account-statement.csv"
     path.write_text(
         "Type,Started Date,Completed Date,Description,Amount,Currency,State,Balance\n"
@@ -344,7 +346,7 @@ def test_header_names_read_by_their_words_and_a_date_filled_on_every_row(tmp_pat
         "CARD_PAYMENT,2026-01-12 21:05:09,,Deliveroo,-23.90,GBP,PENDING,\n"
     )
     found = inspect_file(path)
-    assert found.settings["column_map"]["Started Date"] == "posted_date"
+    assert found.settings["column_map"]["Completed Date"] == "posted_date"
     assert found.result.quarantined.height == 0 and found.result.kept.height == 2
     assert found.result.notes[0].statement_lines == [(4, "pending transaction")]
 

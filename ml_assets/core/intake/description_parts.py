@@ -8,6 +8,7 @@ its message) is said once. A party's address after its name is no part of it.
 
 from __future__ import annotations
 
+import re
 import unicodedata
 
 
@@ -17,10 +18,19 @@ def text_of(value: object) -> str:
     line, and a merchant's rows read alike), a list of strings joined, nothing for None or
     NaN."""
     if isinstance(value, list):
-        return " ".join(" ".join(v.split()) for v in value if isinstance(v, str) and v.strip())
+        return " ".join(_one_line(v) for v in value if isinstance(v, str) and v.strip())
     if value is None or (isinstance(value, float) and value != value):
         return ""
-    return " ".join(str(value).split())
+    return _one_line(str(value))
+
+
+# a line break, or a run of spaces (a padded field); one space of any kind (a Japanese text's
+# full-width one between words) is the text's own
+_BREAKS = re.compile(r"\s*[\r\n\t\f\v]\s*|\s{2,}")
+
+
+def _one_line(text: str) -> str:
+    return _BREAKS.sub(" ", text).strip()
 
 
 def placeholder(text: str) -> bool:
@@ -76,7 +86,7 @@ def description_of(parts: list) -> object:
         part = parts[0]
         if isinstance(part, int) and not isinstance(part, bool):
             return str(part)
-        return " ".join(part.split()) if isinstance(part, str) else part
+        return _one_line(part) if isinstance(part, str) else part
     texts = [text_of(p) for p in parts]
     if not any(t and not placeholder(t) for t in texts):
         return " ".join(t for t in texts if t)
