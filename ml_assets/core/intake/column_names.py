@@ -235,7 +235,9 @@ SYNONYMS: dict[str, tuple[str, ...]] = {
         "deebet kreedit|"
         "credit debit indicator|debit credit indicator|cdt dbt ind|"
         # (Open Finance Brasil's creditDebitType; PrivatBank Autoclient's TRANTYPE, D or C)
-        "credit debit type|trantype"
+        "credit debit type|trantype|"
+        # (ICICI's card: "CR" on money in, blank on purchases)
+        "billing amount sign|amount sign|cr dr sign"
     ),
     # (Plaid's current taxonomy first: its `category` list is the deprecated one)
     "category": _names(

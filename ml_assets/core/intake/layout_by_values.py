@@ -153,23 +153,37 @@ _PAID_WITH = re.compile(
 )
 
 
+# the marks a statement writes beside only the amounts of one way (ICICI's and HDFC's cards:
+# "CR" on a payment or a refund, blank on a purchase)
+_PARTIAL_MARKS = frozenset({"cr", "dr"})
+
+
 def direction_by_values(guess: LayoutGuess, body: list[CellRow]) -> None:
     """An amount column that is never negative beside a column of debit/credit words (Mint's
     "Transaction Type": debit, credit) is signed by that column, whatever its name says: where
     both ways appear (a column of one word on every row carries no direction; "Crédito" on
-    every purchase names the card) and its name does not say how a purchase was paid."""
+    every purchase names the card), or where it marks only some rows with "CR" or "DR" (ICICI's
+    "BillingAmountSign", blank on purchases) or its name says a direction (HDFC's "Debit /
+    Credit"), and its name does not say how a purchase was paid."""
     ours = set(guess.columns.values())
     if "amount" not in ours or ours & {"debit", "credit", "direction"} or not body:
         return
     positions = {name: i for i, name in enumerate(guess.header)}
     source = {o: theirs for theirs, o in guess.columns.items()}
-    if any(a is not None and a < 0 for a in numbers(column(body, positions[source["amount"]]))):
+    at = positions[source["amount"]]
+    if any(a is not None and a < 0 for a in numbers(column(body, at))):
         return
     for name in guess.header:
         if guess.columns.get(name) not in (None, "transaction_type") or _PAID_WITH.search(name):
             continue
         words = _words(body, positions[name])
-        if _direction_words(words) and len({money_way(w) for w in words}) == 2:
+        # (a blank beside an amount: a row the column leaves unmarked, not a title line)
+        blanks = any(
+            not str(cell(r, positions[name])).strip() and str(cell(r, at)).strip() for r in body
+        )
+        partial = blanks and words <= _PARTIAL_MARKS
+        either_way = len({money_way(w) for w in words}) == 2
+        if _direction_words(words) and (either_way or partial or field_of(name) == "direction"):
             guess.columns[name] = "direction"
             guess.why["columns"] += (
                 f"; {name} -> direction by its values ({', '.join(sorted(words))})"

@@ -10,7 +10,7 @@ from typing import TYPE_CHECKING
 
 from ml_assets.core.intake.amount_text import amount_mark, amount_or_none
 from ml_assets.core.intake.column_values import cell
-from ml_assets.core.intake.csv_exports import CellRow
+from ml_assets.core.intake.csv_exports import CellRow, direction_sign
 from ml_assets.core.intake.money_words import BY_WORDS, TOP_UP, says_income, way_by_words
 from ml_assets.core.intake.records import SchemaError
 from ml_assets.core.intake.statements import statement_line
@@ -34,11 +34,24 @@ def choose_sign(guess: LayoutGuess, body: list[CellRow], decimal: str) -> None:
     if "direction" in source:
         said = "unsigned amounts, signed by the direction column"
         at = positions[source["direction"]]
+        marked = {direction_sign(cell(r, at)) for r in body if str(cell(r, at)).strip()}
         body = [r for r in body if not str(cell(r, at)).strip()]
         if not body:
             guess.why["sign"] = said
             return
-        # a column that marks only some rows (M&S Bank's "CR"): the others by the file's sign
+        amounts = [amount_or_none(cell(r, positions[source["amount"]]), decimal) for r in body]
+        if len(marked) == 1 and None not in marked and all(a is None or a >= 0 for a in amounts):
+            # a column that marks only one way (ICICI's and M&S Bank's "CR" on the money in):
+            # the rows it leaves blank, unsigned, went the other way
+            way = marked.pop()
+            guess.spending = "positive" if way == 1 else "negative"
+            others = "purchases, shown positive" if way == 1 else "money in"
+            guess.why["sign"] = (
+                f"{said} where it is filled; it marks only money {'in' if way == 1 else 'out'}"
+                f", so the {sum(a is not None for a in amounts)} unmarked row(s) are {others}"
+            )
+            return
+        # a column that marks some rows both ways: the others by the file's sign
         _sign_by_amounts(guess, body, decimal, positions, source)
         guess.why["sign"] = f"{said} where it is filled; the rest: {guess.why['sign']}"
         return
