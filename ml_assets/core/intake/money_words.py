@@ -12,14 +12,19 @@ import re
 # card's "INTERNET PAYMENT - THANK YOU", "CashBack / Remises", a Brazilian card's "Pagamento
 # recebido" and "Estorno" (a reversal), a NZ account's "D/C FROM" (direct credit); a Chinese
 # card's （退款） refund and 退货 return, an account's 工资 salary and 利息 interest; a Japanese
-# account's 入金 deposit, 給与 salary and 返金 refund)
+# account's 入金 deposit, 給与 salary and 返金 refund; an HSA's or a pension's employer or
+# employee contribution)
 INCOME = re.compile(
     r"(?i)payroll|salary|salaire|gehalt|lohn|wages|deposit|direct dep|interest|refund|"
+    r"employer contribution|employee contribution|"
     r"payment\W{0,3}thank you|thank you for your payment|autopay payment|payment received|"
     r"cash\s?back|gutschrift|virement en votre faveur|habenzinsen|\bd/c from\b|"
     r"pagamento recebido|pago recibido|estorno|reembolso|devoluci[oó]n|sal[aá]rio|n[oó]mina|"
     r"退款|退货|返现|工资|利息|结息|入金|給与|返金"
 )
+# a refund: money back to the one who paid (a card's credit), but money out of the balance
+# of the one who was paid (a merchant's "REFUND FOR PAYMENT")
+REFUND = re.compile(r"(?i)refund|reembolso|devoluci[oó]n|estorno|退款|退货|返金")
 # a card's payment received: money in on a card, but money out of the account that pays it
 # (a checking account's "PAYMENT TO ...", ABC's 正常还款): income only in a file whose
 # negative amounts are half its rows or fewer, as a card's payments and refunds are, and

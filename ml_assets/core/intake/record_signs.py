@@ -144,7 +144,9 @@ def sign_of_records(sample: list[dict], mapping: dict, settings: dict, facts: Fa
     texts = [r.get(source.get("description", "description")) for r in sample]
     if not any(a is not None for a in amounts):
         return
-    spending, why = sign_of(amounts, texts)
+    balances = [r.get(source.get("balance", "balance")) for r in sample]
+    fees = any(r.get(source.get("fee", "fee")) is not None for r in sample)
+    spending, why = sign_of(amounts, texts, balances=balances, fees=fees)
     if spending == "positive":
         settings["spending"] = "positive"
     sign = (

@@ -9,9 +9,16 @@ from collections import Counter
 from typing import TYPE_CHECKING
 
 from ml_assets.core.intake.amount_text import amount_mark, amount_or_none
+from ml_assets.core.intake.balance_sign import balance_untold, way_by_balance
 from ml_assets.core.intake.column_values import cell
 from ml_assets.core.intake.csv_exports import CellRow, direction_sign
-from ml_assets.core.intake.money_words import BY_WORDS, TOP_UP, says_income, way_by_words
+from ml_assets.core.intake.money_words import (
+    BY_WORDS,
+    REFUND,
+    TOP_UP,
+    says_income,
+    way_by_words,
+)
 from ml_assets.core.intake.records import SchemaError
 from ml_assets.core.intake.statements import statement_line
 
@@ -70,14 +77,27 @@ def _sign_by_amounts(
     # (cell by cell: a row that leaves off its trailing cells keeps its amount beside its text)
     amounts = [cell(r, positions[source["amount"]]) for r in body]
     joined = [" ".join(str(cell(r, i)) for i in texts) for r in body]
-    guess.spending, guess.why["sign"] = sign_of(amounts, joined, decimal)
+    balances = [cell(r, positions[source["balance"]]) for r in body] if "balance" in source else []
+    guess.spending, guess.why["sign"] = sign_of(
+        amounts, joined, decimal, balances=balances, fees="fee" in source
+    )
 
 
-def sign_of(amounts: list, texts: list, decimal: str = ".") -> tuple[str, str]:
+def sign_of(
+    amounts: list,
+    texts: list,
+    decimal: str = ".",
+    *,
+    balances: list | None = None,
+    fees: bool = False,
+) -> tuple[str, str]:
     """(spending, why) for a file's amounts (cells as written) and their rows' texts: credit or
-    debit marks show which way the money went; else rows that say they are income (payroll,
-    deposit, refund) show income's sign; else a quarter or more of the amounts negative says
-    the file signs them, fewer that it lists purchases positive (a card's)."""
+    debit marks show which way the money went; else, beside a fee column (``fees``), amounts
+    half or more positive are a merchant's sales; else rows that say they are income (payroll,
+    deposit, refund) show income's sign; else, every amount positive, a running balance
+    (``balances``, one cell per row) and the rows' words; else a quarter or more of the
+    amounts negative says the file signs them, fewer that it lists purchases positive (a
+    card's)."""
     signs = [
         (n, str(t))
         for a, t in zip(amounts, texts, strict=False)
@@ -94,6 +114,8 @@ def sign_of(amounts: list, texts: list, decimal: str = ".") -> tuple[str, str]:
         spending = "positive" if marks[1] and not marks[-1] else "negative"
         return spending, f"{said}, the others unsigned"
     negative = sum(n < 0 for n, _ in signs)
+    if fees and (sales := _merchant_sales(signs, negative)):
+        return "negative", sales
     income = [n for n, t in signs if says_income(t, n, negative, len(signs))]
     # income rows shown positive tell the sign only where some amount is negative: in a file
     # of positive amounts alone (M&S Bank's card: "+ £1,100.00" beside "£67.40") they are
@@ -107,6 +129,9 @@ def sign_of(amounts: list, texts: list, decimal: str = ".") -> tuple[str, str]:
         said = f"{'positive' if positive else 'negative'}"
         why = f"{len(income)} income row(s) (payroll, deposit, refund, ...) are {said}"
         return ("negative" if positive else "positive"), why
+    balances = balances or [None] * len(amounts)
+    if not negative and (by_balance := way_by_balance(amounts, balances, texts, decimal)):
+        return by_balance
     # every amount unsigned and every row's words saying its way: each row signed by them
     if not negative and (by_words := _signed_by_words(signs)):
         return BY_WORDS, by_words
@@ -117,10 +142,33 @@ def sign_of(amounts: list, texts: list, decimal: str = ".") -> tuple[str, str]:
     said = "most rows are spending"
     if not negative and (told := _told_by_words(signs)):
         said += told
+    if not negative:
+        said += balance_untold(amounts, balances, texts, decimal)
     if spending == "negative":  # (a few rows can be a small card statement too)
         said = "signed" if negative * 2 >= len(signs) else "signed; a card that lists its "
         said += "" if negative * 2 >= len(signs) else "purchases positive: set spending: positive"
     return spending, f"{negative} of {len(signs)} amounts are negative ({said})"
+
+
+def _merchant_sales(signs: list[tuple[float, str]], negative: int) -> str:
+    """Beside a fee column (a merchant's or payment app's balance: Stripe's, PayPal's, a fee
+    charged on each sale), amounts half or more positive are its sales, and a negative row
+    that says "refund" is a refund it gave (money out), not a card's credit: why the file is
+    read as written; else "" (a negative row says other money in, as a card's "PAYMENT -
+    THANK YOU")."""
+    if not signs or negative * 2 > len(signs):
+        return ""
+    credits = [t for n, t in signs if n < 0 and says_income(t, n, negative, len(signs))]
+    # (half the amounts negative and none a refund: a payment app's payments and the
+    # fundings beside them, PayPal's, which the share of negatives reads as signed)
+    if any(not REFUND.search(t) for t in credits) or (negative * 2 == len(signs) and not credits):
+        return ""
+    refunds = f", {len(credits)} refund(s) given negative" if credits else ""
+    return (
+        f"beside a fee column, {len(signs) - negative} of {len(signs)} amount(s) are positive: a "
+        f"merchant's or payment app's balance, its sales positive{refunds}, as ours; a card "
+        "that lists its purchases positive: set spending: positive"
+    )
 
 
 def _signed_by_words(signs: list[tuple[float, str]]) -> str:
