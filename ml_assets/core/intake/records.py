@@ -17,6 +17,8 @@ from typing import BinaryIO
 
 import polars as pl
 
+from ml_assets.core.intake.times_of_day import day_format, split_time
+
 # The raw form every source is converted to (and the JSONL that raw_transactions writes).
 RAW_SCHEMA: dict[str, pl.DataType] = {
     "transaction_id": pl.Utf8(),
@@ -321,10 +323,22 @@ def english_months(text: str, full: bool = False) -> str:
 
 def parse_date_text(text: str, date_format: str) -> dt.datetime:
     """``text`` read with ``date_format`` (strptime), its month words in another language read
-    where the format has a month's name (%b, %B); raises ValueError as strptime does."""
+    where the format has a month's name (%b, %B); raises ValueError as strptime does. A time
+    of day after the date reads whether the format writes one or not (one column may write
+    it on some rows alone: see times_of_day); a date without one is at midnight."""
     if "%b" in date_format or "%B" in date_format:
         text = english_months(text, full="%B" in date_format)
-    return dt.datetime.strptime(text, date_format)
+    try:
+        return dt.datetime.strptime(text, date_format)
+    except ValueError:
+        if ":" not in text and ":" not in date_format:  # (no time of day on either side)
+            raise
+        day_text, time = split_time(text)
+        day_only = day_format(date_format)
+        if (day_text, day_only) == (text, date_format):
+            raise
+        day = dt.datetime.strptime(day_text, day_only).date()
+        return dt.datetime.combine(day, time or dt.time())
 
 
 def _parse_date(value: object, where: str, date_format: str | None) -> str:

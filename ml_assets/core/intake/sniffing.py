@@ -15,6 +15,7 @@ from collections import Counter
 from typing import NamedTuple
 
 from ml_assets.core.intake.records import iso_date, parse_date_text
+from ml_assets.core.intake.times_of_day import day_format, format_time, split_time, time_written
 
 # currencies of countries whose banks write the month first as often as the day: no sign of
 # a day-first bank (a Canadian export's "06/10/2017" is June 10th)
@@ -54,7 +55,8 @@ DATE_FORMATS = (
     "%d/%m/%Y %H:%M",
 )
 # a date with the time of day after it (Bangkok Bank's "22 May 2025 21:27"): each format of a
-# day alone, with the hours and minutes, and with the seconds
+# day alone, with the hours and minutes, and with the seconds. (A format of a day alone reads
+# such dates too, whose time is written on some rows alone: see _strptime and _score)
 DATE_FORMATS += tuple(
     timed
     for day in DATE_FORMATS
@@ -123,13 +125,25 @@ def sniff_date_format(
         why = f"no known date format reads most of {len(texts)} values like {texts[0]!r}"
         return None, [], why + yearless
     best = scored[0]
-    rivals = [s for s in scored[1:] if s[0] == best[0]]
-    ties = [s[4] for s in rivals]
+    rivals = _other_days(best, [s for s in scored[1:] if s[0] == best[0]])
+    ties = [s[-1] for s in rivals]
     why = f"reads {-best[0]} of {len(texts)} values"
     if ties:
         reason = _tie_break(best, rivals[0]) or "the file's conventions"
         why += f"; {', '.join(ties)} read{'s' if len(ties) == 1 else ''} them too ({reason})"
-    return best[4], ties, why
+    return best[-1], ties, why
+
+
+def _other_days(best: tuple, rivals: list[tuple]) -> list[tuple]:
+    """The rivals (_score tuples, best first) that read other days than ``best``, one per
+    format of a day: a format with a time of day or without one reads the same days."""
+    seen = {day_format(best[-1])}
+    kept = []
+    for rival in rivals:
+        if (day := day_format(rival[-1])) not in seen:
+            seen.add(day)
+            kept.append(rival)
+    return kept
 
 
 class SwappedOrder(NamedTuple):
@@ -158,13 +172,20 @@ def swapped_order(values: list, fmt: str, ties: list[str]) -> SwappedOrder | Non
 
 def _score(texts: list[str], fmt: str, day_first_hint: bool) -> tuple | None:
     """How well ``fmt`` reads ``texts``, smaller first: (-values read, span in days, out of
-    order, against the hint, fmt); None where it reads none."""
-    days = [d for t in texts if (d := _strptime(t, fmt)) is not None]
-    if not days:
+    order, against the hint, -values read as written, fmt); None where it reads none. A
+    value is read as written where it writes the time of day as ``fmt`` does (or neither
+    writes one): of formats reading the same days, the one writing the time as the values
+    do is chosen."""
+    read = [(t, d) for t in texts if (d := _strptime(t, fmt)) is not None]
+    if not read:
         return None
+    days = [d for _, d in read]
     ordered = days == sorted(days) or days == sorted(days, reverse=True)
     span = (max(days) - min(days)).days
-    return (-len(days), span, not ordered, (fmt in _DAY_FIRST) != day_first_hint, fmt)
+    time = format_time(fmt)
+    as_written = sum(time_written(t) == time for t, _ in read)
+    against_hint = (fmt in _DAY_FIRST) != day_first_hint
+    return (-len(days), span, not ordered, against_hint, -as_written, fmt)
 
 
 def _ranked(scored: list[tuple]) -> list[tuple]:
@@ -176,7 +197,7 @@ def _ranked(scored: list[tuple]) -> list[tuple]:
     shortest = min(s[1] for s in scored if s[0] == most)
 
     def rank(s: tuple) -> tuple:
-        return (s[0], _shorter(shortest, s[1]), s[2], s[3], s[1], s[4])
+        return (s[0], _shorter(shortest, s[1]), s[2], s[3], s[1], s[4], s[5])
 
     return sorted(scored, key=rank)
 
@@ -212,8 +233,15 @@ _YEARS = range(1950, 2101)
 
 
 def _strptime(text: str, fmt: str) -> dt.date | None:
+    """The day ``fmt`` reads in ``text``; a format without a time of day reads the date of a
+    value with one after it ("12-01-2025 16:28:29"), which one column may write on some rows
+    alone."""
     if text.isdigit() and len(text) != 8:  # a number or an id, not a date ("2024111" is both)
         return None
+    if ":" in text and ":" not in fmt:
+        text, time = split_time(text)
+        if time is None:
+            return None
     # (a time's colon, a month's name: a text without the one a format has, or with the one
     # it has not, never reads; told here without strptime, each format being tried on each
     # value of every column a layout is guessed from)
