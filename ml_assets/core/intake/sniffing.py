@@ -43,6 +43,8 @@ DATE_FORMATS = (
     "%d-%b-%y",
     "%d %b %Y",
     "%d %b %y",  # Woolworths Money's "19 Oct 15"
+    "%d%b%Y",  # HSBC India's "24Jan2025"
+    "%d%b%y",
     "%b %d, %Y",
     "%d. %b %Y",  # German's "3. März 2024"
     "%d %b %Y %H:%M:%S",
