@@ -49,7 +49,7 @@ class _Section(BaseModel):
 ExportFormat = Literal[
     "auto", "jsonl", "csv", "parquet", "ofx", "camt053", "mt940", "xlsx", "qif"
 ]  # fmt: skip
-Delimiter = Literal["auto", ",", ";", "\t", "|"]
+Delimiter = Literal["auto", ",", ";", "\t", "|", "~"]
 DecimalMark = Literal["auto", ".", ","]
 Spending = Literal["negative", "positive", "by_words"]
 AmountUnit = Literal["major", "minor"]
@@ -83,7 +83,7 @@ _READING = {
     "column_map": "your column -> ours, e.g. {txn_desc: description, booking_date: posted_date}",
     "date_format": 'strftime format of posted_date when it is not ISO (e.g. "%m/%d/%Y")',
     "encoding": "CSV/QIF/MT940 text encoding (e.g. cp1252); null: the preset's, else UTF-8 (MT940: UTF-8 where it decodes, else cp1252)",
-    "delimiter": 'CSV field separator: auto (sniffed per file) | "," | ";" | "\\t" | "|"',
+    "delimiter": 'CSV field separator: auto (sniffed per file) | "," | ";" | "\\t" | "|" | "~"',
     "decimal": 'decimal mark of amounts written as text: auto (read per file: "2,474.74" vs '
     '"1.234,56") | "." | ","; the other mark is the thousands separator',
     "header_line": "the line (CSV) or row (spreadsheet) holding the column names; null: the "

@@ -23,6 +23,7 @@ from ml_assets.core.intake.column_values import (
 )
 from ml_assets.core.intake.csv_exports import CellRow
 from ml_assets.core.intake.layout_by_name import columns_by_name
+from ml_assets.core.intake.other_delimiters import delimiter_advice
 from ml_assets.core.intake.records import SchemaError, parse_date_text
 from ml_assets.core.intake.sniffing import sniff_date_format
 from ml_assets.core.intake.tables import HEADER_SEARCH_LINES, header_names
@@ -174,10 +175,12 @@ def no_layout_error(file: Path, rows: list, unit: str) -> SchemaError:
     if (yearless := _yearless_dates(read, unit)) is not None:
         return SchemaError(f"{file}: {yearless}", "bad_date")
     why = closest_header(rows, unit) or _values_unread(read)
+    other = delimiter_advice(file, rows) if unit == "line" else ""
     return SchemaError(
         f"{file}: no header line found in the first rows that gives a date, an amount and a "
-        f"description, and the values give none either{why}; set raw_transactions.header_line "
-        "and column_map by hand (see the README's 'Your own data')",
+        f"description, and the values give none either{why}{other}; "
+        f"{'else ' if other else ''}set raw_transactions.header_line and column_map by hand "
+        "(see the README's 'Your own data')",
         "bad_header",
     )
 

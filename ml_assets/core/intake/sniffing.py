@@ -21,7 +21,9 @@ from ml_assets.core.intake.times_of_day import day_format, format_time, split_ti
 # a day-first bank (a Canadian export's "06/10/2017" is June 10th)
 MONTH_FIRST_CURRENCIES = frozenset({"USD", "CAD"})
 
-DELIMITERS = (",", ";", "\t", "|")
+# "~" last: HDFC's card statements are split by it, and a text holding one ("Paid ~ thanks")
+# loses a tie to every other separator
+DELIMITERS = (",", ";", "\t", "|", "~")
 # strftime formats tried on a date column; the order breaks no tie (see sniff_date_format).
 # %b reads a month's full name too (records.parse_date_text), so no %B twin is tried
 DATE_FORMATS = (
