@@ -25,7 +25,7 @@ from ml_assets.core.intake.csv_exports import CellRow
 from ml_assets.core.intake.layout_by_name import columns_by_name
 from ml_assets.core.intake.other_delimiters import delimiter_advice
 from ml_assets.core.intake.records import SchemaError, parse_date_text
-from ml_assets.core.intake.sniffing import sniff_date_format
+from ml_assets.core.intake.sniffing import day_first, sniff_date_format
 from ml_assets.core.intake.tables import HEADER_SEARCH_LINES, header_names
 from ml_assets.core.intake.yearless_dates import month_day, yearless_share
 
@@ -285,12 +285,34 @@ def _one_line_map(row: CellRow) -> str | None:
         f"column {i + 1} ({str(cells[i])[:40]!r}) as {ours}" for i, ours in parts.items()
     )
     mapping = ", ".join(f"'{i + 1}': {ours}" for i, ours in parts.items())
-    date_format = sniff_date_format([str(cells[date])])[0]
-    dated = f" and date_format: {date_format!r}" if date_format else ""
+    dated = _one_date_format(str(cells[date]))
     return (
         f"its values read {shown}; one row is too few to tell a layout from, so confirm them "
         f"and set raw_transactions.header_line: 0, column_map: {{{mapping}}}{dated} (and "
         "spending: positive if a purchase is written positive)"
+    )
+
+
+def _one_date_format(text: str) -> str:
+    """The date_format advice for one date: the format that reads it, or, where it reads
+    with the day or the month first (10/01/2025), both and what each reads, since one date
+    does not tell which the bank writes ("" where it is ISO or no format reads it)."""
+    date_format, ties, _ = sniff_date_format([text])
+    if date_format is None:
+        return ""
+    rival = next((t for t in ties if day_first(t) != day_first(date_format)), None)
+    if rival is None:
+        return f" and date_format: {date_format!r}"
+    readings = " or ".join(
+        f"{f!r} ({parse_date_text(text, f).date()}, {order} first)"
+        for f, order in sorted(
+            ((f, "day" if day_first(f) else "month") for f in (date_format, rival)),
+            key=lambda fo: fo[1],
+        )
+    )
+    return (
+        f" and date_format: {readings}, whichever the bank writes: {text!r} reads both ways "
+        "and one date does not tell"
     )
 
 
