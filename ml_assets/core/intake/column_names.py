@@ -122,7 +122,7 @@ SYNONYMS: dict[str, tuple[str, ...]] = {
         "实付金额|实收金额|"
         # (PayPal's "Gross", "Brutto", "Brut", "Bruto", "Lordo": the payment, before its fee;
         # never a shipping or tax sub-amount beside it)
-        "amount|gross|brutto|brut|bruto|lordo|transaction amount|transaction amount amount|betrag|umsatz|montant|bedrag|"
+        "amount|amt|gross|brutto|brut|bruto|lordo|transaction amount|transaction amount amount|betrag|umsatz|montant|bedrag|"
         "importe|importo|value|sum|buchungsbetrag|castka|zauctovana castka|kwota|"
         "tranzakcio oesszege|oesszeg|belopp|beløp|beløb|summa|maeaerae|сума|сума в валюті картки|"
         "objem|cash flow|monto|valor|"
