@@ -11,6 +11,7 @@ from collections import Counter
 from dataclasses import dataclass
 from pathlib import Path
 
+from ml_assets.core.intake.account_owner import key as owner_key
 from ml_assets.core.intake.amount_text import (
     amount_currency,
     amount_mark,
@@ -55,6 +56,7 @@ class FileReading:
     spending: str | None = None
     place: str = "{file}:{line}"
     paths: tuple[str, ...] = ()
+    owner: str | None = None  # the account's owner, where both sides' columns name it
 
     def where(self, file: Path, line: int) -> str:
         if self.paths:
@@ -147,11 +149,16 @@ class FileReading:
 
     def _owner_side(self, parties: list[str], record: dict) -> str | None:
         """Of a payer column and a payee column (DKB's), the one that holds the account's
-        owner on this row: the payee on money in, the payer on money out. None where the
-        columns are not one of each, or the row's direction cannot be read."""
+        owner on this row: the one that names the owner where the file names one on nearly
+        every row (see core.account_owner), else the payee on money in and the payer on money
+        out. None where the columns are not one of each, or the row's direction cannot be
+        read."""
         roles = {party_role(name): name for name in parties}
         if len(parties) != 2 or set(roles) != {"payer", "payee"}:
             return None
+        named = [n for n in parties if self.owner and owner_key(record.get(n)) == self.owner]
+        if len(named) == 1:
+            return named[0]
         sign = self._direction_of(record)
         if sign is None:
             return None

@@ -15,9 +15,11 @@ from pathlib import Path
 
 import polars as pl
 
+from ml_assets.core.intake.account_owner import owner_name
 from ml_assets.core.intake.amount_text import amount_note, sniff_decimal
 from ml_assets.core.intake.bank_formats import iter_ofx
 from ml_assets.core.intake.camt053 import iter_camt053
+from ml_assets.core.intake.column_names import party_role
 from ml_assets.core.intake.csv_exports import CellRow, ColumnMapping, head_lines, iter_csv_rows
 from ml_assets.core.intake.export_files import TABLE_FORMATS, FileReading
 from ml_assets.core.intake.export_settings import ExportSettings
@@ -158,7 +160,26 @@ def _open_table(
     reading = FileReading(
         fmt, table.columns, table.date_format, table.decimal, layout, settings.spending, place
     )
-    return reading, records
+    return _with_owner(reading, records)
+
+
+_OWNER_SAMPLE = 200  # rows that name the account's owner, as a CSV's rows its decimal mark
+
+
+def _with_owner(reading: FileReading, records: Records) -> tuple[FileReading, Records]:
+    """The reading with the account's owner, where a payer and a payee column name one on
+    nearly every row of the first ones (see core.account_owner); the records, unconsumed."""
+    roles = {party_role(name): name for name in reading.parties}
+    if set(roles) != {"payer", "payee"}:
+        return reading, records
+    head, failed = [], None
+    try:  # a file that fails part-way fails where the load iterates, as unsampled
+        head.extend(itertools.islice(records, _OWNER_SAMPLE))
+    except _UNREADABLE as err:
+        failed = err
+    owner = owner_name((r for _, r, _ in head), roles["payer"], roles["payee"])
+    rest = _raising(failed) if failed else records
+    return dataclasses.replace(reading, owner=owner), itertools.chain(head, rest)
 
 
 def _dated(rows: Iterator[CellRow], settings: ExportSettings, notes: ExportNotes) -> Iterator:
