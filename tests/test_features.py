@@ -51,6 +51,18 @@ def test_typographic_apostrophes_are_one_merchant_with_the_ascii_one():
     assert keys[0] == keys[1] == "mcdonald's"
 
 
+def test_a_transfer_rails_words_are_no_merchant():
+    texts = normalize_texts([
+        "Transferência enviada pelo Pix - MARIANE DE OLIVEIRA - •••.897.207-•• - NU PAGAMENTOS",
+        "Transferência recebida pelo Pix - JOAO SILVA - •••.123.456-••",
+        "Pix recebido de PASTA A MANO",
+        "PIX ENVIADO PARA MERCADO BOM PRECO",
+        "PREAUTHORIZED DEBIT;HYDRO POWER AUTHORITY;0000",
+    ])  # fmt: skip
+    keys = pl.DataFrame({"t": texts}).select(merchant_key_expr(pl.col("t")))["t"].to_list()
+    assert keys == ["mariane de", "joao silva", "pasta a", "mercado bom", "hydro power"]
+
+
 def test_serving_normalization_is_byte_identical_to_the_feature_expression():
     rng = random.Random(7)
     alphabet = [chr(c) for c in range(128)]  # every ASCII char, controls and \x1c-\x1f included

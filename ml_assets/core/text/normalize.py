@@ -13,9 +13,13 @@ import polars as pl
 
 # Card processors and statement boilerplate that precede the merchant name. They say how a
 # payment was made, not who was paid, so they are skipped when deriving the merchant key.
+# (Brazil's instant transfers: Nubank's "Transferência enviada pelo Pix - NAME - ...", C6's
+# "Pix recebido de NAME"; a Canadian bank's "PREAUTHORIZED DEBIT;NAME;...")
 _PREFIXES = (
     r"pos debit|pos purchase|debit card purchase|purchase authorized on|ach debit|ach credit|"
-    r"recurring payment|checkcard|tst\*|sq \*|sq\*|pp\*|paypal \*|sp \*|sp\*|py \*|dd \*"
+    r"recurring payment|checkcard|tst\*|sq \*|sq\*|pp\*|paypal \*|sp \*|sp\*|py \*|dd \*|"
+    r"transfer[eê]ncia (?:enviada|recebida) pelo pix(?: -)?|pix (?:enviado|recebido)(?: de| para)?|"
+    r"preauthorized debit;?|preauthorized credit;?"
 )
 
 
