@@ -153,3 +153,18 @@ def test_a_text_cell_holding_a_whole_number_is_text():
     assert description_of([7]) == "7"
     assert description_of(["  BAECKEREI   KORN \n"]) == "BAECKEREI KORN"
     assert description_of([None]) is None
+
+
+def test_an_indian_branch_code_above_the_table_points_to_rupees(tmp_path, capsys):
+    export = tmp_path / "statement.xls"  # SBI's "Excel" download: tab-separated text
+    export.write_text(
+        "Account Name       :\tMr. A N OTHER\nIFS Code           :\tSBIN0000001\n\n"
+        "Txn Date\tValue Date\tDescription\tRef No./Cheque No.\tDebit\tCredit\tBalance\n"
+        "3 Feb 2025\t3 Feb 2025\tTO TRANSFER-UPI/DR/501234/TEA STALL\t-\t45.00\t\t10,955.00\n"
+        "6 Feb 2025\t6 Feb 2025\tBY TRANSFER-NEFT SALARY ACME\t-\t\t12,000.00\t22,955.00\n",
+        encoding="utf-8",
+    )
+    out, settings, result = _read(export, capsys)
+    assert settings["currency"] == "INR", out
+    assert "the Indian branch code SBIN0000001 (IFSC)" in out
+    assert result.kept["amount"].to_list() == pytest.approx([-45.0, 12000.0])

@@ -212,6 +212,8 @@ def currency_pointed_to(
         if row.line < header_line and (figure := _FIGURE_AND_CODE.search(line)) is not None:
             code = (figure.group(1) or figure.group(2)).upper()
             pointed.setdefault(code, f"{figure.group().strip()!r} above the table")
+        if (ifsc := _IFSC.search(line)) is not None:
+            pointed.setdefault("INR", f"the Indian branch code {ifsc.group(1)} (IFSC)")
         if (labelled := _LABELLED.search(line)) is not None:
             written = labelled.group(1).upper()
             code = _CURRENCY_NAMES.get(written.lower())
@@ -268,6 +270,11 @@ def _currency_clues(text: str, sort_code_column: bool) -> list[tuple[str, str]]:
     if interac := _INTERAC.search(text):
         clues.append(("CAD", f"{interac.group()!r}, a Canadian transfer, in {text.strip()!r}"))
     return clues
+
+
+# an Indian branch's code under its label (SBI's "IFS Code : SBIN0000001"): four letters, a
+# zero, six letters or digits
+_IFSC = re.compile(r"(?i)\bIFS(?:C| Code)\b[\s:.-]*([A-Z]{4}0[A-Z0-9]{6})\b")
 
 
 def _ibans(text: str) -> list[tuple[str, str]]:
