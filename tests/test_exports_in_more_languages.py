@@ -168,3 +168,23 @@ def test_an_indian_branch_code_above_the_table_points_to_rupees(tmp_path, capsys
     assert settings["currency"] == "INR", out
     assert "the Indian branch code SBIN0000001 (IFSC)" in out
     assert result.kept["amount"].to_list() == pytest.approx([-45.0, 12000.0])
+
+
+def test_a_closing_balance_on_a_short_line_below_the_table_is_a_balance_line(tmp_path, capsys):
+    export = tmp_path / "Kotak_statement.csv"
+    export.write_text(
+        "Currency,INR\n"
+        "Sl. No.,Transaction Date,Value Date,Description,Chq / Ref No.,Amount,Dr / Cr,Balance,"
+        "Dr / Cr\n"
+        '1,04-02-2025,04-02-2025,NEFT SAMPLE EMPLOYER SALARY,NEFT-1,"17,810.74",CR,'
+        '"18,810.74",CR\n'
+        '2,08-02-2025,08-02-2025,UPI/SAMPLE GROCER/veg,UPI-2,458.00,DR,"18,352.74",CR\n'
+        'Closing balance,"as on 28/02/2025   INR 18,352.74"\n',
+        encoding="utf-8",
+    )
+    out, _, result = _read(export, capsys)
+    assert result.rows_in == 2 == result.kept.height and result.quarantined.height == 0, out
+    notes = result.notes[0]
+    assert (5, "balance") in notes.statement_lines
+    assert notes.closing() is not None and notes.closing().amount == 18352.74
+    assert not notes.breaks

@@ -284,7 +284,13 @@ def note_statement_line(
     notes.statement_lines.append((line, kind))
     cells = [renamed.get(k) for k in ("description", "posted_date", "debit", "credit", "amount")]
     cells = [c for c in cells if c is not None] + [renamed.get("balance")]  # the figure last
-    if kind == "balance" and (found := balance_in(cells, reading.decimal, line)) is not None:
+    # (its words may stand in a column of no field of ours: Kotak's "Closing balance", its
+    # figure in the words of the next cell)
+    others = [v for k, v in renamed.items() if isinstance(v, str) and v not in cells]
+    found = balance_in(cells, reading.decimal, line) or balance_in(
+        [*others, *cells], reading.decimal, line
+    )
+    if kind == "balance" and found is not None:
         note_balance(notes, chain, found)
     if kind == "total":
         amounts = [renamed.get(k) for k in ("amount", "debit", "credit")]

@@ -87,6 +87,12 @@ class BalanceBreak:
         )
 
 
+def says_balance(cells: list) -> bool:
+    """Whether a line's words state an opening or closing balance (Kotak's "Closing
+    balance","as on 31/01/2025   INR 36,893.13" below its table)."""
+    return bool(_BALANCE.search(" ".join(str(c) for c in cells if isinstance(c, str))))
+
+
 def balance_in(cells: list, decimal: str, line: int) -> Balance | None:
     """An opening or closing balance stated on one line of text ("Beginning balance as of
     01/01/2026,,1,234.56", "Kontostand vom 31.01.2026:;1.234,56 EUR"), or None."""
@@ -166,7 +172,7 @@ def statement_line(record: dict) -> str | None:
     if (blank or undated) and any(_BALANCE.search(t) for t in texts):
         return "balance"
     cells = [v for v in record.values() if isinstance(v, str)]
-    if undated and any(_BALANCE.search(v) for v in cells):
+    if (undated or blank) and any(_BALANCE.search(v) for v in cells):
         return "balance"  # (its words in a column of no field of ours: BCR's "Saldo Final")
     if (kind := status_kind(record)) is not None:
         return kind

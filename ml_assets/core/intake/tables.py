@@ -23,7 +23,12 @@ from ml_assets.core.intake.csv_exports import CellRow, ColumnMapping, fitting_pr
 from ml_assets.core.intake.export_settings import ExportSettings
 from ml_assets.core.intake.records import SchemaError
 from ml_assets.core.intake.sniffing import sniff_date_format
-from ml_assets.core.intake.statements import CONTINUATION_LINE, REPEATED_HEADER, SECTION_LINE
+from ml_assets.core.intake.statements import (
+    CONTINUATION_LINE,
+    REPEATED_HEADER,
+    SECTION_LINE,
+    says_balance,
+)
 
 HEADER_SEARCH_LINES = 50
 SNIFF_ROWS = 200
@@ -376,7 +381,9 @@ def _row_record(
     if _header_again(header_names(values)[: len(header)], header):
         return row.line, {REPEATED_HEADER: values[0]}, row.raw
     narrower = narrowest is not None and narrowest <= len(values) < len(header)
-    if pad or narrower or (len(values) in short and not row.unterminated):
+    # (a balance stated on a short line below the table is read as the balance line it is)
+    stated = len(values) < len(header) and says_balance(values)
+    if pad or narrower or stated or (len(values) in short and not row.unterminated):
         values += [""] * (len(header) - len(values))
         names = header + [position_name(i + 1) for i in range(len(header), len(values))]
         return row.line, dict(zip(names, values, strict=True)), row.raw
