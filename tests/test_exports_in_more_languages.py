@@ -109,6 +109,9 @@ def test_icici_statement_sheet_takes_its_remarks_not_its_serial_numbers(tmp_path
         "MMT/IMPS/502211/Rent Feb/R KUMAR",
     ]
     assert result.kept["amount"].to_list() == pytest.approx([-45.0, -15.0, 12000.0])
+    # the legend's lines, in the serial number's column, are counted, not quarantined
+    assert result.quarantined.height == 0
+    assert [kind for _, kind in result.notes[0].statement_lines] == ["section title"] * 3
 
 
 def test_text_quoted_over_lines_or_padded_reads_as_one_line(tmp_path, capsys):

@@ -325,7 +325,7 @@ def _records(
         if spills and len(values) > len(header):  # (see _spills)
             last = [str(v).strip() for v in values[len(header) - 1 :] if _filled(v)]
             values = [*values[: len(header) - 1], " ".join(last)]
-        found = _row_record(where, header, row, values, pad, narrowest, short)
+        found = _row_record(where, header, row, values, pad, narrowest, short, texts)
         if isinstance(found[1], dict) and SECTION_LINE not in found[1]:
             held = [found]
         else:
@@ -360,6 +360,7 @@ def _row_record(
     pad: bool,
     narrowest: int | None = None,
     short: frozenset[int] = frozenset(),
+    texts: frozenset[int] = frozenset(),
 ) -> Record:
     """One line as {header name: cell}, a counted section title, or the error. A CSV line
     may leave off the cells right of ``narrowest`` (those column_map names by position), and
@@ -368,16 +369,22 @@ def _row_record(
         return row.line, row.cells, row.raw
     while len(values) > len(header) and _empty(values[-1]):
         values.pop()
-    # (a title in merged cells is read into each of them: the same words, one title)
+    # (a title in merged cells is read into each of them: the same words, one title; or its
+    # one cell right of an empty first one, outside the text's columns: ICICI's legend under
+    # its table, written in its serial number's column)
+    filled = [i for i, v in enumerate(values) if _filled(v)]
     alone = values and all(not _filled(v) or v == values[0] for v in values[1:])
-    text = str(values[0]).strip() if alone else ""
+    if not alone and len(filled) == 1 and filled[0] not in texts:
+        alone, text = True, str(values[filled[0]]).strip()
+    else:
+        text = str(values[0]).strip() if alone else ""
     letters = sum(map(str.isalpha, text)) > sum(map(str.isdigit, text))
     if text and letters and len(header) > 1 and not row.unterminated:
         # words in the first cell alone (a digit among more letters: an address), no amount:
         # a section's title ("Posted Transactions", a sheet's "Liste Ihrer Konten") or a
         # footer's disclaimer, counted as such rather than quarantined (a date alone there
         # still is)
-        return row.line, {SECTION_LINE: values[0]}, row.raw
+        return row.line, {SECTION_LINE: text}, row.raw
     if _header_again(header_names(values)[: len(header)], header):
         return row.line, {REPEATED_HEADER: values[0]}, row.raw
     narrower = narrowest is not None and narrowest <= len(values) < len(header)
