@@ -3,7 +3,7 @@ still send as their "Excel" download (Spanish, Indian and Chinese banks among th
 their types as in an .xlsx: a date cell is a date (by its number format and the workbook's 1900
 or 1904 epoch), a whole number an int (a card's last four digits are ``6688``, not ``6688.0``),
 an error cell its text (``#N/A``); a merged cell reads as its value in the first cell with
-blanks beside it."""
+blanks beside it, and in every row it covers where it is merged down."""
 
 from __future__ import annotations
 
@@ -11,7 +11,7 @@ import struct
 from collections.abc import Iterator
 from pathlib import Path
 
-from ml_assets.core.intake.sheet_values import sheet_number
+from ml_assets.core.intake.sheet_values import downs_by_row, filled_down, sheet_number
 
 _OLE2 = b"\xd0\xcf\x11\xe0\xa1\xb1\x1a\xe1"  # the compound file's signature
 
@@ -61,8 +61,10 @@ class LegacyBook:
 
     def values(self, name: str) -> Iterator[tuple]:
         sheet = self._book.sheet_by_name(name)
-        for index in range(sheet.nrows):
-            yield tuple(self._value(cell) for cell in sheet.row(index))
+        # (xlrd lists merges only with formatting_info: half-open row and column bounds)
+        downs = downs_by_row((top, end - 1, left) for top, end, left, _ in sheet.merged_cells)
+        rows = (tuple(self._value(cell) for cell in sheet.row(i)) for i in range(sheet.nrows))
+        yield from filled_down((row, downs.get(i, {})) for i, row in enumerate(rows))
 
     def number_formats(self, name: str, columns: list[int], below: int, limit: int) -> list[str]:
         """The number formats of ``columns`` (0-based) of the number cells in the ``limit``

@@ -4,7 +4,8 @@ an .xlsx: a ``date`` value is a date, ``float``, ``currency`` and ``percentage``
 whole one an int), ``boolean`` a bool, the rest their text (paragraphs joined by a space). A
 run of repeated rows or cells (``number-rows-repeated``, how ODS writes blanks) is read as
 that many, up to 1,024 (a sheet may repeat an empty row to its millionth as filler). A merged
-cell reads as its value in the first cell with blanks beside it (its covered cells)."""
+cell reads as its value in the first cell with blanks beside it (its covered cells), and in
+every row it covers where it spans rows down (``number-rows-spanned``)."""
 
 from __future__ import annotations
 
@@ -15,7 +16,7 @@ from collections.abc import Iterator
 from pathlib import Path
 from typing import Any  # (lxml's element class is private)
 
-from ml_assets.core.intake.sheet_values import sheet_number, sheets_by_name
+from ml_assets.core.intake.sheet_values import filled_down, sheet_number, sheets_by_name
 
 _MIMETYPE = b"mimetypeapplication/vnd.oasis.opendocument.spreadsheet"
 _TABLE = "{urn:oasis:names:tc:opendocument:xmlns:table:1.0}"
@@ -70,20 +71,21 @@ class OdsBook:
         )
         self.sheetnames = list(self._sheets)
 
-    def _cells(self, row: Any) -> list[tuple[object, str]]:
-        """A row's (value, currency) by column."""
-        cells: list[tuple[object, str]] = []
+    def _cells(self, row: Any) -> list[tuple[object, str, int]]:
+        """A row's (value, currency, rows merged down below it) by column."""
+        cells: list[tuple[object, str, int]] = []
         for cell in row:
             if cell.tag not in (f"{_TABLE}table-cell", f"{_TABLE}covered-table-cell"):
                 continue
             value = None if cell.tag.endswith("covered-table-cell") else _value(cell)
+            below = int(cell.get(f"{_TABLE}number-rows-spanned", 1)) - 1
             times = min(int(cell.get(f"{_TABLE}number-columns-repeated", 1)), _REPEAT_CAP)
-            cells.extend([(value, cell.get(f"{_OFFICE}currency", ""))] * times)
+            cells.extend([(value, cell.get(f"{_OFFICE}currency", ""), below)] * times)
         while cells and cells[-1][0] is None:
             cells.pop()
         return cells
 
-    def _rows(self, name: str) -> Iterator[list[tuple[object, str]]]:
+    def _rows(self, name: str) -> Iterator[list[tuple[object, str, int]]]:
         # (rows may sit in <table:table-header-rows> or <table:table-row-group>)
         for row in self._sheets[name].iter(f"{_TABLE}table-row"):
             cells = self._cells(row)
@@ -92,8 +94,10 @@ class OdsBook:
                 yield cells
 
     def values(self, name: str) -> Iterator[tuple]:
-        for cells in self._rows(name):
-            yield tuple(value for value, _ in cells)
+        yield from filled_down(
+            (tuple(c[0] for c in cells), {i: c[2] for i, c in enumerate(cells) if c[2]})
+            for cells in self._rows(name)
+        )
 
     def number_formats(self, name: str, columns: list[int], below: int, limit: int) -> list[str]:
         """The currency each number cell is written in (``office:currency``, "EUR"), where

@@ -2,7 +2,8 @@
 some banks' "Excel" download is (T-Bank's, written with Apache POI), usually named .xls.
 Cells keep their types as in an .xlsx: ``DateTime`` data is a date, ``Number`` a number (a
 whole one an int), ``Boolean`` a bool, text and errors their text. ``ss:Index`` on a row or a
-cell skips rows or columns; ``ss:MergeAcross`` leaves blanks beside a merged cell's value."""
+cell skips rows or columns; ``ss:MergeAcross`` leaves blanks beside a merged cell's value;
+``ss:MergeDown`` reads the value in every row the cell covers."""
 
 from __future__ import annotations
 
@@ -14,7 +15,7 @@ from pathlib import Path
 from typing import Any  # (lxml's element class is private)
 
 from ml_assets.core.intake.records import file_head, open_binary
-from ml_assets.core.intake.sheet_values import sheet_number, sheets_by_name
+from ml_assets.core.intake.sheet_values import filled_down, sheet_number, sheets_by_name
 
 _NS = "urn:schemas-microsoft-com:office:spreadsheet"
 _SS = f"{{{_NS}}}"
@@ -91,8 +92,13 @@ class XmlBook:
             yield cells
 
     def values(self, name: str) -> Iterator[tuple]:
-        for cells in self._rows(name):
-            yield tuple(None if c is None else _value(c.find(f"{_SS}Data")) for c in cells)
+        yield from filled_down(
+            (
+                tuple(None if c is None else _value(c.find(f"{_SS}Data")) for c in cells),
+                {i: int(c.get(f"{_SS}MergeDown", 0)) for i, c in enumerate(cells) if c is not None},
+            )
+            for cells in self._rows(name)
+        )
 
     def number_formats(self, name: str, columns: list[int], below: int, limit: int) -> list[str]:
         found = []
