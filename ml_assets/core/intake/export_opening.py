@@ -28,7 +28,7 @@ from ml_assets.core.intake.mt940_exports import iter_mt940
 from ml_assets.core.intake.qif import iter_qif
 from ml_assets.core.intake.records import SchemaError
 from ml_assets.core.intake.sniffing import sniff_delimiter
-from ml_assets.core.intake.spreadsheets import open_sheet
+from ml_assets.core.intake.spreadsheets import open_sheet, sheets_also_fitting
 from ml_assets.core.intake.statements import ExportNotes, balance_in
 from ml_assets.core.intake.tables import AMOUNT_FIELDS, TableHead, header_names, read_table
 from ml_assets.core.intake.yearless_dates import dated_by_title
@@ -142,11 +142,18 @@ def _open_table(
         notes.settings.update(encoding=encoding, delimiter=delimiter)
         place = "{file}:{line}"
     else:
-        sheet, rows = open_sheet(
-            file,
-            settings.sheet,
-            lambda head: any(not mapping.problems(header_names(r.cells)) for r in head),
-        )
+
+        def fits(head: list[CellRow]) -> bool:
+            return any(not mapping.problems(header_names(r.cells)) for r in head)
+
+        sheet, rows = open_sheet(file, settings.sheet, fits)
+        if settings.sheet is None and sheet is not None:
+            for other in sheets_also_fitting(file, sheet, fits):
+                notes.warnings.append(
+                    f"{file}: {other.describe()}: only sheet {sheet!r} is; save that sheet as "
+                    "a file of its own to read its rows too, or set raw_transactions.sheet "
+                    "to read it instead"
+                )
         where = f"{file} sheet {sheet!r}" if sheet else str(file)
         rows = _dated(rows, settings, notes)
         table, records = read_table(where, rows, mapping, settings, unit="row", pad=True)

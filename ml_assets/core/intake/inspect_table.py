@@ -30,7 +30,7 @@ from ml_assets.core.intake.money_words import BY_WORDS
 from ml_assets.core.intake.records import SchemaError, currency_note
 from ml_assets.core.intake.sign_guess import choose_sign
 from ml_assets.core.intake.sniffing import sniff_delimiter, swapped_order
-from ml_assets.core.intake.spreadsheets import number_formats, open_sheet
+from ml_assets.core.intake.spreadsheets import number_formats, open_sheet, sheets_also_fitting
 from ml_assets.core.intake.yearless_dates import dated_by_title
 
 SAMPLE_ROWS = 250
@@ -49,8 +49,15 @@ def inspect_table(found: Inspection) -> None:
         cells = iter_csv_rows(file, encoding, delimiter)
     else:
         # (by names or values: a header of names no list knows, Hebrew's, over dates and amounts)
-        sheet, cells = open_sheet(file, None, lambda rows: guess_layout(rows) is not None)
+        def fits(rows: list) -> bool:
+            return guess_layout(rows) is not None
+
+        sheet, cells = open_sheet(file, None, fits)
         found.facts.append(("sheet", repr(sheet)))
+        for other in sheets_also_fitting(file, sheet, fits) if sheet is not None else []:
+            found.facts.append(
+                ("sheet", f"{other.describe()} (save it as a file of its own to read it too)")
+            )
         if sheet is not None:
             found.settings["sheet"] = sheet
         delimiter = None

@@ -3,11 +3,13 @@ format (.xls) with xlrd (``legacy_sheets``), Excel's XML Spreadsheet 2003 (``xml
 OpenDocument (.ods, ``ods_sheets``), a web page saved as one (``html_tables``: a sheet per table), each told by its bytes, not its name (banks name one the other). Rows stream with their row numbers (what errors name), cells keep their types
 (a date cell is a date, a number a number: no format to guess), and a merged cell reads as its
 value in the first cell with blanks beside it, so a merged title above the header is a preamble
-line and a header cell merged over two columns leaves the second one unnamed. Formulas read as
+line and a header cell merged over two columns leaves the second one unnamed; a cell merged
+down (a day's date over its bookings) reads as its value in every row it covers. Formulas read as
 the values Excel saved.
 
-The sheet is ``sheet`` when set, else the first whose first rows hold a header that fits. A
-file neither reader can open is one quarantined row (``unreadable_file``), as for other
+The sheet is ``sheet`` when set, else the first whose first rows hold a header that fits; the
+other sheets whose header fits too are named (``sheets_also_fitting``), as the load's warning
+and inspect's fact, never dropped unseen. A file neither reader can open is one quarantined row (``unreadable_file``), as for other
 formats.
 """
 
@@ -18,6 +20,7 @@ import io
 import itertools
 import zipfile
 from collections.abc import Callable, Iterator
+from dataclasses import dataclass
 from pathlib import Path
 
 from ml_assets.core.intake.csv_exports import CellRow, is_rule_line
@@ -25,7 +28,9 @@ from ml_assets.core.intake.html_tables import HtmlBook, looks_like_html
 from ml_assets.core.intake.legacy_sheets import LegacyBook, looks_like_legacy_excel
 from ml_assets.core.intake.ods_sheets import OdsBook, looks_like_ods
 from ml_assets.core.intake.records import SchemaError, file_head
+from ml_assets.core.intake.sheet_values import downs_by_row, filled_down
 from ml_assets.core.intake.tables import HEADER_SEARCH_LINES
+from ml_assets.core.intake.two_row_headers import joined_header
 from ml_assets.core.intake.xml_sheets import XmlBook, looks_like_spreadsheet_xml
 
 
@@ -52,7 +57,22 @@ class _XlsxBook:
         return sheet
 
     def values(self, name: str) -> Iterator[tuple]:
-        yield from self._sheet(name).iter_rows(values_only=True)
+        sheet = self._sheet(name)
+        downs = downs_by_row(self._merges(sheet))
+        rows = sheet.iter_rows(values_only=True)
+        yield from filled_down((row, downs.get(i, {})) for i, row in enumerate(rows))
+
+    def _merges(self, sheet) -> Iterator[tuple[int, int, int]]:
+        """The sheet's merged ranges as (first row, last row, first column), 0-based: read
+        from its XML, as openpyxl's read-only mode leaves them out."""
+        from lxml import etree
+        from openpyxl.utils.cell import range_boundaries
+
+        tag = "{http://schemas.openxmlformats.org/spreadsheetml/2006/main}mergeCell"
+        with self._book._archive.open(sheet._worksheet_path) as part:
+            for _, element in etree.iterparse(part, tag=tag, resolve_entities=False):
+                first_column, first_row, _, last_row = range_boundaries(element.get("ref"))
+                yield first_row - 1, last_row - 1, first_column - 1
 
     def number_formats(self, name: str, columns: list[int], below: int, limit: int) -> list[str]:
         found = []
@@ -108,6 +128,12 @@ def _cell(value: object) -> object:
 
 
 def _rows(values: Iterator[tuple]) -> Iterator[CellRow]:
+    """A sheet's rows as the table reader takes them, a header on two rows read as one (see
+    two_row_headers)."""
+    return joined_header(_cell_rows(values), HEADER_SEARCH_LINES)
+
+
+def _cell_rows(values: Iterator[tuple]) -> Iterator[CellRow]:
     for number, row in enumerate(values, start=1):
         cells = [_cell(v) for v in row]
         if is_rule_line(cells):  # blank, or a rule of asterisks or dashes
@@ -152,6 +178,52 @@ def _first_fitting(book: Book, fits: Callable[[list[CellRow]], bool]) -> str:
         if fits(list(head)):
             return name
     return book.sheetnames[0]
+
+
+@dataclass(frozen=True)
+class OtherSheet:
+    """A sheet besides the one read whose header fits too: its name, its header's row, and
+    the rows below it (first, last, how many hold anything)."""
+
+    name: str
+    header: int
+    first: int
+    last: int
+    count: int
+
+    def describe(self) -> str:
+        span = f"row {self.first}" if self.first == self.last else f"rows {self.first}-{self.last}"
+        return (
+            f"sheet {self.name!r} also has a header that fits (row {self.header}), "
+            f"{self.count} row(s) below it ({span}): NOT read"
+        )
+
+
+def sheets_also_fitting(
+    path: Path, chosen: str, fits: Callable[[list[CellRow]], bool]
+) -> list[OtherSheet]:
+    """The workbook's other sheets whose first rows ``fits`` too (a sheet per month, per card,
+    for foreign charges), in workbook order: the reader takes one sheet, and says so of these
+    rather than drop their rows unseen."""
+    try:
+        book = _open_book(path)
+    except ValueError:
+        return []
+    try:
+        found = []
+        for name in book.sheetnames:
+            rows = list(_rows(book.values(name))) if name != chosen else []
+            head = [r for r in rows if r.line <= HEADER_SEARCH_LINES]
+            if not head or not fits(head):
+                continue
+            # the header: the row that makes the first rows fit
+            header = next(r.line for k, r in enumerate(head, 1) if fits(head[:k]))
+            below = [r.line for r in rows if r.line > header]
+            if below:
+                found.append(OtherSheet(name, header, below[0], below[-1], len(below)))
+        return found
+    finally:
+        book.close()
 
 
 def _one(row: CellRow) -> Iterator[CellRow]:
