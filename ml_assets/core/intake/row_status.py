@@ -1,5 +1,5 @@
 """What a row's own cells say about it before its amount is read: not booked yet (a date cell
-"Pending", a status "PENDING", OTP's "FÜGGŐ TÉTEL"), a payment that did not happen (a status
+"Pending", a status "PENDING", OTP's "FÜGGŐ TÉTEL", a pending column "Ja"), a payment that did not happen (a status
 "REVERTED", "DECLINED", "FAILED", Satispay's "NOT APPROVED"), a trade closed unpaid (Alipay's
 交易关闭), or a move of the user's own money that a payment app's bill marks neither income nor spending
 (core.neutral_rows). None of these is a transaction: each is counted in the file's notes
@@ -18,10 +18,11 @@ _PENDING_DATES = frozenset({"pending", "authorised", "authorized", "vorgemerkt",
 # a status column's names, and its values for a row not booked yet (Revolut's State PENDING,
 # Sparkasse's Info "Umsatz vorgemerkt", Fineco's Stato "Autorizzato")
 # (VTB's Статус "В обработке", Alipay's 交易状态; OTP's booking name "Megnevezés" or type
-# "Forgalom típusa", FÜGGŐ TÉTEL: a pending item, without a booking date)
+# "Forgalom típusa", FÜGGŐ TÉTEL: a pending item, without a booking date; Intesa Sanpaolo's
+# app export "Contabilizzazione": "NON CONTABILIZZATO" beside the booked "CONTABILIZZATO")
 _STATUS_NAMES = frozenset(
     {"state", "status", "info", "stato", "estado", "statut", "zustand", "статус", "交易状态",
-     "megnevezes", "forgalom tipusa"}
+     "megnevezes", "forgalom tipusa", "contabilizzazione"}
 )  # fmt: skip
 _PENDING_STATUS = _PENDING_DATES | {
     "umsatz vorgemerkt",
@@ -29,7 +30,14 @@ _PENDING_STATUS = _PENDING_DATES | {
     "in behandeling",
     "в обработке",
     "függő tétel",
+    "non contabilizzato",
+    "non contabilizzata",
 }
+# a yes/no column whose name asks whether the row is pending (Outbank's "Vormerkung" Ja/Nein,
+# an app's "Pending" true/false): its yes marks a row not booked yet; its no, a booked one.
+# A yes alone never says pending: only under one of these names.
+_PENDING_FLAG_NAMES = frozenset({"vormerkung", "vorgemerkt", "pending", "is pending"})
+_YES = frozenset({"ja", "j", "yes", "y", "true", "wahr", "x", "1"})
 # a status that says the payment did not happen, by what the row is counted as: no money moved,
 # or it moved and came back without a row of either (Revolut's REVERTED and DECLINED rows have
 # no completed date and no balance, and the balances around them skip them; Tinkoff's Статус
@@ -71,6 +79,19 @@ def _status_is(statuses: frozenset[str], name: object, value: object) -> bool:
     )
 
 
+def _flagged_pending(name: object, value: object) -> bool:
+    yes = value is True or (isinstance(value, str) and value.strip().lower() in _YES)
+    return yes and normalized(name) in _PENDING_FLAG_NAMES
+
+
+def _says_pending(record: dict) -> bool:
+    """Whether a status column or a pending yes/no column says the row is not booked yet."""
+    return any(
+        _status_is(_PENDING_STATUS, key, value) or _flagged_pending(key, value)
+        for key, value in record.items()
+    )
+
+
 def _status_word(value: str) -> str:
     """A status cell as _NOT_HAPPENED spells it: lower case, accents and underscores gone
     ("Refusée" -> "refusee", "NOT_APPROVED" -> "not approved"); Cyrillic kept as it is."""
@@ -95,8 +116,7 @@ def status_sets_aside(header: list[str], cells: list) -> bool:
     pending or declined card payment leaves the completed date blank that every booked row
     fills."""
     record = dict(zip(header, cells, strict=False))
-    pending = any(_status_is(_PENDING_STATUS, key, value) for key, value in record.items())
-    return pending or not_happened(record) is not None
+    return _says_pending(record) or not_happened(record) is not None
 
 
 def status_kind(record: dict) -> str | None:
@@ -108,7 +128,7 @@ def status_kind(record: dict) -> str | None:
     date = record.get("posted_date")
     if isinstance(date, str) and date.strip().lower() in _PENDING_DATES:
         return "pending transaction"  # not final: the bank changes or drops it before booking
-    if any(_status_is(_PENDING_STATUS, key, value) for key, value in record.items()):
+    if _says_pending(record):
         return "pending transaction"
     text = record.get("description")
     if isinstance(text, str) and " ".join(text.lower().split()) in _PENDING_TEXTS:
