@@ -22,7 +22,7 @@ _BALANCE = re.compile(
     r"(?i)\b(beginning|opening|starting|previous|prior|ending|closing|new|current|ledger)\s+"
     r"balance\b|\bbalance\s+(brought|carried)\s+forward\b|\bbalance\s+[bc]/f\b|\b(anfangs|end|beginn?|eind)saldo\b|\b(alter|neuer)?\s*kontostand\b|"
     r"\bsolde\s+(initial|final|de\s+d[ée]but|de\s+fin|au)\b|\b(ancien|nouveau)\s+solde\b|"
-    r"\bsaldo\s+(iniziale|finale|inicial|final|anterior|zum|per|am|vom|ko[nń]cowe|"
+    r"\bsaldo\s+(contabile\s+)?(iniziale|finale|inicial|final|anterior|zum|per|am|vom|ko[nń]cowe|"
     r"pocz[aą]tkowe)\b|"
     r"\burspr[üu]nglicher\s+saldo\b|\blikutis\s+(prad|pabaig)\w*|"
     r"\bskyldig\s+beløp\s+fra\s+forrige\b|\b(inngående|utgående)\s+saldo\b|"
@@ -52,7 +52,7 @@ _TOTAL_CELL = re.compile(r"(?i)\s*((total\s+)?(debits|credits)|totals?)\s*:?\s*"
 # "TOTAL WINE & MORE" wine
 _DATED_BALANCE = re.compile(
     r"(?i)[\s|]*((opening|closing|beginning|ending|starting)\s+balance|balance\s+(brought|"
-    r"carried)\s+forward|likutis\s+(pradžiai|pabaigai)|(anfangs|end)saldo|saldo\s+(iniziale|"
+    r"carried)\s+forward|likutis\s+(pradžiai|pabaigai)|(anfangs|end)saldo|saldo\s+(contabile\s+)?(iniziale|"
     r"finale|inicial|final|anterior)|solde\s+(initial|final)|(ancien|nouveau)\s+solde|"
     r"skyldig\s+beløp\s+fra\s+forrige\s+faktura|(inngående|utgående)\s+saldo|(alg|lõpp)saldo)"
     r"[\s|]*:?[\s|]*"
