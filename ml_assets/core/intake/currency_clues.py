@@ -44,11 +44,12 @@ _CODE_NAMES = (
 )
 _CODES = re.compile(rf"(?<![A-Za-z])({_CODE_NAMES})(?![A-Za-z])", re.I)
 # the account's currency under a label in the lines above the table ("Currency :INR",
-# Raiffeisen Romania's "Valuta:" | "LEI", Krung Thai's "สกุลเงิน THB")
+# Raiffeisen Romania's "Valuta:" | "LEI", Krung Thai's "สกุลเงิน THB", Intesa Sanpaolo's
+# "Controvalore in:" | "Euro"): its code, or its name (see _LABEL_NAMES)
 _LABELLED = re.compile(
-    r"(?<!\w)(?:currency|moneda|divisa|valuta|waehrung|währung|devise|moeda|валюта|waluta|"
-    r"bewertet in|"
-    r"měna|mena|สกุลเงิน)\s*[:：]?\s*([a-z]{3})(?![a-z])",
+    r"(?<!\w)(?:currency|moneda|divisa|valuta|waehrung|währung|kontowaehrung|kontowährung|"
+    r"devise|moeda|валюта|waluta|bewertet in|controvalore in|"
+    r"měna|mena|สกุลเงิน)\s*[:：]?\s*([^\W\d_]+)",
     re.I,
 )
 # a currency's name, in the plural a column or a label writes it (Promerica's "Transacción
@@ -60,6 +61,10 @@ _CURRENCY_NAMES = {
     "guaranies": "PYG", "bolivianos": "BOB", "lei": "RON",
 }  # fmt: skip
 _ONE_CURRENCY_NAMES = frozenset(_CURRENCY_NAMES) - {"dolares", "dollars"}
+# a label's currency may be its name in the singular too ("Controvalore in: Euro"); only after
+# a label, where a lone word is the account's currency ("Euro" in a column name may be one
+# amount's of several)
+_LABEL_NAMES = {**_CURRENCY_NAMES, "euro": "EUR"}
 # a figure and the code of its currency, either way round ("17'173.76 CHF", "EUR 2.150,50")
 _FIGURE = r"[-+]?\d{1,3}(?:[',. \u00a0]?\d{3})*(?:[.,]\d{2})"
 _FIGURE_AND_CODE = re.compile(
@@ -214,12 +219,8 @@ def currency_pointed_to(
             pointed.setdefault(code, f"{figure.group().strip()!r} above the table")
         if (ifsc := _IFSC.search(line)) is not None:
             pointed.setdefault("INR", f"the Indian branch code {ifsc.group(1)} (IFSC)")
-        if (labelled := _LABELLED.search(line)) is not None:
-            written = labelled.group(1).upper()
-            code = _CURRENCY_NAMES.get(written.lower())
-            code = code or (written if _CODES.fullmatch(written) else None)
-            if code is not None:
-                pointed.setdefault(code, f"{labelled.group()!r} above the table")
+        if (labelled := _labelled_currency(line)) is not None:
+            pointed.setdefault(labelled[0], f"{labelled[1]!r} above the table")
         for position, cell in enumerate(row.cells):
             if not isinstance(cell, str):
                 continue
@@ -230,6 +231,19 @@ def currency_pointed_to(
     if not pointed:
         pointed.update(_nordic_amount_name(header))
     return next(iter(pointed.items())) if len(pointed) == 1 else None
+
+
+def _labelled_currency(line: str) -> tuple[str, str] | None:
+    """(currency, the label and its word) of the first currency label in ``line`` whose word
+    is a currency's code or name ("Valuta: LEI" -> RON, "Controvalore in: Euro" -> EUR); a
+    label's word that is none ("Valuta" the value date, beside "Descrizione") is passed by."""
+    for labelled in _LABELLED.finditer(line):
+        written = labelled.group(1)
+        code = _LABEL_NAMES.get(written.lower())
+        code = code or (written.upper() if _CODES.fullmatch(written) else None)
+        if code is not None:
+            return code, labelled.group()
+    return None
 
 
 def _provinces(rows: list[CellRow]) -> str | None:
