@@ -41,6 +41,11 @@ DATE_FORMATS = (
     "%Y %m %d",  # Bank Pocztowy's "2019 10 11"
     "%d-%m-%Y",
     "%m-%d-%Y",
+    # HomeBank's "04-03-25", in the order its user chose: two-digit years read a third way,
+    # year first, which a statement's span of days tells from the others (see _ranked)
+    "%d-%m-%y",
+    "%m-%d-%y",
+    "%y-%m-%d",
     "%d-%b-%Y",
     "%d-%b-%y",
     "%d %b %Y",
