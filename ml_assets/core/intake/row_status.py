@@ -1,6 +1,7 @@
 """What a row's own cells say about it before its amount is read: not booked yet (a date cell
-"Pending", a status "PENDING", OTP's "FÜGGŐ TÉTEL", a pending column "Ja"), a payment that did not happen (a status
-"REVERTED", "DECLINED", "FAILED", Satispay's "NOT APPROVED"), a trade closed unpaid (Alipay's
+"Pending", a status "PENDING", OTP's "FÜGGŐ TÉTEL", Outbank's column "Vormerkung" "Ja"), a
+payment that did not happen (a status "REVERTED", "DECLINED", "FAILED", Satispay's "NOT
+APPROVED"), a trade closed unpaid (Alipay's
 交易关闭), or a move of the user's own money that a payment app's bill marks neither income nor spending
 (core.neutral_rows). None of these is a transaction: each is counted in the file's notes
 (see core.statements), never a row.
