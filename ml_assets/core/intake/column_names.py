@@ -17,14 +17,16 @@ INTAKE_FIELDS = ("balance", "debit", "credit", "direction", "fee")
 # Chinese banks' 借 (debit) and 贷 (credit); Starling's OUTBOUND, INBOUND; ISO 20022's
 # DBIT and CRDT, which PSD2 APIs (STET's, Enable Banking's) send beside unsigned amounts; Open
 # Finance Brasil's DEBITO and CREDITO, and the accented forms of French and Portuguese;
-# Japanese 支払 (payment) and 出金 out, チャージ (a top-up) and 入金 in: WAON's 利用区分)
+# Japanese 支払 (payment) and 出金 out, チャージ (a top-up) and 入金 in: WAON's 利用区分;
+# budgeting apps' "Expenses" and "Income": Wallet by BudgetBakers' type)
 MONEY_OUT = frozenset(
     {"af", "debit", "dr", "d", "s", "soll", "out", "-", "debet", "withdrawal", "支出", "借",
-     "дебет", "outbound", "dbit", "debito", "débito", "débit", "支払", "支払い", "出金"}
+     "дебет", "outbound", "dbit", "debito", "débito", "débit", "支払", "支払い", "出金",
+     "expense", "expenses"}
 )  # fmt: skip
 MONEY_IN = frozenset(
     {"bij", "credit", "cr", "c", "h", "haben", "in", "+", "deposit", "k", "收入", "贷",
-     "кредит", "inbound", "crdt", "credito", "crédito", "crédit", "チャージ", "入金"}
+     "кредит", "inbound", "crdt", "credito", "crédito", "crédit", "チャージ", "入金", "income"}
 )  # fmt: skip
 
 
@@ -103,6 +105,10 @@ SYNONYMS: dict[str, tuple[str, ...]] = {
         # (View Card's and WAON's shop; Swedbank Estonia's text; BOC's booking name; Suica's
         # entry station or shop)
         "こ利用箇所|利用店舗|selgitus|交易名称|入場駅 事業者名|"
+        # (the bank's own text of a row where an app cleaned the merchant's name beside it:
+        # Monarch's "Original Statement" beside its "Merchant"; the bank's words are what a
+        # bank's file holds)
+        "original statement|"
         # a reference the payer writes (N26's "Payment Reference"): the text where no other
         # column is one, after the other party (found by its name's words: "Partner Name")
         "payment reference|"
@@ -201,8 +207,13 @@ SYNONYMS: dict[str, tuple[str, ...]] = {
         # (Alipay's item, BOC's message, CMB's own note; Suica's exit station, a memo)
         "商品说明|附言|客户摘要|出場駅 降車場所|メモ|"
         "商品名称|商品|交易附言|交易说明|"
-        # (PrivatBank Autoclient's OSND, the payment's purpose)
-        "osnd"
+        # (PrivatBank Autoclient's OSND, the payment's purpose; a budgeting app's notes, which
+        # Goodbudget writes beside the payee's "Name")
+        "osnd|notes|"
+        # (Intesa Sanpaolo's shop or payer, "Descrizione Estesa", beside its booking type
+        # "Descrizione"; BBVA's "Movimiento", a Bizum's or a transfer's purpose, beside its
+        # "Concepto")
+        "descrizione estesa|movimiento"
     ),
     # the other party of a transfer or debit, beside a purpose text ("Auftraggeber /
     # Begünstigter" + "Verwendungszweck"): both are the description, joined (as CAMT.053's are)
@@ -226,8 +237,8 @@ SYNONYMS: dict[str, tuple[str, ...]] = {
         # (MUFG's payer or payee, BOC's, SEB's and Swedbank Estonia's party)
         "摘要内容|对方账户名|beneficiary s name|saaja maksja|"
         # a payment app's two parties (Venmo's), one of them the account's owner (see
-        # party_role)
-        "from|to"
+        # party_role); Firefly III's source and destination accounts, one of them the user's
+        "from|to|source name|destination name"
     ),
     "direction": _names(
         "af bij|debit credit|credit debit|dr cr|cr dr|soll haben|s h|direction|d k|收 支|收支|"
@@ -240,9 +251,12 @@ SYNONYMS: dict[str, tuple[str, ...]] = {
         "billing amount sign|amount sign|cr dr sign"
     ),
     # (Plaid's current taxonomy first: its `category` list is the deprecated one)
+    # (Finanzguru's main category, "Hauptkategorie", beside its finer "Unterkategorie": the
+    # main one is the label, as Outbank's "Category" beside its "Subcategory" is; Goodbudget's
+    # "Envelope", the budget a row was paid from)
     "category": _names(
         "personal finance category primary|category|kategorie|categorie|categoria|kategori|"
-        "kategoria|категория"
+        "kategoria|категория|hauptkategorie|analyse hauptkategorie|envelope"
     ),
     # (a booking type column "Umsatzart" or "Vorgang" before "Buchungstext", which is then the
     # text: Commerzbank's and Comdirect's)
@@ -311,8 +325,9 @@ _PAYEE_WORDS = frozenset({"zahlungsempfaenger", "empfaenger", "empfaengername", 
 
 
 # a payment app's columns of the sender and the recipient, by their whole names (Venmo's
-# "From" and "To")
-_PAYER_NAMES, _PAYEE_NAMES = frozenset({"from"}), frozenset({"to"})
+# "From" and "To"; Firefly III's "source_name" and "destination_name")
+_PAYER_NAMES = frozenset({"from", "source name"})
+_PAYEE_NAMES = frozenset({"to", "destination name"})
 
 
 def party_role(name: object) -> str | None:

@@ -8,9 +8,8 @@ and the purpose where the names give both, joined by the load.
 
 from __future__ import annotations
 
+from ml_assets.core.intake.column_doubts import split_breakdowns, zero_beside_amount
 from ml_assets.core.intake.column_names import (
-    COUNTERPARTY_WORDS,
-    NOT_COUNTERPARTY_WORDS,
     SYNONYMS,
     field_of,
     names_other_party,
@@ -31,6 +30,7 @@ from ml_assets.core.intake.column_values import (
 )
 from ml_assets.core.intake.csv_exports import CellRow
 from ml_assets.core.intake.guessed_layout import LayoutGuess
+from ml_assets.core.intake.name_words import FIELD_WORDS, NOT_FIELD_WORDS, side_named
 from ml_assets.core.intake.row_status import status_sets_aside
 from ml_assets.core.intake.tables import position_name
 
@@ -44,8 +44,8 @@ def columns_by_name(header: list[str]) -> dict[str, str]:
         for ours, names in SYNONYMS.items():
             if key in names and (ours not in best or names.index(key) < best[ours][0]):
                 best[ours] = (names.index(key), name)
-    _by_words(header, best)
     _sides_by_words(header, best)
+    _by_words(header, best)
     if "amount" in best and best["amount"][0] == _BY_WORDS and {"debit", "credit"} <= set(best):
         del best["amount"]  # ZKB's "Amount details" beside its "Debit CHF" and "Credit CHF"
     if "amount" in best:
@@ -58,6 +58,7 @@ def columns_by_name(header: list[str]) -> dict[str, str]:
         chosen.setdefault(theirs, "description" if ours in _TEXT_PARTS else ours)
     _other_side(header, chosen)
     _every_text_part(header, chosen)
+    _text_beside_party(header, chosen)
     if "description" not in chosen.values():
         _text_of_another_field(chosen)
     return {name: chosen[name] for name in header if name in chosen}  # in the file's order
@@ -78,6 +79,25 @@ def _every_text_part(header: list[str], chosen: dict[str, str]) -> None:
             chosen[name] = "description"
 
 
+def _text_beside_party(header: list[str], chosen: dict[str, str]) -> None:
+    """Where every text column chosen names the other party (MoneyMoney's "Name", a name
+    the text list knows because it is often a file's only text), the likeliest other column
+    the text list knows whole is the payment's text beside it (its "Verwendungszweck"):
+    left out, every row would lose what was paid for. Never a booking type chosen as such
+    ("Buchungstext" beside a purpose)."""
+    texts = [t for t, o in chosen.items() if o == "description"]
+    if not texts or not all(names_other_party(t) for t in texts):
+        return
+    names = SYNONYMS["description"]
+    free = [
+        name
+        for name in header
+        if name not in chosen and normalized(name) in names and not names_other_party(name)
+    ]
+    if free:
+        chosen[min(free, key=lambda n: names.index(normalized(n)))] = "description"
+
+
 def _text_of_another_field(chosen: dict[str, str]) -> None:
     """Where no column is a text by name: a name that is a booking type and a text
     ("Buchungstext") is the text (Commerzbank's, Comdirect's); else the merchant's name
@@ -87,66 +107,6 @@ def _text_of_another_field(chosen: dict[str, str]) -> None:
     theirs = theirs or next((t for t, o in chosen.items() if o == "merchant"), None)
     if theirs is not None:
         chosen[theirs] = "description"
-
-
-# words that make a column a candidate for a field when no name matches whole ("Completed
-# Date", "Transaction Amount (GBP)"); a date column that names a posting wins
-_WORDS = {
-    "posted_date": ("date", "datum", "fecha", "data"),
-    "amount": (
-        "amount",
-        "betrag",
-        "bedrag",
-        "montant",
-        "importe",
-        "importo",
-        "castka",
-        "kwota",
-        "oesszeg",
-        "monto",
-    ),
-    "description": (
-        "description",
-        "omschrijving",
-        "libelle",
-        "memo",
-        "details",
-        "narrative",
-        "popis",
-        "opis",
-        "descripcion",
-        "descricao",
-    ),
-    "balance": ("balance", "saldo", "solde", "kontostand"),
-    "counterparty": COUNTERPARTY_WORDS,
-    # a label column the user named ("My category", "Ma catégorie")
-    "category": ("category", "categorie", "kategorie", "categoria", "kategori", "категория"),
-}
-
-
-# words that keep a column from a field its other words fit: a merchant category code or a
-# category's id is no label of the user's
-_NOT_WORDS = {
-    # a part of the payment or a charge beside it is no payment's amount (PayPal's "Shipping
-    # and Handling Amount", "Insurance Amount" beside its "Gross", in each language it writes;
-    # Venmo's "Amount (fee)")
-    "amount": (
-        *("shipping", "handling", "tax", "insurance", "discount", "fee", "fees", "tip"),
-        *("frais", "livraison", "traitement", "tva", "assurance", "remise"),  # fr
-        *("envio", "manipulacion", "impuesto", "impuestos", "iva", "seguro", "descuento"),  # es
-        *("spedizione", "imballaggio", "imposta", "assicurazione", "sconto"),  # it
-        *("versand", "bearbeitung", "steuer", "versicherung", "rabatt", "gebuehr"),  # de
-        *("frete", "manuseio", "imposto", "taxa"),  # pt
-    ),
-    # (a list of ids, Copilot's "suggestedCategoryIds", is no label either)
-    "category": ("code", "codes", "id", "ids", "uid", "uuid", "guid", "mcc", "number", "no"),
-    # the other party's account or address is no name: Oberbank's "Empfänger IBAN/Kto.Nr.",
-    # PayPal's "Empfänger E-Mail-Adresse"
-    "counterparty": NOT_COUNTERPARTY_WORDS,
-    # the period's balance, stated once (Venmo's "Beginning Balance" and "Ending Balance"
-    # columns, a figure on a line of its own), is no running balance
-    "balance": ("beginning", "opening", "starting", "ending"),
-}
 
 
 _BY_WORDS = 1000  # the rank of a column found by a word of its name, after any whole name
@@ -174,7 +134,7 @@ def _other_side(header: list[str], chosen: dict[str, str]) -> None:
 def _by_words(header: list[str], best: dict[str, tuple[int, str]]) -> None:
     taken = {theirs for _, theirs in best.values()}
     words_of = {name: set(normalized(name).split()) for name in header}
-    for ours, words in _WORDS.items():
+    for ours, words in FIELD_WORDS.items():
         if ours in best:
             continue
         found = [
@@ -182,7 +142,7 @@ def _by_words(header: list[str], best: dict[str, tuple[int, str]]) -> None:
             for name in header
             if name not in taken
             and words_of[name] & set(words)
-            and not words_of[name] & set(_NOT_WORDS.get(ours, ()))
+            and not words_of[name] & set(NOT_FIELD_WORDS.get(ours, ()))
         ]
         found.sort(key=lambda n: not any(p in normalized(n) for p in _POSTING))
         if found and (ours != "counterparty" or {"description", "purpose"} & set(best)):
@@ -190,25 +150,15 @@ def _by_words(header: list[str], best: dict[str, tuple[int, str]]) -> None:
             taken.add(found[0])
 
 
-# the side a Chinese amount column's name says it holds ("交易金额(收入)", "存入金额",
-# "贷方发生额"): income, deposits and credits are money in; expenses, withdrawals and debits
-# money out. The side is the name's, never the column's place in the header.
-_CJK_SIDES = {"credit": ("收入", "存入", "贷方"), "debit": ("支出", "支取", "取出", "借方")}
-_CJK_AMOUNT_WORDS = ("金额", "发生额", "额")
-
-
 def _sides_by_words(header: list[str], best: dict[str, tuple[int, str]]) -> None:
-    """Debit and credit columns by the words of Chinese names no list knows whole: a name
-    of an amount and of one side (see _CJK_SIDES), both sides found."""
+    """Debit and credit columns by the words of names no list knows whole: a name of an
+    amount and of one side (see core.name_words), both sides found. Toshl's "Expense amount" is then
+    no amount column beside its "Income amount": every income row would read 0.00."""
     taken = {theirs for _, theirs in best.values()}
     found: dict[str, str] = {}
     for name in header:
-        key = normalized(name)
-        if name in taken or not any(w in key for w in _CJK_AMOUNT_WORDS):
-            continue
-        sides = [side for side, words in _CJK_SIDES.items() if any(w in key for w in words)]
-        if len(sides) == 1:
-            found.setdefault(sides[0], name)
+        if name not in taken and (side := side_named(name)) is not None:
+            found.setdefault(side, name)
     if {"debit", "credit"} <= set(found) and not {"debit", "credit"} & set(best):
         for side, name in found.items():
             best[side] = (_BY_WORDS, name)
@@ -241,7 +191,9 @@ def check_values(guess: LayoutGuess, body: list[CellRow]) -> str:
                 _filled_date_column(guess, body, positions, theirs, every_row=False)
         elif ours == "posted_date" and any(not str(v).strip() for v in values):
             _filled_date_column(guess, body, positions, theirs)
-    return _amount_not_zero(guess, body, positions) + _texts_with_words(guess, body, positions)
+    said = _amount_not_zero(guess, body, positions) + _texts_with_words(guess, body, positions)
+    said += split_breakdowns(guess, body, positions)
+    return said + zero_beside_amount(guess, body, positions, _amount_named)
 
 
 def _amount_not_zero(guess: LayoutGuess, body: list[CellRow], positions: dict) -> str:
@@ -265,9 +217,9 @@ def _amount_not_zero(guess: LayoutGuess, body: list[CellRow], positions: dict) -
 def _amount_named(name: str) -> bool:
     """Whether a column's name says it holds a payment's amount, not a part of it or a fee."""
     words = set(normalized(name).split())
-    if words & set(_NOT_WORDS["amount"]):
+    if words & set(NOT_FIELD_WORDS["amount"]):
         return False
-    return field_of(name) == "amount" or bool(words & set(_WORDS["amount"]))
+    return field_of(name) == "amount" or bool(words & set(FIELD_WORDS["amount"]))
 
 
 def _texts_with_words(guess: LayoutGuess, body: list[CellRow], positions: dict) -> str:
@@ -369,7 +321,9 @@ def _named_text(name: str) -> bool:
     """Whether a column's name says it holds text: a text's name, or one of its words
     ("Description 1")."""
     words = set(normalized(name).split())
-    return field_of(name) in ("description", "purpose") or bool(words & set(_WORDS["description"]))
+    return field_of(name) in ("description", "purpose") or bool(
+        words & set(FIELD_WORDS["description"])
+    )
 
 
 def _purpose_text(name: str, values: list) -> bool:
@@ -390,7 +344,9 @@ def _filled_date_column(
     way to another date column filled on every row: a row without a date is quarantined. A
     date column of no dates at all gives way to one of dates (``every_row`` False)."""
     for name in guess.header:
-        if name in guess.columns or not set(normalized(name).split()) & set(_WORDS["posted_date"]):
+        if name in guess.columns or not set(normalized(name).split()) & set(
+            FIELD_WORDS["posted_date"]
+        ):
             continue
         values = column(body, positions[name])
         # (the bar a named date column is held to, where the other stood empty)

@@ -122,16 +122,23 @@ def more_text(guess: LayoutGuess, body: list[CellRow], candidates: list[str] | N
             guess.why["columns"] += joined_where_blank(name)
             blank = [r for r in blank if not str(cell(r, positions[name])).strip()]
             break
-    _type_where_blank(guess, blank, positions)
+    _type_where_blank(guess, body, blank, positions)
 
 
-def _type_where_blank(guess: LayoutGuess, blank: list[CellRow], positions: dict) -> None:
+def _type_where_blank(
+    guess: LayoutGuess, body: list[CellRow], blank: list[CellRow], positions: dict
+) -> None:
     """The booking type is the text of booked rows that have no other (PayPal's "Bank Deposit
     to PP Account", Venmo's "Standard Transfer": no party, no note): joined to the
     description of every row, so none is quarantined for want of a text. A hold that is not
-    booked (PayPal's pending "General Authorization") needs none."""
+    booked (PayPal's pending "General Authorization") needs none. A type that says only the
+    way the money went (Wallet by BudgetBakers' "Expenses", "Income") or is written as an
+    app's code (its "DEBIT_CARD") is no text a person reads: such rows have none."""
     typed = next((t for t, o in guess.columns.items() if o == "transaction_type"), None)
     if typed is None:
+        return
+    words = _words(body, positions[typed])
+    if _direction_words(words) or any(_CODE.fullmatch(w) for w in words):
         return
     ours = [guess.columns.get(name, name) for name in guess.header]
     booked = [r for r in blank if statement_line(dict(zip(ours, r.cells, strict=False))) is None]
@@ -140,6 +147,10 @@ def _type_where_blank(guess: LayoutGuess, blank: list[CellRow], positions: dict)
         guess.columns[typed] = "description"
         guess.type_text = typed
         guess.why["columns"] += f"; {typed} -> description: the only text of {typed_only} row(s)"
+
+
+# an app's enumeration written as a code: words joined by underscores ("debit_card")
+_CODE = re.compile(r"[a-z0-9]+(?:_[a-z0-9]+)+")
 
 
 def joined_where_blank(name: str) -> str:
