@@ -31,6 +31,7 @@ from ml_assets.core.intake.records import SchemaError, file_head
 from ml_assets.core.intake.sheet_values import downs_by_row, filled_down
 from ml_assets.core.intake.tables import HEADER_SEARCH_LINES
 from ml_assets.core.intake.two_row_headers import joined_header
+from ml_assets.core.intake.xlsx_merges import xlsx_merges
 from ml_assets.core.intake.xml_sheets import XmlBook, looks_like_spreadsheet_xml
 
 
@@ -44,8 +45,8 @@ class _XlsxBook:
 
         try:
             # from its bytes: openpyxl refuses a name it does not know (an .xlsx named .xls)
-            data = io.BytesIO(path.read_bytes())
-            self._book = load_workbook(data, read_only=True, data_only=True)
+            self._data = path.read_bytes()
+            self._book = load_workbook(io.BytesIO(self._data), read_only=True, data_only=True)
         except (zipfile.BadZipFile, InvalidFileException, KeyError, OSError, ValueError) as err:
             raise ValueError(f"{type(err).__name__}: {err}") from err
         self.sheetnames = self._book.sheetnames
@@ -58,21 +59,9 @@ class _XlsxBook:
 
     def values(self, name: str) -> Iterator[tuple]:
         sheet = self._sheet(name)
-        downs = downs_by_row(self._merges(sheet))
+        downs = downs_by_row(xlsx_merges(self._data, name))
         rows = sheet.iter_rows(values_only=True)
         yield from filled_down((row, downs.get(i, {})) for i, row in enumerate(rows))
-
-    def _merges(self, sheet) -> Iterator[tuple[int, int, int]]:
-        """The sheet's merged ranges as (first row, last row, first column), 0-based: read
-        from its XML, as openpyxl's read-only mode leaves them out."""
-        from lxml import etree
-        from openpyxl.utils.cell import range_boundaries
-
-        tag = "{http://schemas.openxmlformats.org/spreadsheetml/2006/main}mergeCell"
-        with self._book._archive.open(sheet._worksheet_path) as part:
-            for _, element in etree.iterparse(part, tag=tag, resolve_entities=False):
-                first_column, first_row, _, last_row = range_boundaries(element.get("ref"))
-                yield first_row - 1, last_row - 1, first_column - 1
 
     def number_formats(self, name: str, columns: list[int], below: int, limit: int) -> list[str]:
         found = []
