@@ -14,7 +14,6 @@ from __future__ import annotations
 import datetime as dt
 import itertools
 import re
-from collections import Counter
 from collections.abc import Iterator
 from dataclasses import dataclass, field
 
@@ -22,6 +21,13 @@ from ml_assets.core.intake.amount_text import sniff_decimal
 from ml_assets.core.intake.csv_exports import CellRow, ColumnMapping, fitting_presets
 from ml_assets.core.intake.export_settings import ExportSettings
 from ml_assets.core.intake.records import SchemaError
+from ml_assets.core.intake.row_widths import (
+    common_width,
+    empty,
+    filled,
+    short_widths,
+    spills_over,
+)
 from ml_assets.core.intake.sniffing import sniff_date_format
 from ml_assets.core.intake.statements import (
     CONTINUATION_LINE,
@@ -83,13 +89,13 @@ def read_table(
         preamble = [(r.line, r.cells) for r in head[:index] if not isinstance(r.cells, SchemaError)]
         table = TableHead(header, head[index].line, preamble)
     body += list(itertools.islice(rows, max(SNIFF_ROWS - len(body), 0)))
-    narrowest = _common_width(body, header, mapping.columns(header)) or len(header)
-    spills = not pad and _spills(body, header)
+    narrowest = common_width(body, header, mapping.columns(header)) or len(header)
+    spills = not pad and spills_over(body, header)
     header = header + _named_beyond(header, mapping.column_map)
     table.header = header
     table.columns = mapping.columns(header)
     _sniff(table, body, mapping, settings, delimiter)
-    short = _short_widths(header, table.columns)
+    short = short_widths(header, table.columns)
     texts = frozenset(
         i for i, name in enumerate(header) if table.columns.get(name) == "description"
     )
@@ -97,67 +103,6 @@ def read_table(
         where, header, itertools.chain(body, rows), unit, pad, narrowest, spills, short, texts
     )
     return table, records
-
-
-def _spills(body: list[CellRow], header: list[str]) -> bool:
-    """Whether the bank spreads its last column's text over more cells (Livebank's
-    "Umsatztext", a quoted cell per line of the text): most rows are wider than the header,
-    and every cell beyond it holds words (or a bare number). Such a row's cells from the last
-    column on are that column's text, joined."""
-    rows = [_trimmed(r.cells) for r in body if not isinstance(r.cells, SchemaError)]
-    wider = [cells[len(header) :] for cells in rows if len(cells) > len(header)]
-    if len(header) < 2 or len(wider) < 2 or len(wider) < 0.8 * len(rows):
-        return False
-    cells = [str(c).strip() for extra in wider for c in extra if _filled(c)]
-    # words, or a bare number among them (a postcode); never an amount or a date
-    return all(any(map(str.isalpha, c)) or c.isdigit() for c in cells)
-
-
-def _common_width(body: list[CellRow], header: list[str], columns: dict[str, str]) -> int | None:
-    """The width most rows share where it is narrower than the header and the names right of
-    it are mapped to nothing (Swedbank's export leaves off its trailing empty cells): rows
-    that wide are read with those cells blank. None where the rows are as wide as the header,
-    or vary: a row short by a lost delimiter stays malformed."""
-    widths = Counter(
-        len(_trimmed(r.cells)) for r in body if not isinstance(r.cells, SchemaError) and r.cells
-    )
-    if not widths:
-        return None
-    width, count = widths.most_common(1)[0]
-    if width >= len(header) or count < 0.8 * sum(widths.values()) or count < 2:
-        return None
-    return None if any(name in columns for name in header[width:]) else width
-
-
-# fields a row must hold in its own cells: a row that leaves one off is malformed, not short
-_HELD_FIELDS = frozenset(
-    {"posted_date", "amount", "debit", "credit", "direction", "currency", "transaction_id",
-     "account_id"}
-)  # fmt: skip
-
-
-def _short_widths(header: list[str], columns: dict[str, str]) -> frozenset[int]:
-    """The widths a row may have under the header's and still be read, the cells right of it
-    blank (ABC's rows leave off their empty trailing cells, the others are full width): those
-    whose missing cells are mapped to nothing, to the running balance or to a label, or to a
-    part of the text where another part is left. A row that leaves off a date, an amount or
-    another held field stays malformed."""
-    texts = [i for i, name in enumerate(header) if columns.get(name) == "description"]
-    widths = set()
-    for width in range(1, len(header)):
-        missing = {columns.get(name) for name in header[width:]}
-        if missing & _HELD_FIELDS or ("description" in missing and not texts[0] < width):
-            continue
-        widths.add(width)
-    return frozenset(widths)
-
-
-def _trimmed(cells: list) -> list:
-    """The cells without the empty ones at the end of the line."""
-    end = len(cells)
-    while end and _empty(cells[end - 1]):
-        end -= 1
-    return cells[:end]
 
 
 def _named_beyond(header: list[str], column_map: dict[str, str]) -> list[str]:
@@ -228,13 +173,9 @@ def _header_index(
     return i  # (check raised: a row that fits was returned above)
 
 
-def _empty(cell: object) -> bool:
-    return cell is None or (isinstance(cell, str) and not cell.strip())
-
-
 def _text_cells(cells: list) -> int:
     """How header-like a row is: its non-empty cells, if none is a number or a date."""
-    values = [c for c in cells if not _empty(c)]
+    values = [c for c in cells if not empty(c)]
     if any(isinstance(c, int | float | dt.date) or _numeric(str(c)) for c in values):
         return 0
     return len(values)
@@ -285,10 +226,6 @@ def _column_texts(body: list[CellRow], positions: dict[str, int], columns: list[
     return found
 
 
-def _filled(cell: object) -> bool:
-    return not _empty(cell)
-
-
 def _records(
     where: str,
     header: list[str],
@@ -303,7 +240,7 @@ def _records(
     """Each row as {header name: cell}. In a CSV a row of another width is malformed (a
     truncated last line when it is short and unterminated), unless the file's rows share a
     narrower width (``narrowest``: the cells right of it are blank), the row is of a width
-    that leaves off no field it must hold (``short``, see _short_widths: read with the cells
+    that leaves off no field it must hold (``short``, see row_widths.short_widths: read with the cells
     right of it blank) or the rows spill their last column's text over more cells
     (``spills``: joined); a trailing empty cell (a trailing delimiter) is tolerated. A spreadsheet's short rows are padded, extra cells named. A CSV
     line that only continues the row above (OCBC's ``,,UBER EATS HELP.UBER``: its first cell
@@ -314,7 +251,7 @@ def _records(
         values = [] if isinstance(row.cells, SchemaError) else list(row.cells)
         if held and not pad and _continues(values, len(header), texts):
             line, record, raw = held[0]
-            at = next(i for i, v in enumerate(values) if _filled(v))
+            at = next(i for i, v in enumerate(values) if filled(v))
             name = header[at]
             record[name] = f"{str(record.get(name) or '').rstrip()} {str(values[at]).strip()}"
             held[0] = (line, record, raw + b"\n" + row.raw)
@@ -322,8 +259,8 @@ def _records(
             continue
         yield from held
         held = []
-        if spills and len(values) > len(header):  # (see _spills)
-            last = [str(v).strip() for v in values[len(header) - 1 :] if _filled(v)]
+        if spills and len(values) > len(header):  # (see row_widths.spills_over)
+            last = [str(v).strip() for v in values[len(header) - 1 :] if filled(v)]
             values = [*values[: len(header) - 1], " ".join(last)]
         found = _row_record(where, header, row, values, pad, narrowest, short, texts)
         if isinstance(found[1], dict) and SECTION_LINE not in found[1]:
@@ -337,11 +274,11 @@ def _continues(values: list, width: int, texts: frozenset[int]) -> bool:
     """Whether a CSV line continues the row above: its first cell empty, one cell inside the
     header's width, nothing else; a cell of words, or whatever a text column holds (a date
     and a terminal's number go on a card payment's text: no row is a text alone)."""
-    filled = [i for i, v in enumerate(values) if _filled(v)]
-    if len(filled) != 1 or filled[0] == 0 or filled[0] >= width:
+    at = [i for i, v in enumerate(values) if filled(v)]
+    if len(at) != 1 or at[0] == 0 or at[0] >= width:
         return False
-    text = str(values[filled[0]])
-    return filled[0] in texts or sum(map(str.isalpha, text)) > 0
+    text = str(values[at[0]])
+    return at[0] in texts or sum(map(str.isalpha, text)) > 0
 
 
 def _header_again(names: list[str], header: list[str]) -> bool:
@@ -367,15 +304,15 @@ def _row_record(
     a whole line those of a ``short`` width."""
     if isinstance(row.cells, SchemaError):
         return row.line, row.cells, row.raw
-    while len(values) > len(header) and _empty(values[-1]):
+    while len(values) > len(header) and empty(values[-1]):
         values.pop()
     # (a title in merged cells is read into each of them: the same words, one title; or its
     # one cell right of an empty first one, outside the text's columns: ICICI's legend under
     # its table, written in its serial number's column)
-    filled = [i for i, v in enumerate(values) if _filled(v)]
-    alone = values and all(not _filled(v) or v == values[0] for v in values[1:])
-    if not alone and len(filled) == 1 and filled[0] not in texts:
-        alone, text = True, str(values[filled[0]]).strip()
+    cells_at = [i for i, v in enumerate(values) if filled(v)]
+    alone = values and all(not filled(v) or v == values[0] for v in values[1:])
+    if not alone and len(cells_at) == 1 and cells_at[0] not in texts:
+        alone, text = True, str(values[cells_at[0]]).strip()
     else:
         text = str(values[0]).strip() if alone else ""
     letters = sum(map(str.isalpha, text)) > sum(map(str.isdigit, text))
