@@ -191,3 +191,22 @@ def test_a_closing_balance_on_a_short_line_below_the_table_is_a_balance_line(tmp
     assert (5, "balance") in notes.statement_lines
     assert notes.closing() is not None and notes.closing().amount == 18352.74
     assert not notes.breaks
+
+
+def test_a_file_naming_no_currency_is_told_what_says_it_is_not_a_us_banks(tmp_path, capsys):
+    german = tmp_path / "umsaetze.csv"
+    german.write_text(
+        "Datum;Buchungstext;Betrag\n03.02.2025;REWE Markt;-12,40\n05.02.2025;Gehalt;2450,00\n",
+        encoding="utf-8",
+    )
+    code, out, _ = inspect(german, capsys)
+    assert code == 0
+    assert "USD unless raw_transactions.currency says so" in out
+    assert "the decimal comma and the ';' separator and the column name 'Datum' are not a US" in out
+    american = tmp_path / "activity.csv"
+    american.write_text(
+        "Date,Description,Amount\n02/03/2025,SHOP,-12.40\n02/05/2025,PAY,2450.00\n",
+        encoding="utf-8",
+    )
+    code, out, _ = inspect(american, capsys)
+    assert code == 0 and "USD unless" in out and "are not a US bank's" not in out

@@ -34,6 +34,7 @@ from ml_assets.core.intake.spreadsheets import number_formats, open_sheet, sheet
 from ml_assets.core.intake.yearless_dates import dated_by_title
 
 SAMPLE_ROWS = 250
+_UNSTATED = ("currency", None)  # the file names no currency: its fact, written with its signs
 
 
 def inspect_table(found: Inspection) -> None:
@@ -136,6 +137,8 @@ def _choose_reading(
     if decimal == ",":
         found.settings["decimal"] = ","
     signs = day_first_signs(found, guess, body, decimal, delimiter)
+    if _UNSTATED in found.facts:  # none named, none pointed to: say what says otherwise
+        found.facts[found.facts.index(_UNSTATED)] = ("currency", unstated_currency(signs=signs))
     dates = date_texts(guess, body)
     date_format, ties, why = sniff_dates(dates, signs)
     choose_sign(guess, body, decimal)
@@ -222,7 +225,8 @@ def _choose_currency(found: Inspection, guess: LayoutGuess, amounts: list, read:
         )
         found.confirm["currency"] = (code, f"from {said}: confirm it")
         return
-    found.facts.append(("currency", unstated_currency()))
+    # (said once the file's signs of another country are read: see _choose_reading)
+    found.facts.append(_UNSTATED)
 
 
 def _note_currency_codes(found: Inspection, guess: LayoutGuess, body: list) -> None:
