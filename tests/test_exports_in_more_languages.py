@@ -210,3 +210,23 @@ def test_a_file_naming_no_currency_is_told_what_says_it_is_not_a_us_banks(tmp_pa
     )
     code, out, _ = inspect(american, capsys)
     assert code == 0 and "USD unless" in out and "are not a US bank's" not in out
+
+
+def test_dates_typed_into_general_cells_are_read_as_excels_serial_days(tmp_path, capsys):
+    openpyxl = pytest.importorskip("openpyxl")
+    book = openpyxl.Workbook()
+    sheet = book.active
+    for row in [
+        ["Date", "Details", "Amount"],
+        [45385, "TAXI RAPIDO", -18.0],
+        [45386, "COFFEE HUT", -3.5],
+        [45387, "INTEREST", 0.42],
+    ]:
+        sheet.append(row)  # whole numbers in General cells, as a script writes a date
+    export = tmp_path / "export.xlsx"
+    book.save(export)
+    out, _, result = _read(export, capsys)
+    assert "3 serial days in General cells" in out, out
+    assert result.kept["posted_date"].cast(str).to_list() == [
+        "2024-04-03", "2024-04-04", "2024-04-05",
+    ]  # fmt: skip

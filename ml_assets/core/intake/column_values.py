@@ -31,6 +31,25 @@ def column(rows: list[CellRow], position: int) -> list:
     return [r.cells[position] for r in rows if position < len(r.cells)]
 
 
+def excel_serial(value: object) -> bool:
+    """A whole number of days between 1954 and 2119 as Excel counts them: a date typed into a
+    General cell of a spreadsheet (46029: 2026-01-06); no amount or id sits in a date column
+    that way."""
+    return (
+        isinstance(value, int | float)
+        and not isinstance(value, bool)
+        and float(value).is_integer()
+        and 20_000 <= value <= 80_000
+    )
+
+
+def serial_share(values: list) -> float:
+    """The share of a column's filled cells that are Excel serial days (number cells: a CSV's
+    text never is one)."""
+    filled = [v for v in values if v is not None and str(v).strip()]
+    return sum(map(excel_serial, filled)) / len(filled) if filled else 0.0
+
+
 def date_share(values: list) -> float:
     """The share of a column's filled cells that are dates in its sniffed format."""
     texts = [v for v in values if isinstance(v, str) and v.strip()]

@@ -19,6 +19,7 @@ from ml_assets.core.intake.amount_text import (
     normalize_amount,
 )
 from ml_assets.core.intake.column_names import names_other_party, party_role
+from ml_assets.core.intake.column_values import excel_serial
 from ml_assets.core.intake.csv_exports import (
     CsvPreset,
     direction_sign,
@@ -205,7 +206,7 @@ class FileReading:
         balance = None
         mark = amount_mark(renamed.get("amount")) if self.fmt in TABLE_FORMATS else None
         neutral = neutral_way(renamed)  # (read off the amount as written, before it is plain)
-        if self.fmt == "xlsx" and _excel_serial(renamed.get("posted_date")):
+        if self.fmt == "xlsx" and excel_serial(renamed.get("posted_date")):
             # a date typed into a General cell is Excel's serial day number (46029: 2026-01-06)
             renamed["posted_date"] = _EXCEL_EPOCH + dt.timedelta(days=int(renamed["posted_date"]))
         if self.fmt in TABLE_FORMATS:
@@ -259,17 +260,6 @@ class FileReading:
 
 
 _EXCEL_EPOCH = dt.date(1899, 12, 30)  # day 0 of Excel's 1900 date system, as openpyxl reads it
-
-
-def _excel_serial(value: object) -> bool:
-    """A whole number of days between 1954 and 2119 as Excel counts them: no amount or id
-    sits in a date column that way."""
-    return (
-        isinstance(value, int | float)
-        and not isinstance(value, bool)
-        and float(value).is_integer()
-        and 20_000 <= value <= 80_000
-    )
 
 
 def note_statement_line(

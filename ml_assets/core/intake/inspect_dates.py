@@ -10,6 +10,7 @@ import datetime as dt
 import re
 from pathlib import Path
 
+from ml_assets.core.intake.column_values import excel_serial
 from ml_assets.core.intake.export_formats import format_of
 from ml_assets.core.intake.guessed_layout import LayoutGuess
 from ml_assets.core.intake.inspection import Inspection
@@ -128,8 +129,10 @@ def sniff_dates(dates: list, signs: list[str]) -> tuple[str | None, list[str], s
     read both ways; a spreadsheet's date cells need no format."""
     texts = [d for d in dates if isinstance(d, str) and d.strip()]
     cells = [d for d in dates if isinstance(d, dt.date)]
-    if len(cells) >= len(texts):
-        return None, [], f"{len(cells)} date cells, {len(texts)} text"
+    serials = [d for d in dates if excel_serial(d)]  # (days typed into General cells)
+    if len(cells) + len(serials) >= len(texts):
+        said = f", {len(serials)} serial days in General cells" if serials else ""
+        return None, [], f"{len(cells)} date cells{said}, {len(texts)} text"
     return sniff_date_format(texts, day_first_hint=bool(signs))
 
 

@@ -24,6 +24,7 @@ from ml_assets.core.intake.column_values import (
     date_share,
     distinct,
     number_share,
+    serial_share,
     spaced,
     times_of_day,
     votes_on_columns,
@@ -164,6 +165,12 @@ def _sides_by_words(header: list[str], best: dict[str, tuple[int, str]]) -> None
             best[side] = (_BY_WORDS, name)
 
 
+def _dated_share(values: list) -> float:
+    """The share of a date column's cells that read as dates: text in its format, date cells,
+    or a spreadsheet's serial days in General cells (read as dates by the load)."""
+    return max(date_share(values), serial_share(values))
+
+
 def check_values(guess: LayoutGuess, body: list[CellRow]) -> str:
     """Drop a named column whose values are not what its name says (a "Date" column of
     text, an "Amount" column without numbers, a reference column that is not filled in on
@@ -184,7 +191,7 @@ def check_values(guess: LayoutGuess, body: list[CellRow]) -> str:
                 if _purpose_text(theirs, values):
                     guess.columns[theirs] = "description"
             continue
-        share = date_share if ours == "posted_date" else number_share
+        share = _dated_share if ours == "posted_date" else number_share
         if ours in ("posted_date", "amount", "balance") and share(values) < 0.5:
             del guess.columns[theirs]
             if ours == "posted_date":  # Fidelity's blank "Settlement Date": its "Run Date"
