@@ -7,8 +7,8 @@ from __future__ import annotations
 import contextlib
 import itertools
 
-from ml_assets.core.intake.amount_text import amount_or_none, sniff_decimal
-from ml_assets.core.intake.column_values import votes_on_columns
+from ml_assets.core.intake.amount_text import sniff_decimal
+from ml_assets.core.intake.column_values import all_zero, column, votes_on_columns
 from ml_assets.core.intake.csv_exports import head_lines, iter_csv_rows
 from ml_assets.core.intake.currency_clues import (
     currency_named,
@@ -160,7 +160,7 @@ def _choose_reading(
             found.settings["date_format"] = date_format
         if guess.spending in ("positive", BY_WORDS):
             found.settings["spending"] = guess.spending
-    _doubt_zero_amounts(found, guess, body, decimal)
+    _doubt_zero_amounts(found, guess, body)
     sign = {
         "negative": "purchases negative, as ours",
         BY_WORDS: "signed by each row's words",
@@ -168,19 +168,15 @@ def _choose_reading(
     found.facts.append(("sign", f"{sign} ({guess.why['sign']})"))
 
 
-def _doubt_zero_amounts(found: Inspection, guess: LayoutGuess, body: list, decimal: str) -> None:
+def _doubt_zero_amounts(found: Inspection, guess: LayoutGuess, body: list) -> None:
     """A column that reads 0 on every row is no payment's amount (a shipping or tax part in a
     language no list knows, beside the payment's own column): say so, not a file of zeros."""
     source = {ours: theirs for theirs, ours in guess.columns.items()}
     if "amount" not in source:
         return
-    at = guess.header.index(source["amount"])
-    read = [
-        amount_or_none(r.cells[at], decimal)
-        for r in body
-        if not isinstance(r.cells, SchemaError) and at < len(r.cells) and str(r.cells[at]).strip()
-    ]
-    if len(read) >= 2 and all(n == 0 for n in read):
+    rows = [r for r in body if not isinstance(r.cells, SchemaError)]
+    values = [v for v in column(rows, guess.header.index(source["amount"])) if str(v).strip()]
+    if len(values) >= 2 and all_zero(values):
         found.facts.append(
             (
                 "amounts",
