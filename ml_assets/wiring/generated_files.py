@@ -13,7 +13,7 @@ AFFECTS_OUTPUTS = False
 def drift(path: str | Path, generated: str) -> str:
     """A unified diff from the file on disk (absent: empty) to ``generated``; "" when equal."""
     path = Path(path)
-    current = path.read_text() if path.is_file() else ""
+    current = path.read_text(encoding="utf-8") if path.is_file() else ""
     return "".join(
         difflib.unified_diff(
             current.splitlines(keepends=True),
@@ -36,6 +36,6 @@ def check_or_write(path: Path, generated: str, source: str, command: str, check:
         print(found, end="")
         print(f"{path} drifted from {source}; run `python -m ml_assets {command}`")
         return 1
-    path.write_text(generated)
+    path.write_text(generated, encoding="utf-8")
     print(f"wrote {path}")
     return 0

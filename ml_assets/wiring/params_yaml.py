@@ -63,7 +63,8 @@ def scalar(value: Any) -> str:
         return f"{mantissa}.0e{exponent}" if e and "." not in mantissa else text
     if isinstance(value, str):
         plain = _PLAIN.match(value) and yaml.safe_load(value) == value
-        return value if plain else json.dumps(value)  # a JSON string is a YAML one
+        # a JSON string is a YAML one; letters of other scripts stay as they are written
+        return value if plain else json.dumps(value, ensure_ascii=False)
     if isinstance(value, list | tuple):
         return "[" + ", ".join(scalar(item) for item in value) + "]"
     if isinstance(value, dict):
@@ -83,11 +84,17 @@ def comment(text: str | None, indent: int) -> list[str]:
 
 def mapping_line(key: str, value: dict[str, Any], indent: int) -> list[str]:
     """``key: {a: 1, b: 2}``, continued under its first item when longer than WIDTH."""
-    head = f"{' ' * indent}{scalar(key)}: {{"
     items = [f"{scalar(k)}: {scalar(v)}" for k, v in value.items()]
+    return flow_lines(f"{' ' * indent}{scalar(key)}: ", items, "{}")
+
+
+def flow_lines(head: str, items: list[str], brackets: str) -> list[str]:
+    """``head`` and ``items`` in ``brackets`` (flow style), continued under the first item
+    when longer than WIDTH."""
+    head += brackets[0]
     if not items:
-        return [head + "}\n"]
-    pieces = [item + "," for item in items[:-1]] + [items[-1] + "}"]
+        return [head + brackets[1] + "\n"]
+    pieces = [item + "," for item in items[:-1]] + [items[-1] + brackets[1]]
     rows: list[list[str]] = [[]]
     for piece in pieces:
         if rows[-1] and len(head) + len(" ".join([*rows[-1], piece])) > WIDTH:
@@ -109,6 +116,11 @@ def key_lines(key: str, value: Any, description: str | None, indent: int) -> lis
     trailing = f"{line.ljust(COMMENT_COLUMN - 1)} # {description}" if description else line
     if len(trailing) <= WIDTH:
         return [trailing + "\n"]
+    if isinstance(value, list | tuple) and len(line) > WIDTH:  # a long list: wrapped
+        return [
+            *comment(description, indent),
+            *flow_lines(f"{pad}{key}: ", [scalar(v) for v in value], "[]"),
+        ]
     return [*comment(description, indent), line + "\n"]
 
 
