@@ -22,11 +22,13 @@ MODELS = ("tfidf_reference", "frozen_encoder_reference", "baseline_model", "mult
 def write_export(path: Path, rows: int = 1000, one_label: bool = False) -> tuple[str, str]:
     """A CSV of Date, Description, Amount and Category only, 1,000 rows over 10 days, 40 % of
     them labeled, as a user who categorized part of their history (``one_label``: all with the
-    same category). Returns its days."""
+    same category), and 20 % "Uncategorized", as budgeting apps write a row nobody
+    categorized. Returns its days."""
     rows = generate_transactions(rows, seed=11, labeled_fraction=1.0, days=10)
     lines = ["Date,Description,Amount,Category"]
     for i, row in enumerate(rows.iter_rows(named=True)):
         label = ("Groceries" if one_label else row["category"]) if i % 5 < 2 else ""
+        label = "Uncategorized" if i % 5 == 2 else label
         description = row["description"].replace('"', "'")
         year, month, day = str(row["posted_date"]).split("-")
         lines.append(f'{month}/{day}/{year},"{description}",{row["amount"]:.2f},{label}')
@@ -123,3 +125,28 @@ def test_the_comparison_and_the_decision_are_on_category_alone(category_only):
     (scored,) = result.asset_materializations_for_node("batch_predictions")
     columns = [c.name for c in scored.metadata["preview"].value.schema.columns]
     assert "category_confidence" in columns and "transaction_type" not in columns
+
+
+def test_uncategorized_rows_are_read_as_unlabeled_and_said(category_only):
+    """The app's "Uncategorized" is no category: no model learns it as a class, its rows stay
+    (scored, unlabeled), and the run's log and the features' metadata say how many."""
+    import json
+
+    result, warnings, _ = category_only
+    events = result.asset_materializations_for_node("transaction_features")
+    # the range run's output (recorded for each of its days) and each day's own record
+    whole = [e for e in events if "by_partition" in e.metadata]
+    days = [e for e in events if "by_partition" not in e.metadata]
+    assert len(days) == 10 and whole
+    said = [e.metadata["labels_read_as_none"].value.get("category: Uncategorized", 0) for e in days]
+    assert sum(said) == 200  # every fifth row of the 1,000
+    for event in whole:
+        assert event.metadata["labels_read_as_none"].value == {"category: Uncategorized": 200}
+    assert sum(e.metadata["rows"].value for e in days) == 1000
+    assert any(
+        "category 'Uncategorized' on 200 rows" in w and "no_label_values" in w for w in warnings
+    )
+    (reference,) = result.asset_materializations_for_node("tfidf_reference")
+    folder = Path(reference.metadata["artifact_path"].value)
+    labels = json.loads((folder / "labels.json").read_text())["category"]
+    assert "Uncategorized" not in labels and len(labels) >= 2

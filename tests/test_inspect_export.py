@@ -464,3 +464,22 @@ def test_currency_codes_written_against_the_number_are_read():
 
     assert currency_named(["12,50EUR", "EUR3.20"], []) == ("EUR", "in the amounts, e.g. '12,50EUR'")
     assert currency_named(["12 EURO"], []) is None  # a word, not a code
+
+
+def test_a_budgeting_apps_unallocated_envelope_is_said_to_be_no_label(tmp_path):
+    """Goodbudget writes "[Unallocated]" in the Envelope (category) column of a row in no
+    envelope: inspect says the features read it as no label, and which setting lists it."""
+    export = tmp_path / "goodbudget.csv"
+    export.write_text(
+        "Date,Envelope,Account,Name,Notes,Amount,Status,Details\n"
+        "03/04/2025,Groceries,Checking,Greenleaf Market,weekly shop,-50.00,,\n"
+        "03/05/2025,Rent,Checking,Landlord Ltd,,-900.00,,\n"
+        '03/06/2025,[Unallocated],Checking,Acme Corp,salary,"2,400.00",,\n'
+    )
+    found = inspect_file(export)
+    assert found.error is None, found.error
+    assert dict(found.facts)["labels"] == (
+        "category; category '[Unallocated]' on 1 row read as no label "
+        "(transaction_features.no_label_values)"
+    )
+    assert found.result.kept["category"].to_list() == ["Groceries", "Rent", "[Unallocated]"]

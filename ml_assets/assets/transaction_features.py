@@ -12,6 +12,11 @@ from ml_assets.core.infra.layouts import FEATURES_FILE, RAW_FILE
 from ml_assets.core.intake.records import read_validated_jsonl
 from ml_assets.core.params import TransactionFeaturesParams
 from ml_assets.core.training_data.features import build_features, split_summary
+from ml_assets.core.training_data.label_placeholders import (
+    merged_counts,
+    placeholder_message,
+    unlabel_placeholders,
+)
 from ml_assets.wiring.artifacts import (
     automation_condition,
     day_materializations,
@@ -67,8 +72,11 @@ def transaction_features(
     def build(day: str, folder: Path, fingerprint: str) -> dict:
         started = time.perf_counter()
         raw_file = raw_transactions[day].dir / RAW_FILE
+        raw, placeholders = unlabel_placeholders(
+            read_validated_jsonl(raw_file), settings.no_label_values
+        )
         features = build_features(
-            read_validated_jsonl(raw_file),
+            raw,
             max_description_chars=settings.max_description_chars,
             heldout_test_pct=settings.heldout_test_merchant_pct,
             heldout_valid_pct=settings.heldout_valid_merchant_pct,
@@ -90,6 +98,8 @@ def transaction_features(
             **{f"labeled_{name}": values["labeled"] for name, values in summary.items()},
             "splits": split_table(summary),
             "merchants": features["merchant_key"].n_unique(),
+            # label cells read as no label: {"category: Uncategorized": rows}
+            "labels_read_as_none": placeholders,
             "bytes_in": jsonl_bytes,
             "parquet_bytes": parquet_bytes,
             "parquet_to_jsonl_ratio": round(parquet_bytes / max(jsonl_bytes, 1), 4),
@@ -116,6 +126,9 @@ def transaction_features(
             label=day,
         )
         artifact_store.publish_hive_partition(STAGE.key, day, entries[day][0], FEATURES_FILE)
+    placeholders = merged_counts(m.get("labels_read_as_none") for _, m in entries.values())
+    if placeholders:
+        context.log.warning(placeholder_message(placeholders))
     totals = {
         key: sum(m[key] for _, m in entries.values())
         for key in ("bytes_in", "parquet_bytes", "seconds", "rows")
@@ -129,6 +142,7 @@ def transaction_features(
             ),
             "rows_per_second": round(totals["rows"] / max(totals["seconds"], 1e-9)),
             "dataset": dg.MetadataValue.path(str(artifact_store.hive_dataset(STAGE.key))),
+            "labels_read_as_none": placeholders,
         },
     )
     yield from day_materializations(

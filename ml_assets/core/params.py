@@ -29,6 +29,7 @@ from pydantic import (
 )
 
 from ml_assets.core.profiles import profile_values
+from ml_assets.core.training_data.label_placeholders import DEFAULT_PLACEHOLDERS
 
 # code versions leave this module out: the schema; an asset's resolved values are hashed separately
 AFFECTS_OUTPUTS = False
@@ -233,6 +234,10 @@ class TransactionFeaturesParams(_Section):
         512,
         ge=8,
         description="longer descriptions are an error (raw_transactions quarantines them first)",
+    )
+    no_label_values: tuple[str, ...] = Field(
+        DEFAULT_PLACEHOLDERS,
+        description="label cells that mean no label (any case): the row is kept, unlabeled",
     )
 
     @model_validator(mode="after")
@@ -876,7 +881,7 @@ def load_params(
 ) -> PipelineParams:
     """Load params.yaml, apply a profile and then explicit overrides, validate everything."""
     params_path = resolve_params_path(path)
-    text = params_path.read_text()
+    text = params_path.read_text(encoding="utf-8")
     try:
         raw = yaml.load(text, Loader=_YAML_LOADER) or {}  # noqa: S506 - a safe loader
     except yaml.YAMLError as err:
@@ -912,7 +917,7 @@ def cached_params(
     (validating every profile takes ~0.1 s). An edited file is read and validated anew."""
     params_path = resolve_params_path(path)
     profile = profile if profile is not None else os.environ.get(PROFILE_ENV) or None
-    return _params_of(str(params_path), profile, params_path.read_text())
+    return _params_of(str(params_path), profile, params_path.read_text(encoding="utf-8"))
 
 
 @functools.lru_cache(maxsize=8)

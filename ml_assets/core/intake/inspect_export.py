@@ -17,6 +17,7 @@ from pathlib import Path
 
 import polars as pl
 
+from ml_assets.core.infra.layouts import LABEL_COLUMNS
 from ml_assets.core.intake.export_formats import (
     CAMT_MESSAGES,
     STATEMENT_SIGNS,
@@ -41,6 +42,11 @@ from ml_assets.core.intake.spreadsheets import spreadsheet_kind
 from ml_assets.core.intake.unread_statements import unread_statement
 from ml_assets.core.params import RawTransactionsParams
 from ml_assets.core.text.normalize import merchant_key_expr, normalize_expr
+from ml_assets.core.training_data.label_placeholders import (
+    DEFAULT_PLACEHOLDERS,
+    placeholder_phrases,
+    unlabel_placeholders,
+)
 from ml_assets.core.training_data.merchant_spread import CROWDED_ADVICE, merchant_spread
 
 DEFAULT_START = dt.date(2026, 1, 1)  # partitions.start_date's default (params.yaml)
@@ -163,8 +169,13 @@ def _describe_result(found: Inspection) -> None:
                 "none: derived (account, day, amount, description)" if derived else "from the file",
             )
         )
-        labels = [c for c in ("category", "transaction_type") if kept[c].is_not_null().any()]
-        found.facts.append(("labels", ", ".join(labels) if labels else "none"))
+        kept_labels, placeholders = unlabel_placeholders(kept, DEFAULT_PLACEHOLDERS)
+        labels = [c for c in LABEL_COLUMNS if kept_labels[c].is_not_null().any()]
+        said = "".join(
+            f"; {phrase} read as no label (transaction_features.no_label_values)"
+            for phrase in placeholder_phrases(placeholders)
+        )
+        found.facts.append(("labels", (", ".join(labels) if labels else "none") + said))
     mapped = found.settings.get("column_map") or {}
     typed = [theirs for theirs, ours in mapped.items() if ours == "transaction_type"]
     if typed and kept.height and kept["transaction_type"].is_not_null().all():
