@@ -44,22 +44,28 @@ C_GRID = (1.0, 10.0)  # the reference's default grid (params.yaml reference_mode
 MAX_LENGTH = 48  # the default run's truncation
 
 
-def store_scores(root: Path, backbones: list[str]) -> dict[str, tuple[list[float], float]]:
-    """Per backbone: (all, held-out, seen) test accuracy and the seconds it took to encode."""
+def store_rows(root: Path) -> tuple[pl.DataFrame, np.ndarray, list[np.ndarray]]:
+    """A store's labeled train/valid rows and every test row (``labeled_features``), the test
+    rows' labels, and the masks of its labeled test rows: all, held-out and seen merchants."""
     features = pl.read_parquet(
         newest(root, "training_features", "features.parquet") / "features.parquet"
     )
     rows = labeled_features(features, [HEAD])
     test = rows.filter(pl.col("split") == "test")
     train = features.filter(pl.col("split") == "train")
-    truth = test[HEAD].to_numpy()
     labeled = test[HEAD].is_not_null().to_numpy()
-    heldout = test["heldout_merchant"].to_numpy()
     seen = seen_in_training(
         test["merchant_key"].to_numpy(),
         train["merchant_key"].to_numpy(),
         train[HEAD].is_not_null().to_numpy(),
     )
+    heldout = test["heldout_merchant"].to_numpy()
+    return rows, test[HEAD].to_numpy(), [labeled & m for m in (labeled, heldout, seen)]
+
+
+def store_scores(root: Path, backbones: list[str]) -> dict[str, tuple[list[float], float]]:
+    """Per backbone: (all, held-out, seen) test accuracy and the seconds it took to encode."""
+    rows, truth, slices = store_rows(root)  # seen may hold no row
     out = {}
     for backbone in backbones:
         started = time.perf_counter()
@@ -68,7 +74,6 @@ def store_scores(root: Path, backbones: list[str]) -> dict[str, tuple[list[float
         fit = fit_per_head(train_x, valid_x, test_x, rows, [HEAD], C_GRID, 1000)
         names = np.asarray(fit.labels[HEAD], dtype=object)
         hits = names[fit.test_probs[HEAD].argmax(axis=1)] == truth
-        slices = [labeled & m for m in (labeled, heldout, seen)]  # seen may hold no row
         out[backbone] = ([100 * hits[m].mean() if m.any() else np.nan for m in slices], seconds)
     return out
 
