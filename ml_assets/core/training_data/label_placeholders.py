@@ -7,10 +7,10 @@ label is empty, and how many rows said what is reported."""
 from __future__ import annotations
 
 from collections.abc import Iterable
+from typing import TYPE_CHECKING
 
-import polars as pl
-
-from ml_assets.core.infra.layouts import LABEL_COLUMNS
+if TYPE_CHECKING:  # params.py reads the defaults: loading params imports no polars
+    import polars as pl
 
 # compared case-insensitively, spaces around ignored
 DEFAULT_PLACEHOLDERS = (
@@ -50,6 +50,10 @@ def unlabel_placeholders(
 ) -> tuple[pl.DataFrame, dict[str, int]]:
     """``raw`` with every label cell that is one of ``placeholders`` emptied, and the rows
     each such cell had, keyed "column: value as written"; no row is added or dropped."""
+    import polars as pl
+
+    from ml_assets.core.infra.layouts import LABEL_COLUMNS
+
     keys = sorted({placeholder_key(p) for p in placeholders})
     found: dict[str, int] = {}
     if not keys:
