@@ -30,6 +30,7 @@ sys.path.insert(0, str(REPO))
 
 from bag_gate import newest, run_max_length  # noqa: E402  (this folder is sys.path[0])
 from bag_refit import encoder_of  # noqa: E402
+from gate_prior import print_means  # noqa: E402
 
 from ml_assets.core.params import MultitaskModelParams  # noqa: E402
 from ml_assets.core.training_data.corpus import TokenizedSplit  # noqa: E402
@@ -176,10 +177,7 @@ def main() -> None:
         for rule, values in store_accuracies(store, args.folds, args.cache).items():
             every.setdefault(rule, []).append(values)
             print(f"  {rule}: " + " / ".join(f"{v:.1f}" for v in values))
-    print(f"\n| gate ({len(args.stores)} stores) | all | held-out merchants | not held out |")
-    print("|---|---|---|---|")
-    for rule, values in every.items():
-        print(f"| {rule} | " + " | ".join(f"{v:.1f}" for v in np.nanmean(values, axis=0)) + " |")
+    print_means(every, len(args.stores))
 
 
 if __name__ == "__main__":

@@ -68,6 +68,14 @@ def store_accuracies(root: Path) -> tuple[dict[str, list[float]], str]:
     return out, prior
 
 
+def print_means(every: dict[str, list[list[float]]], stores: int) -> None:
+    """Per gate rule, the mean over the stores of (all, held-out, not held out) as a table."""
+    print(f"\n| gate ({stores} stores) | all | held-out merchants | merchants not held out |")
+    print("|---|---|---|---|")
+    for rule, values in every.items():
+        print(f"| {rule} | " + " | ".join(f"{v:.1f}" for v in np.nanmean(values, axis=0)) + " |")
+
+
 def main() -> None:
     stores = [Path(p) for p in sys.argv[1:]]
     if not stores:
@@ -79,10 +87,7 @@ def main() -> None:
         for rule, values in accuracies.items():
             every[rule].append(values)
             print(f"  {rule}: " + " / ".join(f"{v:.1f}" for v in values))
-    print(f"\n| gate ({len(stores)} stores) | all | held-out merchants | merchants not held out |")
-    print("|---|---|---|---|")
-    for rule, values in every.items():
-        print(f"| {rule} | " + " | ".join(f"{v:.1f}" for v in np.nanmean(values, axis=0)) + " |")
+    print_means(every, len(stores))
 
 
 if __name__ == "__main__":
