@@ -68,17 +68,17 @@ def split_scores(head: str, data: LabeledSet, net, bag) -> dict:
     )  # fmt: skip
 
 
-def out_of_fold(root, head, heads, train, valid, settings, bag_c, pieces, folds, cache) -> dict:
+def out_of_fold(root, head, heads, train, valid, settings, bag_c, bag_text, folds, cache) -> dict:
     """The labeled train rows, each scored by an encoder and a bag fit without its fold (every
     row of a merchant in one fold: each row is a merchant those models never saw)."""
     backbone = newest(root, "mlm_backbone", "model.safetensors")
-    vocab = len(pieces)
+    vocab, pieces = bag_text  # the bag's vocabulary size and its words' texts (or None)
     merchants = train.sequences.row_table()["merchant_key"].cast(str).to_numpy()
     fold_of = merchant_folds(merchants, folds)
     classes = len(heads[head])
     encoder = np.zeros((len(merchants), classes), dtype=np.float32)
     bag = np.zeros_like(encoder)
-    coverage = np.zeros((len(merchants), 2))
+    coverage = None  # as many columns as the bag's coverage has
     cached = cache is not None and cache.exists()
     if cached:
         encoder = np.load(cache)["encoder"]
@@ -105,7 +105,10 @@ def out_of_fold(root, head, heads, train, valid, settings, bag_c, pieces, folds,
             log=lambda _m: None, pieces=pieces,
         )  # fmt: skip
         bag[outside] = ngram_bag.bag_logprobs_numpy(fold_bag, held_out)[head]
-        coverage[outside] = ngram_bag.coverage_numpy(fold_bag, held_out).reshape(len(outside), -1)
+        fold_coverage = ngram_bag.coverage_numpy(fold_bag, held_out).reshape(len(outside), -1)
+        if coverage is None:
+            coverage = np.zeros((len(merchants), fold_coverage.shape[1]))
+        coverage[outside] = fold_coverage
         print(f"  fold {fold}: {len(inside)} rows in, {len(outside)} out", file=sys.stderr)
     if cache is not None and not cached:
         np.savez(cache, encoder=encoder)
@@ -141,7 +144,8 @@ def store_accuracies(root: Path, folds: int, cache: Path | None) -> dict[str, li
         for name in ("train", "valid", "test")
     }
     vocab = net.encoder.config.vocab_size
-    pieces = token_texts(newest(root, "pruned_tokenizer", "tokenizer.json"), vocab)
+    tokenizer = newest(root, "pruned_tokenizer", "tokenizer.json")
+    pieces = token_texts(tokenizer, vocab) if settings.ngram_chars else None  # as attach_bag
     bag, record = ngram_bag.fit_bag(
         (sets["train"].sequences, sets["train"].labels), vocab, settings.ngram_buckets, heads,
         tuple(settings.ngram_c_grid), (sets["valid"].sequences, sets["valid"].labels),
@@ -150,8 +154,8 @@ def store_accuracies(root: Path, folds: int, cache: Path | None) -> dict[str, li
     valid, test = (split_scores(head, sets[name], net, bag) for name in ("valid", "test"))
     key = hashlib.sha256(str(root.resolve()).encode()).hexdigest()[:12]
     oof = out_of_fold(
-        root, head, heads, sets["train"], sets["valid"], settings, record["c"][head], pieces,
-        folds, cache / f"oof-{key}-{folds}.npz" if cache else None,
+        root, head, heads, sets["train"], sets["valid"], settings, record["c"][head],
+        (vocab, pieces), folds, cache / f"oof-{key}-{folds}.npz" if cache else None,
     )  # fmt: skip
     both = {k: np.concatenate([oof[k], valid[k]]) for k in valid}
     shipped = MultiTaskModel.load(model_dir).bag.gate[0].tolist()
